@@ -1,0 +1,197 @@
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from app.shared.errors import (
+    Location,
+    invalid_argument_error,
+    oversize_write_error,
+    precondition_required_error,
+    role_required_error,
+    system_read_only_error,
+)
+from app.shared.identity import Grant, Identity, is_valid_segment
+
+from .domain import SYSTEM_AREA, Address, entity_prefix, file_key, is_fact_line
+
+AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+@dataclass(frozen=True, slots=True)
+class ScopePolicy:
+    """Scope name -> roles allowed to write it; an absent scope is unrestricted."""
+
+    write_roles: Mapping[str, frozenset[str]] = field(
+        default_factory=dict[str, frozenset[str]]
+    )
+
+
+def require_text(argument: str, value: str) -> str:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise invalid_argument_error(
+            argument, f"{argument} is not valid UTF-8 text"
+        ) from None
+    return value
+
+
+def require_grant(identity: Identity, scope: str) -> Grant:
+    require_text("scope", scope)
+    grant = identity.grants.get(scope)
+    if grant is None:
+        available = ", ".join(sorted(identity.grants)) or "none"
+        raise invalid_argument_error(
+            "scope",
+            f"scope '{scope}' is not available in this session; "
+            f"available scopes: {available}",
+        )
+    return grant
+
+
+def require_area(area: str) -> str:
+    require_text("area", area)
+    if not is_valid_segment(area) or not AREA_SLUG.fullmatch(area):
+        raise invalid_argument_error(
+            "area",
+            f"area {area!r} must be a lowercase slug: a-z0-9 first, then a-z0-9, "
+            "'-' or '_'",
+        )
+    return area
+
+
+def _is_forbidden_name_char(char: str) -> bool:
+    point = ord(char)
+    if 0xFDD0 <= point <= 0xFDEF or point & 0xFFFE == 0xFFFE:
+        return True
+    return unicodedata.category(char) in ("Cf", "Zl", "Zp", "Cs")
+
+
+def require_name(name: str) -> str:
+    require_text("name", name)
+    if not is_valid_segment(name):
+        raise invalid_argument_error(
+            "name",
+            f"name {name!r} must be non-empty, not '.' or '..', and contain no '/', "
+            "'\\' or control characters",
+        )
+    for char in name:
+        if _is_forbidden_name_char(char):
+            raise invalid_argument_error(
+                "name",
+                "name must not contain invisible, separator, or noncharacter "
+                f"U+{ord(char):04X}",
+            )
+    return name
+
+
+def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
+    grant = require_grant(identity, scope)
+    require_area(area)
+    require_name(name)
+    return Address(
+        location=Location(scope=scope, area=area, name=name),
+        key=file_key(scope, grant.entity_id, area, name),
+        entity_prefix=entity_prefix(scope, grant.entity_id),
+    )
+
+
+def locate_prefix(identity: Identity, scope: str, area: str | None) -> str:
+    grant = require_grant(identity, scope)
+    prefix = entity_prefix(scope, grant.entity_id)
+    if area is None:
+        return prefix
+    return f"{prefix}{require_area(area)}/"
+
+
+def require_writable(identity: Identity, policy: ScopePolicy, address: Address) -> None:
+    location = address.location
+    if location.area == SYSTEM_AREA:
+        raise system_read_only_error(location)
+    roles = policy.write_roles.get(location.scope)
+    if roles is not None and identity.grants[location.scope].role not in roles:
+        raise role_required_error(location, roles)
+
+
+def require_description(description: str | None) -> str | None:
+    if description is None:
+        return None
+    require_text("description", description)
+    if any(char in LINE_BREAKS for char in description):
+        raise invalid_argument_error("description", "description must be a single line")
+    return description
+
+
+def require_aliases(aliases: Sequence[str] | None) -> tuple[str, ...] | None:
+    if aliases is None:
+        return None
+    for alias in aliases:
+        require_text("aliases", alias)
+    return tuple(aliases)
+
+
+def require_fact_line(line: str) -> str:
+    require_text("line", line)
+    if not is_fact_line(line):
+        raise invalid_argument_error(
+            "line",
+            "line must be a single fact line with a [stated], [observed], "
+            "[inferred], or [system] label and non-empty text, e.g. "
+            "'- [stated] Prefers tea'",
+        )
+    return line
+
+
+def require_old_string(old_string: str) -> str:
+    require_text("old_string", old_string)
+    if not old_string:
+        raise invalid_argument_error("old_string", "old_string must not be empty")
+    return old_string
+
+
+def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
+    if len(data) > limit:
+        raise oversize_write_error(address.location, len(data), limit)
+    return data
+
+
+def granted_prefixes(identity: Identity) -> list[str]:
+    """The entity prefixes an index may read: exactly the caller's grants."""
+    return [
+        entity_prefix(scope, grant.entity_id)
+        for scope, grant in identity.grants.items()
+    ]
+
+
+def _version_of(if_match: str) -> str:
+    return if_match[1:-1]
+
+
+def expected_from_if_match(if_match: str | None, if_none_match: str | None) -> str:
+    """The version a POST or DELETE is guarded by; If-None-Match has no meaning here."""
+    if if_none_match is not None:
+        raise invalid_argument_error(
+            "expected_version",
+            "If-None-Match applies only to creating a file with PUT; send If-Match: "
+            '"<version>" instead',
+        )
+    if if_match is None:
+        raise precondition_required_error()
+    return _version_of(if_match)
+
+
+def expected_from_put(if_match: str | None, if_none_match: str | None) -> str | None:
+    """None to create (If-None-Match: *), else the version a replace is guarded by."""
+    if if_match is not None and if_none_match is not None:
+        raise invalid_argument_error(
+            "expected_version",
+            'send either If-None-Match: * (create) or If-Match: "<version>" '
+            "(replace), not both",
+        )
+    if if_match is not None:
+        return _version_of(if_match)
+    if if_none_match is None:
+        raise precondition_required_error()
+    return None

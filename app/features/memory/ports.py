@@ -1,0 +1,106 @@
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class FileMetadata:
+    """What is stored beside a body; it always commits together with the body."""
+
+    description: str
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    last_updated: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class StoredObject:
+    data: bytes
+    metadata: FileMetadata
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListedObject:
+    key: str
+    metadata: FileMetadata
+    version: str
+
+
+class Storage(Protocol):
+    """Objects under string keys, each with metadata and an opaque version.
+
+    Every method is atomic on its own. Versions are opaque strings: a new one is
+    distinct from every earlier version of the same key, also across a delete
+    and re-create. Timeouts and outages raise the BackendUnavailable AppError;
+    a failed precondition is an ordinary return value, never an exception.
+    """
+
+    async def get(self, key: str) -> StoredObject | None:
+        """The object at exactly ``key``, or None; never a prefix match."""
+        ...
+
+    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+        """Replace unconditionally and return the new version."""
+        ...
+
+    async def put_if_version(
+        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+    ) -> str | None:
+        """Write only if the current version is ``expected`` (None: must not exist).
+
+        Returns the new version, or None when the precondition failed, in which
+        case nothing changed.
+        """
+        ...
+
+    async def delete_if_version(self, key: str, expected: str) -> bool:
+        """Delete only at ``expected``; False (nothing changed) otherwise."""
+        ...
+
+    async def list_page(
+        self, prefix: str, *, start_after: str | None, limit: int
+    ) -> Sequence[ListedObject]:
+        """Up to ``limit`` objects whose key starts with ``prefix``, ascending.
+
+        Keys compare by code point (GCS's order); only keys strictly after
+        ``start_after`` are returned. Bodies are never read.
+        """
+        ...
+
+    async def count(self, prefix: str) -> int:
+        """How many objects have a key starting with ``prefix``."""
+        ...
+
+    async def ping(self) -> None:
+        """Return when the backend answers; raise BackendUnavailable otherwise."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CachedListing:
+    listing: Sequence[ListedObject] | None
+    stamp: str
+
+
+class IndexCache(Protocol):
+    """Per-entity metadata listings, kept for a TTL and dropped on every write.
+
+    A listing read from storage is stored with the stamp seen before the read,
+    so a write that lands between the read and the store is never masked.
+    """
+
+    async def get(self, prefix: str) -> CachedListing:
+        """The cached listing of ``prefix`` (None when absent or expired)."""
+        ...
+
+    async def set(
+        self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
+    ) -> None:
+        """Store ``listing`` unless ``prefix`` was invalidated since ``stamp``."""
+        ...
+
+    async def invalidate(self, prefix: str) -> None:
+        """Forget ``prefix``; the next index lists storage again."""
+        ...

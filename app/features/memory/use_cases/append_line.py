@@ -1,0 +1,64 @@
+from app.server.context import AppContext
+from app.shared.errors import version_conflict_error
+from app.shared.identity import require_identity
+
+from ..domain import (
+    appended,
+    load_existing,
+    merged_aliases,
+    render_file,
+    render_stored,
+    require_version,
+    with_source,
+)
+from ..policy import (
+    locate_file,
+    require_aliases,
+    require_description,
+    require_fact_line,
+    require_text,
+    require_within_limit,
+    require_writable,
+)
+from ..ports import FileMetadata
+from ..schemas import AppendLine, MemoryFile
+
+
+async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
+    """Append one fact line to an existing file, guarded by its version.
+
+    When the write's precondition fails but storage holds exactly what this
+    call wrote (its own landed retry), the call succeeds instead of conflicting.
+    """
+    identity = require_identity(context.identity)
+    address = locate_file(identity, request.scope, request.area, request.name)
+    require_writable(identity, context.policy, address)
+    line = require_fact_line(request.line)
+    expected = require_text("expected_version", request.expected_version)
+    aliases = require_aliases(request.aliases)
+    description = require_description(request.description)
+    storage = context.storage
+    stored = await load_existing(storage, address)
+    require_version(address, stored, expected)
+    content = appended(stored.data.decode(), line)
+    data = require_within_limit(
+        address, content.encode(), context.limits.max_file_bytes
+    )
+    old = stored.metadata
+    meta = FileMetadata(
+        old.description if description is None else description,
+        merged_aliases(old.aliases, aliases),
+        with_source(old.sources, context.source),
+        context.clock(),
+    )
+    version = await storage.put_if_version(address.key, data, meta, expected)
+    if version is None:
+        current = await load_existing(storage, address)
+        if current.data != data or current.metadata != meta:
+            raise version_conflict_error(
+                address.location, current.data.decode(), current.version
+            )
+        await context.index_cache.invalidate(address.entity_prefix)
+        return render_stored(address.location, current)
+    await context.index_cache.invalidate(address.entity_prefix)
+    return render_file(address.location, data, meta, version)

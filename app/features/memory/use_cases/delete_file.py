@@ -1,0 +1,19 @@
+from app.server.context import AppContext
+from app.shared.identity import require_identity
+
+from ..domain import load_existing, raise_current_state, require_version
+from ..policy import locate_file, require_text, require_writable
+from ..schemas import Deleted, DeleteFile
+
+
+async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
+    identity = require_identity(context.identity)
+    address = locate_file(identity, request.scope, request.area, request.name)
+    require_writable(identity, context.policy, address)
+    expected = require_text("expected_version", request.expected_version)
+    stored = await load_existing(context.storage, address)
+    require_version(address, stored, expected)
+    if not await context.storage.delete_if_version(address.key, expected):
+        await raise_current_state(context.storage, address)
+    await context.index_cache.invalidate(address.entity_prefix)
+    return Deleted()

@@ -1,0 +1,35 @@
+from app.server.context import AppContext
+from app.shared.errors import invalid_argument_error
+from app.shared.identity import require_identity
+
+from ..domain import decode_cursor, encode_cursor, render_entry
+from ..policy import locate_prefix
+from ..schemas import FileListing, ListPrefix
+
+
+async def list_prefix(request: ListPrefix, context: AppContext) -> FileListing:
+    """One page of a scope or area, ascending by key; an empty cursor means none."""
+    identity = require_identity(context.identity)
+    prefix = locate_prefix(identity, request.scope, request.area)
+    start_after: str | None = None
+    if request.cursor:
+        position = decode_cursor(context.cursor_key, prefix, request.cursor)
+        if position is None:
+            raise invalid_argument_error(
+                "cursor",
+                "cursor was not issued for this listing; pass the next_cursor "
+                "returned with the same scope and area, or omit it to start over",
+            )
+        start_after = prefix + position
+    size = context.limits.list_page_size
+    page = await context.storage.list_page(
+        prefix, start_after=start_after, limit=size + 1
+    )
+    shown = page[:size]
+    entries = [entry for entry in map(render_entry, shown) if entry is not None]
+    next_cursor = None
+    if len(page) > size:
+        next_cursor = encode_cursor(
+            context.cursor_key, prefix, shown[-1].key[len(prefix) :]
+        )
+    return FileListing(entries=entries, next_cursor=next_cursor)

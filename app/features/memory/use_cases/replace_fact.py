@@ -1,0 +1,65 @@
+from app.server.context import AppContext
+from app.shared.errors import replace_fact_match_error, version_conflict_error
+from app.shared.identity import require_identity
+
+from ..domain import (
+    count_matches,
+    load_existing,
+    merged_aliases,
+    render_file,
+    with_source,
+)
+from ..policy import (
+    locate_file,
+    require_aliases,
+    require_description,
+    require_old_string,
+    require_text,
+    require_within_limit,
+    require_writable,
+)
+from ..ports import FileMetadata, StoredObject
+from ..schemas import MemoryFile, ReplaceFact
+
+ATTEMPTS = 3
+
+
+async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
+    """Replace the one span equal to old_string.
+
+    A stale expected_version is forgiven while the match stays unique: the edit
+    is re-applied on the current content (up to three attempts).
+    """
+    identity = require_identity(context.identity)
+    address = locate_file(identity, request.scope, request.area, request.name)
+    require_writable(identity, context.policy, address)
+    old_string = require_old_string(request.old_string)
+    new_string = require_text("new_string", request.new_string)
+    expected = require_text("expected_version", request.expected_version)
+    aliases = require_aliases(request.aliases)
+    description = require_description(request.description)
+    storage, location = context.storage, address.location
+    stored: StoredObject | None = None
+    for _ in range(ATTEMPTS):
+        stored = await load_existing(storage, address)
+        content = stored.data.decode()
+        matches = count_matches(content, old_string)
+        if matches != 1 and stored.version == expected:
+            raise replace_fact_match_error(location, content, stored.version, matches)
+        if matches != 1:
+            raise version_conflict_error(location, content, stored.version)
+        edited = content.replace(old_string, new_string, 1).encode()
+        data = require_within_limit(address, edited, context.limits.max_file_bytes)
+        old = stored.metadata
+        meta = FileMetadata(
+            old.description if description is None else description,
+            merged_aliases(old.aliases, aliases),
+            with_source(old.sources, context.source),
+            context.clock(),
+        )
+        version = await storage.put_if_version(address.key, data, meta, stored.version)
+        if version is not None:
+            await context.index_cache.invalidate(address.entity_prefix)
+            return render_file(location, data, meta, version)
+    assert stored is not None
+    raise version_conflict_error(location, stored.data.decode(), stored.version)

@@ -1,0 +1,65 @@
+from app.server.context import AppContext
+from app.shared.errors import file_quota_exceeded_error
+from app.shared.identity import require_identity
+
+from ..domain import (
+    SYSTEM_AREA,
+    Address,
+    load_existing,
+    raise_current_state,
+    render_file,
+    require_version,
+    with_source,
+)
+from ..policy import (
+    locate_file,
+    require_aliases,
+    require_description,
+    require_text,
+    require_within_limit,
+    require_writable,
+)
+from ..ports import FileMetadata
+from ..schemas import MemoryFile, WriteFile
+
+
+async def write_file(request: WriteFile, context: AppContext) -> MemoryFile:
+    """Create (expected_version None) or replace a whole file.
+
+    Description and aliases replace the stored ones; sources only ever grow.
+    """
+    identity = require_identity(context.identity)
+    address = locate_file(identity, request.scope, request.area, request.name)
+    require_writable(identity, context.policy, address)
+    content = require_text("content", request.content)
+    description = require_description(request.description) or ""
+    aliases = require_aliases(request.aliases) or ()
+    data = require_within_limit(
+        address, content.encode(), context.limits.max_file_bytes
+    )
+    expected = request.expected_version
+    if expected is None:
+        await _require_room(context, address)
+        sources = with_source((), context.source)
+    else:
+        stored = await load_existing(context.storage, address)
+        require_version(address, stored, expected)
+        sources = with_source(stored.metadata.sources, context.source)
+    meta = FileMetadata(description, aliases, sources, context.clock())
+    version = await context.storage.put_if_version(address.key, data, meta, expected)
+    if version is None:
+        await raise_current_state(context.storage, address)
+    await context.index_cache.invalidate(address.entity_prefix)
+    return render_file(address.location, data, meta, version)
+
+
+async def _require_room(context: AppContext, address: Address) -> None:
+    cap = context.limits.max_files_per_entity
+    if not cap:
+        return
+    storage, prefix = context.storage, address.entity_prefix
+    held = await storage.count(prefix) - await storage.count(f"{prefix}{SYSTEM_AREA}/")
+    if held >= cap:
+        if await storage.get(address.key) is not None:
+            await raise_current_state(storage, address)
+        raise file_quota_exceeded_error(address.location, cap)

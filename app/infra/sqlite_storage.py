@@ -1,0 +1,174 @@
+"""SQLite storage: one table in WAL mode, every port method one statement.
+
+One process-wide connection serialises this process's statements; several
+processes may share the file because each write is a single compare-and-swap
+statement and SQLite's file locks order them (``busy_timeout`` waits).
+``synchronous=NORMAL`` keeps every committed write across a process crash; only
+an operating-system crash or power loss can drop the last few commits.
+"""
+
+import json
+import secrets
+import sqlite3
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+
+from app.features.memory.domain import format_timestamp, parse_timestamp
+from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.shared.errors import backend_unavailable_error
+
+BUSY_TIMEOUT_MS = 5000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_objects (
+    key TEXT PRIMARY KEY,
+    data BLOB NOT NULL,
+    description TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    last_updated TEXT NOT NULL,
+    version TEXT NOT NULL
+) WITHOUT ROWID
+"""
+_COLUMNS = "description, aliases, sources, last_updated, version"
+
+
+def _new_version() -> str:
+    return secrets.token_hex(10)
+
+
+def _upper_bound(prefix: str) -> str:
+    """The smallest string greater than every string that starts with prefix."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
+
+
+def _meta_values(meta: FileMetadata) -> tuple[str, str, str, str]:
+    return (
+        meta.description,
+        json.dumps(list(meta.aliases)),
+        json.dumps(list(meta.sources)),
+        format_timestamp(meta.last_updated),
+    )
+
+
+def _meta(row: Any, offset: int) -> FileMetadata:
+    return FileMetadata(
+        description=row[offset],
+        aliases=tuple(json.loads(row[offset + 1])),
+        sources=tuple(json.loads(row[offset + 2])),
+        last_updated=parse_timestamp(row[offset + 3]),
+    )
+
+
+def _translate(exc: sqlite3.Error) -> Exception:
+    message = str(exc).lower()
+    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
+    return backend_unavailable_error(reason)
+
+
+class SqliteStorage:
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._db = connection
+
+    async def _run(self, sql: str, parameters: Sequence[Any]) -> aiosqlite.Cursor:
+        try:
+            return await self._db.execute(sql, parameters)
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+        try:
+            async with self._db.execute(sql, parameters) as cursor:
+                return list(await cursor.fetchall())
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    async def get(self, key: str) -> StoredObject | None:
+        rows = await self._rows(
+            f"SELECT data, {_COLUMNS} FROM memory_objects WHERE key = ?", (key,)
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return StoredObject(data=bytes(row[0]), metadata=_meta(row, 1), version=row[5])
+
+    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+        version = _new_version()
+        await self._run(
+            f"INSERT OR REPLACE INTO memory_objects (key, data, {_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (key, data, *_meta_values(metadata), version),
+        )
+        return version
+
+    async def put_if_version(
+        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+    ) -> str | None:
+        version = _new_version()
+        values = _meta_values(metadata)
+        if expected is None:
+            cursor = await self._run(
+                f"INSERT INTO memory_objects (key, data, {_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (key, data, *values, version),
+            )
+        else:
+            cursor = await self._run(
+                "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
+                "sources = ?, last_updated = ?, version = ? "
+                "WHERE key = ? AND version = ?",
+                (data, *values, version, key, expected),
+            )
+        return version if cursor.rowcount == 1 else None
+
+    async def delete_if_version(self, key: str, expected: str) -> bool:
+        cursor = await self._run(
+            "DELETE FROM memory_objects WHERE key = ? AND version = ?", (key, expected)
+        )
+        return cursor.rowcount == 1
+
+    async def list_page(
+        self, prefix: str, *, start_after: str | None, limit: int
+    ) -> Sequence[ListedObject]:
+        lower = max(prefix, start_after) if start_after is not None else prefix
+        comparison = ">" if start_after is not None and start_after >= prefix else ">="
+        rows = await self._rows(
+            f"SELECT key, {_COLUMNS} FROM memory_objects "
+            f"WHERE key {comparison} ? AND key < ? ORDER BY key LIMIT ?",
+            (lower, _upper_bound(prefix), limit),
+        )
+        return [
+            ListedObject(key=row[0], metadata=_meta(row, 1), version=row[5])
+            for row in rows
+        ]
+
+    async def count(self, prefix: str) -> int:
+        rows = await self._rows(
+            "SELECT count(*) FROM memory_objects WHERE key >= ? AND key < ?",
+            (prefix, _upper_bound(prefix)),
+        )
+        return int(rows[0][0])
+
+    async def ping(self) -> None:
+        await self._rows("SELECT 1", ())
+
+
+@asynccontextmanager
+async def open_sqlite_storage(path: str) -> AsyncGenerator[SqliteStorage]:
+    """Open the database (creating it), configure WAL, and close it on exit."""
+    try:
+        connection = await aiosqlite.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _translate(exc) from exc
+    try:
+        await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await connection.execute("PRAGMA journal_mode = WAL")
+        await connection.execute("PRAGMA synchronous = NORMAL")
+        await connection.execute("PRAGMA secure_delete = ON")
+        await connection.execute(_SCHEMA)
+        yield SqliteStorage(connection)
+    finally:
+        await connection.close()

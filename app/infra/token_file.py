@@ -1,0 +1,210 @@
+"""Bearer tokens kept in a JSON file as SHA-256 hashes, with grants and expiry.
+
+The secret of a token is shown once, when it is created; the file only holds
+its hash, so reading the file never reveals a usable token. The file is written
+atomically with mode 0600 and re-read when it changes on disk, so a token
+created or revoked by the CLI takes effect in a running server.
+"""
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from app.shared.identity import Grant, Identity, ResolutionFailure
+
+TOKEN_PREFIX = "wct_"
+RELOAD_INTERVAL_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    token_id: str
+    digest: str
+    grants: Mapping[str, Grant]
+    label: str | None
+    created_at: datetime
+    expires_at: datetime | None
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _record_to_json(record: TokenRecord) -> dict[str, Any]:
+    return {
+        "id": record.token_id,
+        "sha256": record.digest,
+        "label": record.label,
+        "grants": {
+            scope: {"entity_id": grant.entity_id, "role": grant.role}
+            for scope, grant in record.grants.items()
+        },
+        "created_at": record.created_at.isoformat(),
+        "expires_at": record.expires_at.isoformat() if record.expires_at else None,
+    }
+
+
+def _record_from_json(raw: dict[str, Any]) -> TokenRecord:
+    expires = raw.get("expires_at")
+    return TokenRecord(
+        token_id=raw["id"],
+        digest=raw["sha256"],
+        grants={
+            scope: Grant(entity_id=grant["entity_id"], role=grant["role"])
+            for scope, grant in raw["grants"].items()
+        },
+        label=raw.get("label"),
+        created_at=datetime.fromisoformat(raw["created_at"]),
+        expires_at=datetime.fromisoformat(expires) if expires else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TokenFileContents:
+    cursor_secret: str
+    tokens: tuple[TokenRecord, ...]
+
+
+def read_token_file(path: Path) -> TokenFileContents:
+    """The file's contents; an absent file is empty (with a fresh secret)."""
+    if not path.exists():
+        return TokenFileContents(cursor_secret=secrets.token_hex(32), tokens=())
+    try:
+        raw = json.loads(path.read_text())
+        return TokenFileContents(
+            cursor_secret=raw["cursor_secret"],
+            tokens=tuple(_record_from_json(item) for item in raw["tokens"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(
+            f"token file {path} is not a Wenchang token file ({exc}); move it aside "
+            "and run `wenchang token create` to start a new one"
+        ) from exc
+
+
+def write_token_file(path: Path, contents: TokenFileContents) -> None:
+    """Replace the file atomically; it is created with mode 0600."""
+    document = {
+        "cursor_secret": contents.cursor_secret,
+        "tokens": [_record_to_json(record) for record in contents.tokens],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
+    try:
+        os.fchmod(handle, 0o600)
+        with os.fdopen(handle, "w") as stream:
+            json.dump(document, stream, indent=2)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def create_token(
+    path: Path,
+    grants: Mapping[str, Grant],
+    *,
+    label: str | None = None,
+    expires_in_days: float | None = None,
+    now: datetime | None = None,
+) -> tuple[str, TokenRecord]:
+    """Add a token to the file; returns its secret (shown once) and its record."""
+    if not grants:
+        raise ValueError(
+            "a token needs at least one grant, e.g. --grant user=alice:owner"
+        )
+    created = now or datetime.now(UTC)
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    record = TokenRecord(
+        token_id="tok_" + secrets.token_hex(6),
+        digest=_digest(secret),
+        grants=dict(grants),
+        label=label,
+        created_at=created,
+        expires_at=created + timedelta(days=expires_in_days)
+        if expires_in_days
+        else None,
+    )
+    contents = read_token_file(path)
+    write_token_file(
+        path, TokenFileContents(contents.cursor_secret, (*contents.tokens, record))
+    )
+    return secret, record
+
+
+def revoke_token(path: Path, token_id: str) -> bool:
+    contents = read_token_file(path)
+    kept = tuple(record for record in contents.tokens if record.token_id != token_id)
+    if len(kept) == len(contents.tokens):
+        return False
+    write_token_file(path, TokenFileContents(contents.cursor_secret, kept))
+    return True
+
+
+def ensure_cursor_secret(path: Path) -> str:
+    """The secret that signs list cursors, shared by every replica using this file."""
+    contents = read_token_file(path)
+    if not path.exists():
+        write_token_file(path, contents)
+    return contents.cursor_secret
+
+
+class TokenFileResolver:
+    """Resolves bearer tokens against the file, re-reading it when it changes."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._path = path
+        self._clock = clock
+        self._by_digest: dict[str, TokenRecord] = {}
+        self._stamp: tuple[int, int] | None = None
+        self._checked = 0.0
+        self._refresh()
+
+    def _refresh(self) -> None:
+        try:
+            status = self._path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if stamp != self._stamp:
+            tokens = read_token_file(self._path).tokens if stamp else ()
+            self._by_digest = {record.digest: record for record in tokens}
+            self._stamp = stamp
+        self._checked = time.monotonic()
+
+    def resolve(self, credentials: str) -> Identity | ResolutionFailure:
+        if time.monotonic() - self._checked >= RELOAD_INTERVAL_SECONDS:
+            self._refresh()
+        digest = _digest(credentials)
+        record = self._by_digest.get(digest)
+        if record is None or not hmac.compare_digest(record.digest, digest):
+            return ResolutionFailure("The bearer token is not valid.")
+        if record.expires_at is not None and record.expires_at <= self._clock():
+            return ResolutionFailure("The bearer token has expired.")
+        return Identity(grants=record.grants, label=record.label)
+
+
+class FixedResolver:
+    """One identity for every credential: stdio sessions and tests."""
+
+    def __init__(self, identity: Identity) -> None:
+        self._identity = identity
+
+    def resolve(self, credentials: str) -> Identity | ResolutionFailure:
+        return self._identity

@@ -1,0 +1,127 @@
+"""The ``wenchang`` command: serve, mcp, and token create/list/revoke."""
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from app.infra.token_file import create_token, read_token_file, revoke_token
+from app.server.settings import Settings, SettingsError, load_settings
+from app.shared.identity import parse_grants
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wenchang", description="Durable, scoped memory for AI agents."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the HTTP API and MCP endpoint")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--storage", help="storage URL, e.g. sqlite:///./wenchang.db")
+    token = commands.add_parser("token", help="manage bearer tokens")
+    actions = token.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="add a token and print it once")
+    create.add_argument(
+        "--grant",
+        action="append",
+        required=True,
+        metavar="SCOPE=ENTITY:ROLE",
+        help="repeat for each scope, e.g. --grant user=alice:owner",
+    )
+    create.add_argument("--label", help="recorded in `sources` of every write")
+    create.add_argument("--expires", type=float, metavar="DAYS")
+    actions.add_parser("list", help="show tokens (never their secrets)")
+    revoke = actions.add_parser("revoke", help="remove a token by id")
+    revoke.add_argument("token_id")
+    return parser
+
+
+def client_snippet(url: str, token: str) -> str:
+    config = {
+        "mcpServers": {
+            "wenchang": {
+                "type": "http",
+                "url": f"{url}/mcp",
+                "headers": {"Authorization": f"Bearer {token}"},
+            }
+        }
+    }
+    return (
+        f"MCP client configuration (streamable HTTP):\n  {json.dumps(config)}\n"
+        f'HTTP:\n  curl -H "Authorization: Bearer {token}" {url}/v1/index\n'
+    )
+
+
+def ensure_first_token(settings: Settings, url: str) -> str | None:
+    """On an empty machine, create one owner token for the local identity."""
+    path = settings.tokens_path
+    if read_token_file(path).tokens:
+        return None
+    secret, record = create_token(path, settings.local_grants, label="local")
+    grants = ", ".join(
+        f"{scope}={g.entity_id}:{g.role}" for scope, g in record.grants.items()
+    )
+    return (
+        f"Created {path} with one owner token ({grants}). It is shown only now:\n\n"
+        f"  {secret}\n\n{client_snippet(url, secret)}"
+    )
+
+
+def _serve(arguments: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.server.asgi import build_app
+
+    overrides = {"storage": arguments.storage} if arguments.storage else {}
+    settings = load_settings(**overrides)
+    url = f"http://{arguments.host}:{arguments.port}"
+    notice = ensure_first_token(settings, url)
+    if notice:
+        print(notice, flush=True)
+    uvicorn.run(
+        build_app(settings), host=arguments.host, port=arguments.port, log_level="info"
+    )
+    return 0
+
+
+def _token(arguments: argparse.Namespace) -> int:
+    path = load_settings().tokens_path
+    if arguments.action == "create":
+        grants = parse_grants(arguments.grant)
+        secret, record = create_token(
+            path, grants, label=arguments.label, expires_in_days=arguments.expires
+        )
+        print(f"{record.token_id} created; the token is shown only now:\n{secret}")
+    elif arguments.action == "list":
+        now = datetime.now(UTC)
+        for record in read_token_file(path).tokens:
+            grants = " ".join(
+                f"{scope}={g.entity_id}:{g.role}" for scope, g in record.grants.items()
+            )
+            expired = record.expires_at is not None and record.expires_at <= now
+            expires = record.expires_at.isoformat() if record.expires_at else "never"
+            state = "expired" if expired else f"expires {expires}"
+            print(f"{record.token_id}  {record.label or '-'}  {grants}  {state}")
+    elif not revoke_token(path, arguments.token_id):
+        print(f"no token {arguments.token_id!r} in {path}; see `wenchang token list`")
+        return 1
+    else:
+        print(f"{arguments.token_id} revoked")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    try:
+        if arguments.command == "serve":
+            return _serve(arguments)
+        return _token(arguments)
+    except (SettingsError, ValueError) as exc:
+        print(f"wenchang: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

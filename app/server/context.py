@@ -1,0 +1,33 @@
+"""The per-call context every memory use case receives."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from app.features.memory.domain import MemoryLimits
+from app.features.memory.policy import ScopePolicy
+from app.features.memory.ports import IndexCache, Storage
+from app.shared.identity import Identity
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class AppContext:
+    storage: Storage
+    index_cache: IndexCache
+    cursor_key: bytes
+    limits: MemoryLimits = field(default_factory=MemoryLimits)
+    policy: ScopePolicy = field(default_factory=ScopePolicy)
+    clock: Callable[[], datetime] = utc_now
+    identity: Identity | None = None
+    surface: str = "http"
+
+    @property
+    def source(self) -> str:
+        """Who a write is recorded as: the token's label, else the surface."""
+        if self.identity is not None and self.identity.label:
+            return self.identity.label
+        return self.surface

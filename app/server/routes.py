@@ -1,0 +1,40 @@
+from tenchi.health import health_route
+from tenchi.openapi import openapi_route, swagger_ui_route
+from tenchi.routes import route_group
+
+from app.features.memory.routes import routes as memory_routes
+from app.server.context import AppContext
+from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
+
+OPENAPI_TITLE = "Wenchang"
+OPENAPI_VERSION = "0.1.0"
+OPENAPI_DESCRIPTION = (
+    "Durable, scoped markdown memory for AI agents. Every mutation is guarded by "
+    "the file's version (ETag / If-Match); errors carry what a caller needs to "
+    "recover in `details`."
+)
+OPENAPI_SECURITY = {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+
+
+async def storage_answers(context: AppContext) -> None:
+    await context.storage.ping()
+
+
+api_routes = route_group(
+    memory_routes,
+    prefix="/v1",
+    errors=(unauthorized, backend_unavailable, invalid_argument),
+)
+
+routes = route_group(
+    api_routes,
+    openapi_route(
+        api_routes,
+        title=OPENAPI_TITLE,
+        version=OPENAPI_VERSION,
+        description=OPENAPI_DESCRIPTION,
+        security=OPENAPI_SECURITY,
+    ),
+    swagger_ui_route(title=f"{OPENAPI_TITLE} API"),
+    health_route(checks={"storage": storage_answers}),
+)

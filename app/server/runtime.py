@@ -1,0 +1,72 @@
+"""Process resources of a running Wenchang: storage, index cache and limits."""
+
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, replace
+
+from app.features.memory.domain import MemoryLimits
+from app.features.memory.policy import ScopePolicy
+from app.features.memory.ports import IndexCache, Storage
+from app.infra.port_wiring import open_index_cache, open_storage
+from app.infra.token_file import ensure_cursor_secret
+from app.server.context import AppContext
+from app.server.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What every request shares; the per-request context is built from it."""
+
+    context: AppContext
+
+
+def limits_from(settings: Settings) -> MemoryLimits:
+    return MemoryLimits(
+        max_file_bytes=settings.max_file_bytes,
+        index_max_bytes=settings.index_max_bytes,
+        list_page_size=settings.list_page_size,
+        max_files_per_entity=settings.max_files_per_entity,
+        scope_priority=settings.scope_priority,
+    )
+
+
+def cursor_key_from(settings: Settings) -> bytes:
+    secret = settings.cursor_secret or ensure_cursor_secret(settings.tokens_path)
+    return secret.encode()
+
+
+def base_context(
+    settings: Settings, storage: Storage, index_cache: IndexCache, *, surface: str
+) -> AppContext:
+    return AppContext(
+        storage=storage,
+        index_cache=index_cache,
+        cursor_key=cursor_key_from(settings),
+        limits=limits_from(settings),
+        policy=ScopePolicy(write_roles=settings.write_policy),
+        surface=surface,
+    )
+
+
+def create_lifespan(
+    settings: Settings, *, surface: str = "http"
+) -> Callable[[], AbstractAsyncContextManager[Runtime]]:
+    @asynccontextmanager
+    async def lifespan() -> AsyncGenerator[Runtime]:
+        async with (
+            open_storage(settings.storage) as storage,
+            open_index_cache(
+                settings.index_cache, ttl=settings.index_cache_ttl
+            ) as cache,
+        ):
+            yield Runtime(base_context(settings, storage, cache, surface=surface))
+
+    return lifespan
+
+
+def create_context(runtime: Runtime) -> AppContext:
+    return runtime.context
+
+
+def with_surface(context: AppContext, surface: str) -> AppContext:
+    return replace(context, surface=surface)

@@ -1,0 +1,171 @@
+"""Wenchang settings: ``WENCHANG_*`` variables over ``wenchang.toml``, checked once.
+
+Every value is validated at startup; a bad one stops the process with a message
+that names the setting and shows a correct spelling.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from app.shared.identity import Grant, parse_grants
+
+MAX_FILE_BYTES_CEILING = 1_048_576
+CommaList = Annotated[tuple[str, ...], NoDecode]
+
+
+class SettingsError(Exception):
+    """Settings that cannot start the service; the message says what to fix."""
+
+
+def _comma_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WENCHANG_", extra="forbid")
+    config_path: ClassVar[Path | None] = None
+
+    storage: str = "sqlite:///./wenchang.db"
+    tokens_file: str | None = None
+    max_file_bytes: int = Field(default=16384, gt=0, le=MAX_FILE_BYTES_CEILING)
+    index_max_bytes: int = Field(default=65536, gt=0)
+    list_page_size: int = Field(default=100, gt=0, le=10_000)
+    max_files_per_entity: int = Field(default=500, ge=0)
+    scope_priority: CommaList = ()
+    write_roles: dict[str, list[str]] = Field(default_factory=dict[str, list[str]])
+    product: str | None = None
+    tool_prefix: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
+    prompt_purpose: str | None = None
+    prompt_scope_guidance: str | None = None
+    prompt_seed_areas: str | None = None
+    prompt_systems_of_record: str | None = None
+    require_approval: CommaList = ()
+    index_cache: str = "memory"
+    index_cache_ttl: float = Field(default=30, gt=0)
+    allowed_hosts: CommaList = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+    allowed_origins: CommaList = (
+        "http://127.0.0.1:*",
+        "http://localhost:*",
+        "http://[::1]:*",
+    )
+    local_identity: CommaList = ("user=local:owner",)
+    cursor_secret: str | None = Field(default=None, min_length=16)
+
+    @field_validator(
+        "scope_priority",
+        "require_approval",
+        "allowed_hosts",
+        "allowed_origins",
+        "local_identity",
+        mode="before",
+    )
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        return _comma_list(value)
+
+    @field_validator("scope_priority")
+    @classmethod
+    def _distinct(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError("list each scope once, e.g. user,project")
+        return value
+
+    @field_validator("storage")
+    @classmethod
+    def _storage(cls, value: str) -> str:
+        if value.startswith("sqlite:///") or value == "memory://":
+            return value
+        raise ValueError("use sqlite:///path/to.db or memory://")
+
+    @field_validator("index_cache")
+    @classmethod
+    def _index_cache(cls, value: str) -> str:
+        if value in ("none", "memory"):
+            return value
+        raise ValueError("use none or memory")
+
+    @field_validator("local_identity")
+    @classmethod
+    def _local_identity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        parse_grants(list(value))
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if cls.config_path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, cls.config_path))
+        return tuple(sources)
+
+    @property
+    def local_grants(self) -> dict[str, Grant]:
+        return parse_grants(list(self.local_identity))
+
+    @property
+    def write_policy(self) -> dict[str, frozenset[str]]:
+        return {scope: frozenset(roles) for scope, roles in self.write_roles.items()}
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        if self.storage.startswith("sqlite:///"):
+            return Path(self.storage[len("sqlite:///") :])
+        return None
+
+    @property
+    def tokens_path(self) -> Path:
+        if self.tokens_file:
+            return Path(self.tokens_file)
+        database = self.sqlite_path
+        if database is not None:
+            return database.parent / "wenchang-tokens.json"
+        return Path("wenchang-tokens.json")
+
+
+def _describe(error: ValidationError) -> str:
+    lines: list[str] = []
+    for problem in error.errors():
+        field = ".".join(str(part) for part in problem["loc"]) or "settings"
+        where = f"WENCHANG_{field.upper()} (or `{field}` in wenchang.toml)"
+        lines.append(f"{where}: {problem['msg']}")
+    return "Invalid Wenchang settings:\n  " + "\n  ".join(lines)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read and validate settings; raise SettingsError naming every bad one."""
+    raw_path = os.environ.get("WENCHANG_CONFIG")
+    path = Path(raw_path) if raw_path else Path("wenchang.toml")
+    if raw_path and not path.is_file():
+        raise SettingsError(
+            f"WENCHANG_CONFIG points at {raw_path!r}, which is not a file"
+        )
+    configured = type(
+        "ConfiguredSettings",
+        (Settings,),
+        {"config_path": path if path.is_file() else None},
+    )
+    try:
+        return configured(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc)) from None
+    except (ValueError, json.JSONDecodeError) as exc:
+        raise SettingsError(f"Invalid Wenchang settings: {exc}") from None
