@@ -18,7 +18,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
-from ..ports import FileMetadata, StoredObject
+from ..ports import FileMetadata
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
@@ -39,9 +39,8 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     aliases = require_aliases(request.aliases)
     description = require_description(request.description)
     storage, location = context.storage, address.location
-    stored: StoredObject | None = None
+    stored = await load_existing(storage, address)
     for _ in range(ATTEMPTS):
-        stored = await load_existing(storage, address)
         content = stored.data.decode()
         matches = count_matches(content, old_string)
         if matches != 1 and stored.version == expected:
@@ -61,5 +60,5 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)
             return render_file(location, data, meta, version)
-    assert stored is not None
+        stored = await load_existing(storage, address)
     raise version_conflict_error(location, stored.data.decode(), stored.version)
