@@ -3,6 +3,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tenchi.errors import AppError
+
 from app.shared.errors import (
     Location,
     invalid_argument_error,
@@ -51,14 +53,35 @@ def require_grant(identity: Identity, scope: str) -> Grant:
     return grant
 
 
+def _invalid_area(area: str) -> AppError:
+    return invalid_argument_error(
+        "area",
+        f"area {area!r} must be a lowercase slug: a-z0-9 first, then a-z0-9, "
+        "'-' or '_'",
+    )
+
+
+def _invalid_name(name: str) -> AppError:
+    return invalid_argument_error(
+        "name",
+        f"name {name!r} must be non-empty, not '.' or '..', and contain no '/', "
+        "'\\' or control characters",
+    )
+
+
+def require_path(area: str, name: str) -> None:
+    """Area and name are storage-key segments; area is reported first."""
+    if not is_valid_segment(area):
+        raise _invalid_area(area)
+    if not is_valid_segment(name):
+        raise _invalid_name(name)
+
+
 def require_area(area: str) -> str:
     require_text("area", area)
-    if not is_valid_segment(area) or not AREA_SLUG.fullmatch(area):
-        raise invalid_argument_error(
-            "area",
-            f"area {area!r} must be a lowercase slug: a-z0-9 first, then a-z0-9, "
-            "'-' or '_'",
-        )
+    # A slug is always a valid key segment, so this is the whole area rule.
+    if not AREA_SLUG.fullmatch(area):
+        raise _invalid_area(area)
     return area
 
 
@@ -71,12 +94,7 @@ def _is_forbidden_name_char(char: str) -> bool:
 
 def require_name(name: str) -> str:
     require_text("name", name)
-    if not is_valid_segment(name):
-        raise invalid_argument_error(
-            "name",
-            f"name {name!r} must be non-empty, not '.' or '..', and contain no '/', "
-            "'\\' or control characters",
-        )
+    # The path step has already rejected separators, controls and dot names.
     for char in name:
         if _is_forbidden_name_char(char):
             raise invalid_argument_error(
@@ -88,7 +106,9 @@ def require_name(name: str) -> str:
 
 
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
+    """SPEC order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
+    require_path(area, name)
     require_area(area)
     require_name(name)
     return Address(

@@ -1,0 +1,220 @@
+"""Builders for memory use-case tests: a real context over ``MemoryStorage``.
+
+``make_context`` wires the same collaborators the server does, with a fixed
+cursor key and a clock that ticks one second per call, so every result is
+deterministic. ``ScriptedStorage`` is a test double of the Storage *port* (a
+backend that races or loses acknowledgements), never of a use case.
+"""
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from tenchi.errors import AppError, ErrorDef
+
+from app.features.memory.domain import MemoryLimits, file_key
+from app.features.memory.policy import ScopePolicy
+from app.features.memory.ports import (
+    FileMetadata,
+    IndexCache,
+    ListedObject,
+    Storage,
+    StoredObject,
+)
+from app.features.memory.schemas import MemoryFile, WriteFile
+from app.features.memory.use_cases.write_file import write_file
+from app.infra.memory_index_cache import NoIndexCache
+from app.infra.memory_storage import MemoryStorage
+from app.server.context import AppContext
+from app.shared.errors import GUIDANCE, Category
+from app.shared.identity import Identity, parse_grants
+
+CURSOR_KEY = b"use-case-tests-cursor-key"
+START = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
+ALICE = ("user=alice:owner", "team=t-1:member")
+LOCATION = {"scope": "user", "area": "notes", "name": "tea"}
+
+
+class TickingClock:
+    """A clock whose every call is ``step`` later than the last."""
+
+    def __init__(
+        self, start: datetime = START, step: timedelta = timedelta(seconds=1)
+    ) -> None:
+        self.now = start - step
+        self.step = step
+
+    def __call__(self) -> datetime:
+        self.now += self.step
+        return self.now
+
+
+def make_identity(*grants: str, label: str | None = None) -> Identity:
+    return Identity(grants=parse_grants(list(grants)), label=label)
+
+
+def make_context(
+    *,
+    storage: Storage | None = None,
+    grants: Sequence[str] = ALICE,
+    label: str | None = None,
+    limits: MemoryLimits | None = None,
+    write_roles: Mapping[str, Sequence[str]] | None = None,
+    index_cache: IndexCache | None = None,
+    clock: Callable[[], datetime] | None = None,
+    surface: str = "http",
+) -> AppContext:
+    """A context as the server builds one, for the identity with ``grants``."""
+    policy = ScopePolicy(
+        write_roles={
+            scope: frozenset(roles) for scope, roles in (write_roles or {}).items()
+        }
+    )
+    return AppContext(
+        storage=storage or MemoryStorage(),
+        index_cache=index_cache or NoIndexCache(),
+        cursor_key=CURSOR_KEY,
+        limits=limits or MemoryLimits(),
+        policy=policy,
+        clock=clock or TickingClock(),
+        identity=make_identity(*grants, label=label),
+        surface=surface,
+    )
+
+
+def as_identity(context: AppContext, *grants: str) -> AppContext:
+    """The same process (storage, cache, clock) serving another caller."""
+    return replace(context, identity=make_identity(*grants))
+
+
+async def create(
+    context: AppContext,
+    content: str = "",
+    *,
+    scope: str = "user",
+    area: str = "notes",
+    name: str = "tea",
+    description: str = "",
+    aliases: Sequence[str] = (),
+) -> MemoryFile:
+    """Create a file through the write_file use case."""
+    request = WriteFile(
+        scope=scope,
+        area=area,
+        name=name,
+        content=content,
+        description=description,
+        aliases=list(aliases),
+        expected_version=None,
+    )
+    return await write_file(request, context)
+
+
+async def seed_system(
+    storage: Storage, name: str, *, scope: str = "user", entity_id: str = "alice"
+) -> str:
+    """Put a curated ``system/`` file straight into storage, as an import would."""
+    metadata = FileMetadata("curated", (), ("task",), START - timedelta(days=1))
+    key = file_key(scope, entity_id, "system", name)
+    return await storage.put(key, b"- [system] Curated.\n", metadata)
+
+
+async def snapshot(storage: Storage) -> list[tuple[str, StoredObject | None]]:
+    """Every object in storage with its body, metadata and version."""
+    listed = await storage.list_page("", start_after=None, limit=100_000)
+    return [(item.key, await storage.get(item.key)) for item in listed]
+
+
+def assert_error(raised: AppError, definition: ErrorDef, **details: Any) -> None:
+    """``raised`` is ``definition`` with exactly ``details`` plus its message."""
+    assert raised.definition is definition
+    payload = dict(raised.details)
+    message = payload.pop("message")
+    assert payload == details
+    assert message == str(raised)
+    assert message.endswith(GUIDANCE[Category(details["category"])])
+
+
+Race = Callable[[MemoryStorage], Awaitable[None]]
+
+
+def rewrite(content: str, *, name: str = "tea") -> Race:
+    """A race: another writer replaces the content of alice's ``notes/<name>``."""
+
+    async def race(storage: MemoryStorage) -> None:
+        key = file_key("user", "alice", "notes", name)
+        stored = await storage.get(key)
+        assert stored is not None
+        await storage.put(key, content.encode(), stored.metadata)
+
+    return race
+
+
+def remove(*, name: str = "tea") -> Race:
+    """A race: another writer deletes alice's ``notes/<name>``."""
+
+    async def race(storage: MemoryStorage) -> None:
+        key = file_key("user", "alice", "notes", name)
+        stored = await storage.get(key)
+        assert stored is not None
+        await storage.delete_if_version(key, stored.version)
+
+    return race
+
+
+class ScriptedStorage:
+    """A MemoryStorage backend whose conditional writes can be interfered with.
+
+    Each of ``races`` runs just before one conditional put or delete (the
+    first before the first, and so on), as another writer would. With
+    ``lose_acks`` a conditional put that lands still reports a failed
+    precondition, as a backend retrying its own landed request does.
+    """
+
+    def __init__(self, *, races: Sequence[Race] = (), lose_acks: bool = False) -> None:
+        self.inner = MemoryStorage()
+        self.races = list(races)
+        self.lose_acks = lose_acks
+        self.conditional_puts = 0
+        self.gets = 0
+
+    async def _race(self) -> None:
+        if self.races:
+            await self.races.pop(0)(self.inner)
+
+    async def get(self, key: str) -> StoredObject | None:
+        self.gets += 1
+        return await self.inner.get(key)
+
+    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+        return await self.inner.put(key, data, metadata)
+
+    async def put_if_version(
+        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+    ) -> str | None:
+        self.conditional_puts += 1
+        await self._race()
+        version = await self.inner.put_if_version(key, data, metadata, expected)
+        return None if self.lose_acks else version
+
+    async def delete_if_version(self, key: str, expected: str) -> bool:
+        await self._race()
+        return await self.inner.delete_if_version(key, expected)
+
+    async def list_page(
+        self, prefix: str, *, start_after: str | None, limit: int
+    ) -> Sequence[ListedObject]:
+        return await self.inner.list_page(prefix, start_after=start_after, limit=limit)
+
+    async def count(self, prefix: str) -> int:
+        return await self.inner.count(prefix)
+
+    async def ping(self) -> None:
+        await self.inner.ping()
+
+
+@pytest.fixture
+def context() -> AppContext:
+    return make_context()

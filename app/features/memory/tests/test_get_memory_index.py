@@ -1,0 +1,300 @@
+import json
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+import pytest
+
+from app.features.memory.domain import MemoryLimits, file_key
+from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.schemas import (
+    AppendLine,
+    DeleteFile,
+    MemoryFile,
+    MemoryIndex,
+    ReplaceFact,
+    WriteFile,
+)
+from app.features.memory.use_cases.append_line import append_line
+from app.features.memory.use_cases.delete_file import delete_file
+from app.features.memory.use_cases.get_memory_index import get_memory_index
+from app.features.memory.use_cases.replace_fact import replace_fact
+from app.features.memory.use_cases.write_file import write_file
+from app.infra.memory_index_cache import MemoryIndexCache
+from app.server.context import AppContext
+
+from .conftest import START, ScriptedStorage, as_identity, create, make_context
+
+THREE_SCOPES = ("user=alice:owner", "team=t-1:member", "org=o-1:member")
+ENTITIES = {"user": "alice", "team": "t-1", "org": "o-1"}
+
+
+async def put(
+    storage: Storage,
+    path: str,
+    *,
+    seconds: float = 0,
+    description: str = "",
+) -> None:
+    """Store ``scope/area/name`` for the caller's entity, updated at START+seconds."""
+    scope, area, name = path.split("/")
+    meta = FileMetadata(description, (), ("http",), START + timedelta(seconds=seconds))
+    key = file_key(scope, ENTITIES[scope], area, name)
+    await storage.put(key, b"- [stated] x\n", meta)
+
+
+def paths(index: MemoryIndex) -> list[str]:
+    return [f"{entry.scope}/{entry.area}/{entry.name}" for entry in index.entries]
+
+
+def capped(index: MemoryIndex) -> list[tuple[str, str, int]]:
+    return [(row.scope, row.area, row.omitted) for row in index.capped]
+
+
+def budget(limit: int) -> AppContext:
+    return make_context(grants=THREE_SCOPES, limits=MemoryLimits(index_max_bytes=limit))
+
+
+async def test_get_memory_index_lists_every_granted_scope(context: AppContext) -> None:
+    """Entries cover every granted scope and the index is complete."""
+    written = await create(context, "x", description="Drinks", aliases=["cha"])
+    await create(context, "y", scope="team", area="people", name="bo")
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == ["team/people/bo", "user/notes/tea"]
+    assert index.entries[1].model_dump() == written.model_dump(exclude={"content"})
+    assert index.capped == []
+
+
+async def test_get_memory_index_orders_system_then_priority_then_the_rest() -> None:
+    """system/ first across scopes, then scope_priority, then one tier; newest first."""
+    context = make_context(
+        grants=THREE_SCOPES, limits=MemoryLimits(scope_priority=("team",))
+    )
+    for path, seconds in [
+        ("user/system/old-rules", 0),
+        ("user/notes/u-old", 1),
+        ("team/notes/t", 2),
+        ("org/system/rules", 3),
+        ("org/notes/o", 4),
+        ("user/notes/u-new", 5),
+    ]:
+        await put(context.storage, path, seconds=seconds)
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == [
+        "org/system/rules",
+        "user/system/old-rules",
+        "team/notes/t",
+        "user/notes/u-new",
+        "org/notes/o",
+        "user/notes/u-old",
+    ]
+
+
+async def test_get_memory_index_follows_the_order_of_scope_priority() -> None:
+    """Listed scopes rank in the listed order, whatever their recency."""
+    context = make_context(
+        grants=THREE_SCOPES, limits=MemoryLimits(scope_priority=("org", "user"))
+    )
+    await put(context.storage, "user/notes/u", seconds=9)
+    await put(context.storage, "team/notes/t", seconds=8)
+    await put(context.storage, "org/notes/o", seconds=1)
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == ["org/notes/o", "user/notes/u", "team/notes/t"]
+
+
+async def test_get_memory_index_breaks_ties_by_path() -> None:
+    """Equal timestamps order by path in code-point order (`a-b` before `a`)."""
+    context = make_context(grants=THREE_SCOPES)
+    for path in ["user/a/x", "org/b/x", "user/a-b/x", "user/a/x-y"]:
+        await put(context.storage, path)
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == ["org/b/x", "user/a-b/x", "user/a/x-y", "user/a/x"]
+
+
+async def test_get_memory_index_orders_by_microseconds() -> None:
+    """One microsecond newer is newer."""
+    context = make_context()
+    await put(context.storage, "user/notes/older", seconds=0.000001)
+    await put(context.storage, "user/notes/newer", seconds=0.000002)
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == ["user/notes/newer", "user/notes/older"]
+    assert index.entries[0].last_updated == "2026-03-01T12:00:00.000002Z"
+
+
+ENTRY = (
+    '{"scope":"user","area":"notes","name":"a","version":"1","description":"茶",'
+    '"aliases":[],"sources":["http"],"last_updated":"2026-03-01T12:00:00Z"}'
+)
+
+
+async def test_get_memory_index_entry_cost_is_compact_utf8_json() -> None:
+    """An entry costs its compact, unescaped UTF-8 JSON; exactly that budget fits."""
+    context = budget(len(ENTRY.encode()))
+    await put(context.storage, "user/notes/a", description="茶")
+
+    index = await get_memory_index(context)
+
+    assert [json.loads(ENTRY)] == [entry.model_dump() for entry in index.entries]
+    assert index.capped == []
+
+
+async def test_get_memory_index_budget_one_byte_short_caps_the_entry() -> None:
+    """The budget is inclusive: one byte less and the entry is omitted."""
+    context = budget(len(ENTRY.encode()) - 1)
+    await put(context.storage, "user/notes/a", description="茶")
+
+    index = await get_memory_index(context)
+
+    assert index.entries == []
+    assert capped(index) == [("user", "notes", 1)]
+
+
+async def test_get_memory_index_stops_at_the_first_entry_that_does_not_fit() -> None:
+    """Entries are a prefix of the order; a smaller later entry is not pulled in."""
+    context = budget(len(ENTRY.encode()) * 2)
+    await put(context.storage, "user/notes/a", seconds=3, description="茶")
+    await put(context.storage, "user/notes/b", seconds=2, description="x" * 500)
+    await put(context.storage, "user/notes/c", seconds=1, description="茶")
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == ["user/notes/a"]
+    assert capped(index) == [("user", "notes", 2)]
+
+
+async def test_get_memory_index_counts_capped_rows_by_scope_then_area() -> None:
+    """Omitted files are counted per area, rows sorted by scope, then area."""
+    context = budget(1)
+    for path in [
+        "user/notes/a",
+        "user/notes/b",
+        "team/zeta/a",
+        "user/about/a",
+        "team/alpha/a",
+        "org/system/a",
+    ]:
+        await put(context.storage, path)
+
+    index = await get_memory_index(context)
+
+    assert index.entries == []
+    assert capped(index) == [
+        ("org", "system", 1),
+        ("team", "alpha", 1),
+        ("team", "zeta", 1),
+        ("user", "about", 1),
+        ("user", "notes", 2),
+    ]
+
+
+async def test_get_memory_index_never_shows_another_entity(context: AppContext) -> None:
+    """Bob's index holds bob's files only, though both use scope user."""
+    await create(context, "alice's", name="alice-only")
+    bob = as_identity(context, "user=bob:owner")
+    await create(bob, "bob's", name="bob-only")
+
+    index = await get_memory_index(bob)
+
+    assert paths(index) == ["user/notes/bob-only"]
+
+
+async def test_get_memory_index_without_grants_is_empty() -> None:
+    """An identity with no grants sees an empty, complete index."""
+    context = make_context(grants=())
+
+    index = await get_memory_index(context)
+
+    assert index == MemoryIndex(entries=[], capped=[])
+
+
+async def test_get_memory_index_never_reads_file_bodies() -> None:
+    """The index is built from listings; storage.get is never called."""
+    storage = ScriptedStorage()
+    context = make_context(storage=storage)
+    await create(context, "x")
+    gets = storage.gets
+
+    await get_memory_index(context)
+
+    assert storage.gets == gets
+
+
+Mutation = Callable[[AppContext, MemoryFile], Awaitable[object]]
+
+
+async def _create_other(context: AppContext, _: MemoryFile) -> object:
+    return await create(context, "new", name="other")
+
+
+async def _replace(context: AppContext, file: MemoryFile) -> object:
+    request = WriteFile(
+        scope="user",
+        area="notes",
+        name="tea",
+        content="new",
+        description="",
+        aliases=[],
+        expected_version=file.version,
+    )
+    return await write_file(request, context)
+
+
+async def _append(context: AppContext, file: MemoryFile) -> object:
+    request = AppendLine(
+        scope="user",
+        area="notes",
+        name="tea",
+        line="- [stated] New.",
+        expected_version=file.version,
+    )
+    return await append_line(request, context)
+
+
+async def _replace_fact(context: AppContext, file: MemoryFile) -> object:
+    request = ReplaceFact(
+        scope="user",
+        area="notes",
+        name="tea",
+        old_string="old",
+        new_string="new",
+        expected_version=file.version,
+    )
+    return await replace_fact(request, context)
+
+
+async def _delete(context: AppContext, file: MemoryFile) -> object:
+    request = DeleteFile(
+        scope="user", area="notes", name="tea", expected_version=file.version
+    )
+    return await delete_file(request, context)
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [_create_other, _replace, _append, _replace_fact, _delete],
+    ids=["create", "write", "append", "replace", "delete"],
+)
+async def test_get_memory_index_cache_is_invalidated_by_every_write(
+    mutate: Mutation,
+) -> None:
+    """A cached index is dropped by any write through the use cases."""
+    context = make_context(index_cache=MemoryIndexCache(ttl=60, clock=lambda: 0.0))
+    file = await create(context, "old")
+    cached = await get_memory_index(context)
+    await put(context.storage, "user/notes/behind-the-cache")
+    assert await get_memory_index(context) == cached
+
+    await mutate(context, file)
+
+    index = await get_memory_index(context)
+    assert index != cached
+    assert "user/notes/behind-the-cache" in paths(index)
