@@ -1,0 +1,201 @@
+"""The transports the conformance suites drive: use cases in-process, the typed
+client over a real loopback server, and (see ``mcp_transport``) an MCP session.
+"""
+
+import secrets
+import socket
+import threading
+import time
+from collections.abc import AsyncGenerator, Generator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import replace
+
+import uvicorn
+from starlette.types import ASGIApp
+
+from app.features.memory.schemas import (
+    AppendLine,
+    Deleted,
+    DeleteFile,
+    FileListing,
+    ListPrefix,
+    MemoryFile,
+    MemoryIndex,
+    ReadFile,
+    ReplaceFact,
+    WriteFile,
+)
+from app.features.memory.use_cases.append_line import append_line
+from app.features.memory.use_cases.delete_file import delete_file
+from app.features.memory.use_cases.get_memory_index import get_memory_index
+from app.features.memory.use_cases.list_prefix import list_prefix
+from app.features.memory.use_cases.read_file import read_file
+from app.features.memory.use_cases.replace_fact import replace_fact
+from app.features.memory.use_cases.write_file import write_file
+from app.server.client_errors import translate_errors
+from app.server.context import AppContext
+from app.shared.identity import Identity, ResolutionFailure
+
+LOOPBACK = "127.0.0.1"
+START_TIMEOUT_SECONDS = 20.0
+STOP_TIMEOUT_SECONDS = 10.0
+
+
+class UseCaseTransport:
+    """The seven operations as direct use-case calls on one ``AppContext``."""
+
+    def __init__(self, context: AppContext) -> None:
+        self._context = context
+
+    async def get_memory_index(self) -> MemoryIndex:
+        with translate_errors():
+            return await get_memory_index(self._context)
+
+    async def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
+        with translate_errors():
+            request = ReadFile(scope=scope, area=area, name=name)
+            return await read_file(request, self._context)
+
+    async def list_prefix(
+        self, scope: str, area: str | None = None, cursor: str | None = None
+    ) -> FileListing:
+        with translate_errors():
+            request = ListPrefix(scope=scope, area=area, cursor=cursor)
+            return await list_prefix(request, self._context)
+
+    async def write_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        content: str,
+        description: str,
+        aliases: Sequence[str],
+        expected_version: str | None,
+    ) -> MemoryFile:
+        with translate_errors():
+            request = WriteFile(
+                scope=scope,
+                area=area,
+                name=name,
+                content=content,
+                description=description,
+                aliases=list(aliases),
+                expected_version=expected_version,
+            )
+            return await write_file(request, self._context)
+
+    async def append_line(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        line: str,
+        expected_version: str,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> MemoryFile:
+        with translate_errors():
+            request = AppendLine(
+                scope=scope,
+                area=area,
+                name=name,
+                line=line,
+                expected_version=expected_version,
+                aliases=None if aliases is None else list(aliases),
+                description=description,
+            )
+            return await append_line(request, self._context)
+
+    async def replace_fact(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        old_string: str,
+        new_string: str,
+        expected_version: str,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> MemoryFile:
+        with translate_errors():
+            request = ReplaceFact(
+                scope=scope,
+                area=area,
+                name=name,
+                old_string=old_string,
+                new_string=new_string,
+                expected_version=expected_version,
+                aliases=None if aliases is None else list(aliases),
+                description=description,
+            )
+            return await replace_fact(request, self._context)
+
+    async def delete_file(
+        self, scope: str, area: str, name: str, *, expected_version: str
+    ) -> Deleted:
+        with translate_errors():
+            request = DeleteFile(
+                scope=scope, area=area, name=name, expected_version=expected_version
+            )
+            return await delete_file(request, self._context)
+
+
+@asynccontextmanager
+async def use_case_transport(
+    context: AppContext, identity: Identity | None
+) -> AsyncGenerator[UseCaseTransport]:
+    yield UseCaseTransport(replace(context, identity=identity))
+
+
+class TokenRegistry:
+    """A Resolver over tokens issued in-process: one fresh token per identity.
+
+    The token-file resolver re-reads its file at most once a second, so suites
+    that mint a token per test use this adapter of the same port instead.
+    """
+
+    def __init__(self) -> None:
+        self._identities: dict[str, Identity] = {}
+
+    def issue(self, identity: Identity) -> str:
+        token = "test_" + secrets.token_urlsafe(16)
+        self._identities[token] = identity
+        return token
+
+    def resolve(self, credentials: str) -> Identity | ResolutionFailure:
+        identity = self._identities.get(credentials)
+        if identity is None:
+            return ResolutionFailure("The bearer token is not valid.")
+        return identity
+
+
+@contextmanager
+def serve_in_thread(app: ASGIApp) -> Generator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port; yields its base URL.
+
+    The server runs its own event loop in a daemon thread and is always told
+    to exit, and joined, when the block ends.
+    """
+    sock = socket.socket()
+    sock.bind((LOOPBACK, 0))
+    port: int = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, daemon=True
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the loopback server did not start")
+            time.sleep(0.01)
+        yield f"http://{LOOPBACK}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(STOP_TIMEOUT_SECONDS)
+        sock.close()

@@ -1,0 +1,73 @@
+"""The transport conformance suite on every transport and storage adapter.
+
+A storage adapter joins every transport by one line in ``STORAGE_URLS``.
+"""
+
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+
+import pytest
+
+from app.server.asgi import build_app
+from app.server.client import open_memory_client
+from app.server.runtime import create_lifespan
+from app.server.settings import Settings
+from app.shared.identity import Identity
+from tests.support.transport_conformance import (
+    SUITE_SETTINGS,
+    Connect,
+    Transport,
+    TransportConformance,
+)
+from tests.support.transports import TokenRegistry, serve_in_thread, use_case_transport
+
+STORAGE_URLS: dict[str, Callable[[Path], str]] = {
+    "memory": lambda root: "memory://",
+    "sqlite": lambda root: f"sqlite:///{root / 'wenchang.db'}",
+}
+
+
+@pytest.fixture(scope="module", params=sorted(STORAGE_URLS))
+def settings(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Settings:
+    root = tmp_path_factory.mktemp(request.param)
+    return Settings(
+        storage=STORAGE_URLS[request.param](root),
+        tokens_file=str(root / "tokens.json"),
+        cursor_secret="conformance-cursor-secret",
+        **SUITE_SETTINGS,
+    )
+
+
+class Server:
+    def __init__(self, base_url: str, tokens: TokenRegistry) -> None:
+        self.base_url = base_url
+        self.tokens = tokens
+
+
+@pytest.fixture(scope="module")
+def server(settings: Settings) -> Iterator[Server]:
+    tokens = TokenRegistry()
+    with serve_in_thread(build_app(settings, resolver=tokens)) as base_url:
+        yield Server(base_url, tokens)
+
+
+class TestUseCases(TransportConformance):
+    @pytest.fixture
+    async def connect(self, settings: Settings) -> AsyncGenerator[Connect]:
+        async with create_lifespan(settings)() as runtime:
+            yield lambda identity: use_case_transport(runtime.context, identity)
+
+
+class TestHttpClient(TransportConformance):
+    @pytest.fixture
+    def connect(self, server: Server) -> Connect:
+        def connect(
+            identity: Identity | None,
+        ) -> AbstractAsyncContextManager[Transport]:
+            token = server.tokens.issue(identity) if identity else "not-a-token"
+            return open_memory_client(server.base_url, token=token)
+
+        return connect
