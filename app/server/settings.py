@@ -18,6 +18,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from app.infra.gcs_client import parse_gcs_url
 from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
@@ -86,16 +87,24 @@ class Settings(BaseSettings):
     @field_validator("storage")
     @classmethod
     def _storage(cls, value: str) -> str:
+        if value.startswith("gcs://"):
+            parse_gcs_url(value)
+            return value
         if value.startswith("sqlite:///") or value == "memory://":
             return value
-        raise ValueError("use sqlite:///path/to.db or memory://")
+        if value.startswith("file://") and len(value) > len("file://"):
+            return value
+        raise ValueError(
+            "use sqlite:///path/to.db, file:///path/to/dir, gcs://bucket[/prefix] "
+            "or memory://"
+        )
 
     @field_validator("index_cache")
     @classmethod
     def _index_cache(cls, value: str) -> str:
-        if value in ("none", "memory"):
+        if value in ("none", "memory") or value.startswith(("redis://", "rediss://")):
             return value
-        raise ValueError("use none or memory")
+        raise ValueError("use none, memory or redis://host:6379/0")
 
     @field_validator("local_identity")
     @classmethod

@@ -1,0 +1,125 @@
+"""Filesystem layout of storage keys: encoded names, sidecar records, ordered walks."""
+
+import hashlib
+import json
+import os
+import secrets
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from app.features.memory.ports import FileMetadata
+from app.infra.object_metadata import metadata_from_map
+
+SIDECAR = "%meta"
+SEGMENT_FILE = "%segment"
+HASHED = "%~"
+MAX_PLAIN_NAME = 200
+HASHED_HEAD = 150
+_SAFE = frozenset(string.ascii_lowercase + string.digits + "-_.~")
+
+
+def encode_segment(segment: str) -> str:
+    """A file name for one key segment; distinct segments get distinct names.
+
+    Upper-case letters are escaped too, so a case-insensitive filesystem keeps
+    ``A`` and ``a`` apart. A name too long for the filesystem keeps a readable
+    head and ends in a digest; its full text is stored beside it.
+    """
+    if not segment:
+        raise ValueError("storage keys have no empty segments")
+    encoded = "".join(
+        char if char in _SAFE else "".join(f"%{byte:02X}" for byte in char.encode())
+        for char in segment
+    )
+    if encoded.startswith("."):
+        encoded = "%2E" + encoded[1:]
+    if len(encoded) <= MAX_PLAIN_NAME:
+        return encoded
+    head = encoded[:HASHED_HEAD]
+    if (escape := head.rfind("%")) > len(head) - 3:
+        head = head[:escape]
+    return f"{head}{HASHED}{hashlib.sha256(segment.encode()).hexdigest()[:32]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    key: str
+    version: str
+    metadata: FileMetadata
+
+
+def read_record(sidecar: Path) -> Record | None:
+    try:
+        raw = json.loads(sidecar.read_bytes())
+    except FileNotFoundError:
+        return None
+    return Record(raw["key"], raw["version"], metadata_from_map(raw["metadata"]))
+
+
+def write_new(path: Path, data: bytes) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(descriptor, "wb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".tmp-{secrets.token_hex(8)}")
+    try:
+        write_new(temporary, data)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _entries(directory: Path, base: str) -> list[tuple[str, Path, bool]]:
+    """(key or key prefix, path, is directory) of what ``directory`` holds, sorted.
+
+    A directory sorts as its segment plus ``/``, which is exactly where the keys
+    under it fall in code-point order among its siblings.
+    """
+    found: list[tuple[str, Path, bool]] = []
+    with os.scandir(directory) as scan:
+        for entry in scan:
+            name, path = entry.name, Path(entry.path)
+            if name.startswith(".") or name == SEGMENT_FILE:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                segment = (
+                    (path / SEGMENT_FILE).read_text("utf-8")
+                    if HASHED in name
+                    else unquote(name, errors="strict")
+                )
+                found.append((f"{base}{segment}/", path, True))
+            elif name.endswith(SIDECAR):
+                stem = name[: -len(SIDECAR)]
+                record = read_record(path) if HASHED in stem else None
+                key = record.key if record else base + unquote(stem, errors="strict")
+                found.append((key, path, False))
+    found.sort(key=lambda item: item[0])
+    return found
+
+
+def _entirely_before(directory_key: str, start_after: str | None) -> bool:
+    """Whether every key under ``directory_key`` sorts at or before ``start_after``."""
+    if start_after is None:
+        return False
+    return directory_key <= start_after and not start_after.startswith(directory_key)
+
+
+def walk(
+    directory: Path, base: str, prefix: str, start_after: str | None
+) -> Iterator[tuple[str, Path]]:
+    """(key, sidecar) of every object under ``directory`` in ``prefix``, ascending."""
+    for key, path, is_directory in _entries(directory, base):
+        if is_directory:
+            overlaps = key.startswith(prefix) or prefix.startswith(key)
+            if overlaps and not _entirely_before(key, start_after):
+                yield from walk(path, key, prefix, start_after)
+        elif key.startswith(prefix) and (start_after is None or key > start_after):
+            yield key, path

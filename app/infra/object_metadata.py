@@ -1,0 +1,53 @@
+"""File metadata as a flat map of strings, the form object stores keep beside a body.
+
+The keys and encodings are those of the Wenchang library's GCS layout
+(``description``, ``aliases``, ``sources``, ``last-updated``), so a bucket
+written by it reads here unchanged. Lists are JSON arrays; the timestamp is
+ISO 8601 UTC with a ``Z``.
+"""
+
+import json
+from collections.abc import Mapping
+from typing import cast
+
+from app.features.memory.domain import format_timestamp, parse_timestamp
+from app.features.memory.ports import FileMetadata
+
+DESCRIPTION = "description"
+ALIASES = "aliases"
+SOURCES = "sources"
+LAST_UPDATED = "last-updated"
+
+
+def metadata_to_map(metadata: FileMetadata) -> dict[str, str]:
+    return {
+        DESCRIPTION: metadata.description,
+        ALIASES: json.dumps(list(metadata.aliases)),
+        SOURCES: json.dumps(sorted(set(metadata.sources))),
+        LAST_UPDATED: format_timestamp(metadata.last_updated),
+    }
+
+
+def _strings(values: Mapping[str, object], key: str) -> tuple[str, ...]:
+    decoded: object = json.loads(str(values[key]))
+    items = cast(list[object], decoded) if isinstance(decoded, list) else None
+    if items is None or not all(isinstance(item, str) for item in items):
+        raise ValueError(f"stored metadata {key!r} is not a JSON array of strings")
+    return tuple(str(item) for item in items)
+
+
+def metadata_from_map(values: Mapping[str, object]) -> FileMetadata:
+    """Decode a stored map; a missing key or malformed value raises ValueError."""
+    missing = [
+        key
+        for key in (DESCRIPTION, ALIASES, SOURCES, LAST_UPDATED)
+        if key not in values
+    ]
+    if missing:
+        raise ValueError(f"stored metadata lacks {', '.join(missing)}")
+    return FileMetadata(
+        description=str(values[DESCRIPTION]),
+        aliases=_strings(values, ALIASES),
+        sources=_strings(values, SOURCES),
+        last_updated=parse_timestamp(str(values[LAST_UPDATED])),
+    )

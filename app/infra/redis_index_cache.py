@@ -1,0 +1,154 @@
+"""Redis index cache: entity listings shared by every replica, guarded by stamps."""
+
+import json
+import secrets
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
+from typing import cast
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.commands.core import AsyncScript
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.features.memory.ports import CachedListing, ListedObject
+from app.infra.object_metadata import metadata_from_map, metadata_to_map
+from app.shared.errors import backend_unavailable_error
+
+KEY_PREFIX = "wenchang:index:"
+STAMP_TTL_SECONDS = 86_400
+SOCKET_TIMEOUT_SECONDS = 2.0
+RETRIES = 2
+
+# A prefix's stamp is created on first read and replaced by every invalidation;
+# a listing is stored tagged with the stamp its reader saw, and only while that
+# stamp is still current, so a listing read before an invalidation is never
+# stored after it (nor served, should its stamp key have expired meanwhile).
+_READ = """
+local stamp = redis.call('GET', KEYS[1])
+if not stamp then
+  stamp = ARGV[1]
+  redis.call('SET', KEYS[1], stamp, 'EX', ARGV[2])
+end
+return {stamp, redis.call('GET', KEYS[2])}
+"""
+_STORE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[2], ARGV[1] .. '\\n' .. ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+"""
+_INVALIDATE = """
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+
+def _encode(listing: Sequence[ListedObject]) -> str:
+    return json.dumps(
+        [[item.key, item.version, metadata_to_map(item.metadata)] for item in listing]
+    )
+
+
+def _decode(text: str) -> tuple[ListedObject, ...]:
+    rows: list[tuple[str, str, dict[str, str]]] = json.loads(text)
+    return tuple(
+        ListedObject(key, metadata_from_map(metadata), version)
+        for key, version, metadata in rows
+    )
+
+
+class RedisIndexCache:
+    """The IndexCache port over one Redis database; each method is one script."""
+
+    def __init__(
+        self, client: Redis, *, ttl: float, key_prefix: str = KEY_PREFIX
+    ) -> None:
+        self._client = client
+        self._ttl_ms = max(1, round(ttl * 1000))
+        self._key_prefix = key_prefix
+        self._read = client.register_script(_READ)
+        self._store = client.register_script(_STORE)
+        self._invalidate = client.register_script(_INVALIDATE)
+
+    def _keys(self, prefix: str) -> list[str]:
+        return [f"{self._key_prefix}stamp:{prefix}", f"{self._key_prefix}list:{prefix}"]
+
+    async def _run(
+        self, script: AsyncScript, keys: list[str], args: list[str]
+    ) -> object:
+        """Run one script; every Redis failure is translated here."""
+        try:
+            reply: object = await script(keys=keys, args=args)
+            return reply
+        except RedisTimeoutError as exc:
+            raise backend_unavailable_error("timeout") from exc
+        except RedisError as exc:
+            raise backend_unavailable_error("unavailable") from exc
+
+    async def get(self, prefix: str) -> CachedListing:
+        fresh = secrets.token_hex(16)
+        reply = await self._run(
+            self._read, self._keys(prefix), [fresh, str(STAMP_TTL_SECONDS)]
+        )
+        stamp, stored = cast(list[str | None], reply)
+        assert stamp is not None
+        if stored is not None:
+            tag, _, body = stored.partition("\n")
+            if tag == stamp:
+                return CachedListing(listing=_decode(body), stamp=stamp)
+        return CachedListing(listing=None, stamp=stamp)
+
+    async def set(
+        self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
+    ) -> None:
+        await self._run(
+            self._store,
+            self._keys(prefix),
+            [stamp, _encode(listing), str(self._ttl_ms)],
+        )
+
+    async def invalidate(self, prefix: str) -> None:
+        await self._run(
+            self._invalidate,
+            self._keys(prefix),
+            [secrets.token_hex(16), str(STAMP_TTL_SECONDS)],
+        )
+
+
+def _split_url(url: str) -> tuple[str, str]:
+    """The Redis URL without our ``key_prefix`` option, and that option."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query, keep_blank_values=True)
+    key_prefix = query.pop("key_prefix", [KEY_PREFIX])[-1]
+    rest = urlencode(query, doseq=True)
+    return urlunsplit(parts._replace(query=rest)), key_prefix
+
+
+@asynccontextmanager
+async def open_redis_index_cache(
+    url: str, *, ttl: float
+) -> AsyncGenerator[RedisIndexCache]:
+    """A cache on the Redis at ``url`` (``redis://host:port/db[?key_prefix=p]``).
+
+    Connecting is lazy, so a Redis that is down at startup does not stop the
+    server; calls fail with BackendUnavailable until it answers.
+    """
+    redis_url, key_prefix = _split_url(url)
+    # redis-py leaves from_url's **kwargs untyped; every option here is typed.
+    client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
+        redis_url,
+        decode_responses=True,
+        socket_timeout=SOCKET_TIMEOUT_SECONDS,
+        socket_connect_timeout=SOCKET_TIMEOUT_SECONDS,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), RETRIES),
+    )
+    try:
+        yield RedisIndexCache(client, ttl=ttl, key_prefix=key_prefix)
+    finally:
+        await client.aclose()

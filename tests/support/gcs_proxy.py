@@ -1,0 +1,311 @@
+"""A precondition proxy in front of fake-gcs-server, which ignores some preconditions.
+
+fake-gcs-server 1.54 enforces ``ifGenerationMatch`` only on JSON multipart
+uploads; it ignores it on DELETE, on ``uploadType=media`` uploads and on
+resumable uploads (see ``shared/reference/gcs-emulator.md``). This proxy forwards
+every request unchanged, except that each mutating request runs under one lock
+and, for those three kinds, the proxy reads the object's current generation and
+answers 412 itself when ``ifGenerationMatch``, ``ifGenerationNotMatch``,
+``ifMetagenerationMatch`` or ``ifMetagenerationNotMatch`` fails — as GCS does.
+Resumable uploads are checked when they start and again on every chunk.
+
+It can also stage an outage: ``interrupt()`` closes the port and resets open
+connections (clients see refused connections), ``resume()`` serves again.
+
+Run standalone: ``python -m tests.support.gcs_proxy LISTEN_PORT UPSTREAM_PORT``.
+"""
+
+import http.client
+import json
+import socket
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, cast
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from tests.support.loopback import LOOPBACK
+
+UPSTREAM_TIMEOUT_SECONDS = 60.0
+CONDITIONS = (
+    "ifGenerationMatch",
+    "ifGenerationNotMatch",
+    "ifMetagenerationMatch",
+    "ifMetagenerationNotMatch",
+)
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    }
+)
+PRECONDITION_FAILED = json.dumps(
+    {
+        "error": {
+            "code": 412,
+            "message": "At least one of the pre-conditions you specified did not hold.",
+            "errors": [{"domain": "global", "reason": "conditionNotMet"}],
+        }
+    }
+).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    reason: str
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The object a guarded request changes and the preconditions it carries."""
+
+    bucket: str
+    name: str
+    conditions: Mapping[str, int]
+
+
+@dataclass
+class ProxyState:
+    """What outlives one listening socket: the lock, uploads, open connections."""
+
+    upstream_host: str
+    upstream_port: int
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    uploads: dict[str, Target] = field(default_factory=dict[str, Target])
+    connections: set[socket.socket] = field(default_factory=set[socket.socket])
+    down: bool = False
+
+
+def holds(conditions: Mapping[str, int], current: Mapping[str, Any] | None) -> bool:
+    """Whether GCS would accept a request with ``conditions`` on ``current``."""
+    generation = int(current["generation"]) if current else 0
+    metageneration = int(current["metageneration"]) if current else None
+    for name, value in conditions.items():
+        if name == "ifGenerationMatch" and generation != value:
+            return False
+        if name == "ifGenerationNotMatch" and (current is None or generation == value):
+            return False
+        if name == "ifMetagenerationMatch" and metageneration != value:
+            return False
+        if name == "ifMetagenerationNotMatch" and metageneration in (None, value):
+            return False
+    return True
+
+
+def _conditions(query: Mapping[str, list[str]]) -> dict[str, int]:
+    return {name: int(query[name][-1]) for name in CONDITIONS if name in query}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    @property
+    def state(self) -> ProxyState:
+        return cast(_ProxyServer, self.server).state
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+    def setup(self) -> None:
+        super().setup()
+        self.state.connections.add(self.connection)
+
+    def finish(self) -> None:
+        self.state.connections.discard(self.connection)
+        super().finish()
+
+    def do_GET(self) -> None:
+        state = self.state
+        if state.down:
+            self.close_connection = True
+            return
+        body = self._body()
+        if self.command in ("GET", "HEAD"):
+            self._reply(self._forward(body))
+            return
+        with state.lock:
+            target = self._target(body)
+            current = self._current(target) if target else None
+            if target is not None and not self._passes(target, current):
+                reply = Reply(412, "Precondition Failed", [], PRECONDITION_FAILED)
+            else:
+                reply = self._forward(body)
+                self._remember_upload(target, reply)
+        self._reply(reply)
+
+    do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _passes(self, target: Target, current: Mapping[str, Any] | None) -> bool:
+        # GCS answers 404 to a DELETE of a missing object, whatever it asked for.
+        if self.command == "DELETE" and current is None:
+            return True
+        return holds(target.conditions, current)
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks: list[bytes] = []
+            while size := int(self.rfile.readline().split(b";")[0], 16):
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            self.rfile.readline()
+            return b"".join(chunks)
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _target(self, body: bytes) -> Target | None:
+        """The guarded object of a DELETE, media or resumable upload, else None."""
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        parts = url.path.split("/")
+        upload = query.get("uploadType", [""])[-1]
+        if self.command == "DELETE" and parts[1:4] == ["storage", "v1", "b"]:
+            if len(parts) >= 7 and parts[5] == "o":
+                name = unquote("/".join(parts[6:]))
+                return Target(unquote(parts[4]), name, _conditions(query))
+            return None
+        if parts[1:5] != ["upload", "storage", "v1", "b"] or len(parts) < 6:
+            return None
+        if "upload_id" in query:
+            return self.state.uploads.get(query["upload_id"][-1])
+        if upload == "media":
+            return Target(unquote(parts[5]), query["name"][-1], _conditions(query))
+        if upload == "resumable":
+            name = query.get("name", [""])[-1] or json.loads(body or b"{}")["name"]
+            return Target(unquote(parts[5]), name, _conditions(query))
+        return None
+
+    def _current(self, target: Target) -> dict[str, Any] | None:
+        path = f"/storage/v1/b/{quote(target.bucket, safe='')}/o/"
+        reply = self._upstream("GET", path + quote(target.name, safe=""), b"", {})
+        if reply.status == 404:
+            return None
+        found: dict[str, Any] = json.loads(reply.body)
+        return found
+
+    def _remember_upload(self, target: Target | None, reply: Reply) -> None:
+        location = dict((k.lower(), v) for k, v in reply.headers).get("location")
+        if target is not None and location and reply.status < 300:
+            upload_id = parse_qs(urlsplit(location).query).get("upload_id")
+            if upload_id:
+                self.state.uploads[upload_id[-1]] = target
+
+    def _forward(self, body: bytes) -> Reply:
+        headers = {
+            key: value
+            for key, value in self.headers.items()
+            if key.lower() not in HOP_BY_HOP
+        }
+        return self._upstream(self.command, self.path, body, headers)
+
+    def _upstream(
+        self, method: str, path: str, body: bytes, headers: Mapping[str, str]
+    ) -> Reply:
+        state = self.state
+        connection = http.client.HTTPConnection(
+            state.upstream_host, state.upstream_port, timeout=UPSTREAM_TIMEOUT_SECONDS
+        )
+        try:
+            connection.request(method, path, body=body, headers=dict(headers))
+            response = connection.getresponse()
+            return Reply(
+                response.status, response.reason, response.getheaders(), response.read()
+            )
+        finally:
+            connection.close()
+
+    def _reply(self, reply: Reply) -> None:
+        self.send_response(reply.status, reply.reason)
+        for key, value in reply.headers:
+            if key.lower() not in HOP_BY_HOP | {"date", "server"}:
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+
+class _ProxyServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, port: int, state: ProxyState) -> None:
+        self.state = state
+        super().__init__((LOOPBACK, port), _Handler)
+
+
+class PreconditionProxy:
+    """The proxy on a loopback port, served from a background thread."""
+
+    def __init__(self, upstream_port: int, *, port: int = 0) -> None:
+        self._state = ProxyState(LOOPBACK, upstream_port)
+        self._server = _ProxyServer(port, self._state)
+        self.port: int = self._server.server_address[1]
+        self._thread: threading.Thread | None = None
+        self._serving = False
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    def start(self) -> None:
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}
+        )
+        self._thread.daemon = True
+        self._thread.start()
+        self._serving = True
+
+    def _close(self) -> None:
+        if not self._serving:
+            return
+        self._serving = False
+        self._server.shutdown()
+        self._server.server_close()
+        for connection in list(self._state.connections):
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                continue  # already closed by its handler
+        if self._thread is not None:
+            self._thread.join()
+
+    def interrupt(self) -> None:
+        """Refuse connections and reset open ones, as a stopped backend would."""
+        self._state.down = True
+        self._close()
+
+    def resume(self) -> None:
+        """Serve again on the same port."""
+        self._server = _ProxyServer(self.port, self._state)
+        self._state.down = False
+        self.start()
+
+    def stop(self) -> None:
+        self._state.down = True
+        self._close()
+
+
+def main(argv: list[str]) -> int:
+    listen, upstream = int(argv[0]), int(argv[1])
+    proxy = PreconditionProxy(upstream, port=listen)
+    print(f"precondition proxy on {proxy.url} -> {LOOPBACK}:{upstream}", flush=True)
+    proxy.start()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        proxy.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
