@@ -4,13 +4,20 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
+from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
+
 from app.features.memory.ports import IndexCache, Storage
 
 from .filesystem_storage import FilesystemStorage, filesystem_root
 from .gcs_storage import open_gcs_storage
 from .memory_index_cache import MemoryIndexCache, NoIndexCache
 from .memory_storage import MemoryStorage
+from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
+from .redis_rate_limit_store import open_redis_rate_limit_store
+from .sqlite_idempotency_store import open_sqlite_idempotency_store
+from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
 from .sqlite_storage import open_sqlite_storage
 
 
@@ -45,3 +52,33 @@ async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache
             yield cache
     else:
         raise ValueError(f"unsupported index cache {url!r}")
+
+
+@asynccontextmanager
+async def open_idempotency_store(url: str) -> AsyncGenerator[IdempotencyStore]:
+    """Idempotency records: ``memory``, ``sqlite:///path`` or ``redis://…``."""
+    if url == "memory":
+        yield MemoryIdempotencyStore()
+    elif url.startswith("sqlite:///"):
+        async with open_sqlite_idempotency_store(url[len("sqlite:///") :]) as store:
+            yield store
+    elif url.startswith(("redis://", "rediss://")):
+        async with open_redis_idempotency_store(url) as store:
+            yield store
+    else:
+        raise ValueError(f"unsupported request store {url!r}")
+
+
+@asynccontextmanager
+async def open_rate_limit_store(url: str) -> AsyncGenerator[RateLimitStore]:
+    """Rate-limit windows: ``memory``, ``sqlite:///path`` or ``redis://…``."""
+    if url == "memory":
+        yield MemoryRateLimitStore()
+    elif url.startswith("sqlite:///"):
+        async with open_sqlite_rate_limit_store(url[len("sqlite:///") :]) as store:
+            yield store
+    elif url.startswith(("redis://", "rediss://")):
+        async with open_redis_rate_limit_store(url) as store:
+            yield store
+    else:
+        raise ValueError(f"unsupported request store {url!r}")

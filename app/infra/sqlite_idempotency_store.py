@@ -1,0 +1,193 @@
+"""SQLite idempotency records: reservations and replays shared by every process.
+
+Each transition is one statement (an upsert that claims a free or expired key,
+an update fenced by the reservation token, a fenced delete), so the store is
+atomic across processes sharing the file without a transaction of our own.
+The memory write a record protects lives in the Storage port, which commits on
+its own; a crash between the two leaves a reservation that expires after its
+lease, after which the version guard of the retried write decides.
+"""
+
+import sqlite3
+import time
+import uuid
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
+from math import ceil
+from typing import Any
+
+import aiosqlite
+from tenchi.idempotency import (
+    IdempotencyConflict,
+    IdempotencyDecision,
+    IdempotencyInProgress,
+    IdempotencyReplay,
+    IdempotencyReservation,
+    IdempotencyStoreError,
+)
+
+from app.shared.errors import backend_unavailable_error
+
+from .sqlite_rate_limit_store import configure
+
+SWEEP_EVERY = 256
+CLAIM_ATTEMPTS = 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS idempotency_records (
+    namespace TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL,
+    token TEXT NOT NULL,
+    result_json BLOB,
+    reserved_until REAL NOT NULL,
+    completed_until REAL,
+    PRIMARY KEY (namespace, scope, key)
+) WITHOUT ROWID
+"""
+_EXPIRED = (
+    "((r.state = 'reserved' AND r.reserved_until <= :now) OR "
+    "(r.state = 'completed' AND r.completed_until IS NOT NULL "
+    "AND r.completed_until <= :now))"
+)
+_CLAIM = f"""
+INSERT INTO idempotency_records AS r
+    (namespace, scope, key, fingerprint, state, token, result_json,
+     reserved_until, completed_until)
+VALUES (:namespace, :scope, :key, :fingerprint, 'reserved', :token, NULL,
+        :now + :ttl, NULL)
+ON CONFLICT (namespace, scope, key) DO UPDATE SET
+    fingerprint = excluded.fingerprint, state = 'reserved', token = excluded.token,
+    result_json = NULL, reserved_until = excluded.reserved_until,
+    completed_until = NULL
+WHERE {_EXPIRED}
+RETURNING token
+"""
+_LOOK = """
+SELECT fingerprint, state, result_json, reserved_until FROM idempotency_records
+WHERE namespace = :namespace AND scope = :scope AND key = :key
+"""
+_FENCE = (
+    "namespace = :namespace AND scope = :scope AND key = :key "
+    "AND fingerprint = :fingerprint AND token = :token AND state = 'reserved'"
+)
+_COMPLETE = f"""
+UPDATE idempotency_records SET state = 'completed', result_json = :result,
+    completed_until = :until
+WHERE {_FENCE} AND reserved_until > :now
+RETURNING key
+"""
+_ABANDON = f"DELETE FROM idempotency_records WHERE {_FENCE}"
+_SWEEP = f"DELETE FROM idempotency_records AS r WHERE {_EXPIRED}"
+
+
+def _translate(exc: sqlite3.Error) -> Exception:
+    message = str(exc).lower()
+    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
+    return backend_unavailable_error(reason)
+
+
+def _fence(reservation: IdempotencyReservation) -> dict[str, Any]:
+    return {
+        "namespace": reservation.namespace,
+        "scope": reservation.scope,
+        "key": reservation.key,
+        "fingerprint": reservation.fingerprint,
+        "token": reservation.token,
+    }
+
+
+class SqliteIdempotencyStore:
+    """The IdempotencyStore port on one autocommit connection."""
+
+    def __init__(
+        self,
+        connection: aiosqlite.Connection,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._db = connection
+        self._clock = clock
+        self._reserves = 0
+
+    async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
+        try:
+            async with self._db.execute(sql, parameters) as cursor:
+                return list(await cursor.fetchall())
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    async def reserve(
+        self,
+        *,
+        namespace: str,
+        scope: str,
+        key: str,
+        fingerprint: str,
+        completed_ttl: float | None,
+        reservation_ttl: float,
+    ) -> IdempotencyDecision:
+        self._reserves += 1
+        if self._reserves % SWEEP_EVERY == 0:
+            await self._rows(_SWEEP, {"now": self._clock()})
+        identity = {"namespace": namespace, "scope": scope, "key": key}
+        for _ in range(CLAIM_ATTEMPTS):
+            now, token = self._clock(), uuid.uuid4().hex
+            claim = identity | {"fingerprint": fingerprint, "token": token}
+            if await self._rows(_CLAIM, claim | {"now": now, "ttl": reservation_ttl}):
+                return IdempotencyReservation(
+                    namespace, scope, key, fingerprint, token, completed_ttl
+                )
+            rows = await self._rows(_LOOK, identity)
+            if rows:
+                return _decision(rows[0], fingerprint, now)
+            # Abandoned between the claim and the look: claim again.
+        return IdempotencyInProgress(retry_after_seconds=1)
+
+    async def complete(
+        self, reservation: IdempotencyReservation, *, result_json: bytes
+    ) -> None:
+        now = self._clock()
+        ttl = reservation.completed_ttl
+        until = None if ttl is None else now + ttl
+        parameters = _fence(reservation) | {
+            "result": result_json,
+            "until": until,
+            "now": now,
+        }
+        if not await self._rows(_COMPLETE, parameters):
+            raise IdempotencyStoreError(
+                "SqliteIdempotencyStore: reservation is no longer active"
+            )
+
+    async def abandon(self, reservation: IdempotencyReservation) -> None:
+        await self._rows(_ABANDON, _fence(reservation))
+
+
+def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:
+    stored_fingerprint, state, result_json, reserved_until = row
+    if stored_fingerprint != fingerprint:
+        return IdempotencyConflict()
+    if state == "completed":
+        return IdempotencyReplay(result_json=bytes(result_json))
+    return IdempotencyInProgress(
+        retry_after_seconds=max(1, ceil(float(reserved_until) - now))
+    )
+
+
+@asynccontextmanager
+async def open_sqlite_idempotency_store(
+    path: str, *, clock: Callable[[], float] = time.time
+) -> AsyncGenerator[SqliteIdempotencyStore]:
+    """A store on its own connection to ``path`` (usually the memory database)."""
+    try:
+        connection = await aiosqlite.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _translate(exc) from exc
+    try:
+        await configure(connection, _SCHEMA)
+        yield SqliteIdempotencyStore(connection, clock=clock)
+    finally:
+        await connection.close()

@@ -1,0 +1,139 @@
+"""SQLite fixed-window rate limits: one upsert decides each cost, across processes.
+
+Every process that opens the same database file shares the windows, so replicas
+on one host share each caller's allowance. Each consume is a single statement,
+which SQLite's file lock makes atomic without a transaction of our own.
+"""
+
+import sqlite3
+import time
+from collections.abc import AsyncGenerator, Callable
+from contextlib import asynccontextmanager
+from math import ceil
+from typing import Any
+
+import aiosqlite
+from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
+
+from app.shared.errors import backend_unavailable_error
+
+BUSY_TIMEOUT_MS = 5000
+SWEEP_EVERY = 512
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rate_limit_windows (
+    namespace TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    limit_count INTEGER NOT NULL,
+    window_seconds REAL NOT NULL,
+    used INTEGER NOT NULL,
+    resets_at REAL NOT NULL,
+    admitted INTEGER NOT NULL,
+    PRIMARY KEY (namespace, scope)
+) WITHOUT ROWID
+"""
+
+# The right-hand sides of SET all read the row as it was before this statement,
+# so `fresh` and `fits` judge the old window and `admitted` records the verdict.
+_FRESH = (
+    "(w.resets_at <= :now OR w.limit_count != :limit OR w.window_seconds != :window)"
+)
+_FITS = "w.used + :cost <= w.limit_count"
+_CONSUME = f"""
+INSERT INTO rate_limit_windows AS w
+    (namespace, scope, limit_count, window_seconds, used, resets_at, admitted)
+VALUES (:namespace, :scope, :limit, :window, :cost, :now + :window, 1)
+ON CONFLICT (namespace, scope) DO UPDATE SET
+    admitted = CASE WHEN {_FRESH} OR {_FITS} THEN 1 ELSE 0 END,
+    used = CASE WHEN {_FRESH} THEN :cost
+                WHEN {_FITS} THEN w.used + :cost
+                ELSE w.used END,
+    resets_at = CASE WHEN {_FRESH} THEN :now + :window ELSE w.resets_at END,
+    limit_count = :limit,
+    window_seconds = :window
+RETURNING admitted, used, resets_at
+"""
+
+
+def _translate(exc: sqlite3.Error) -> Exception:
+    message = str(exc).lower()
+    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
+    return backend_unavailable_error(reason)
+
+
+class SqliteRateLimitStore:
+    """The RateLimitStore port on one autocommit connection."""
+
+    def __init__(
+        self,
+        connection: aiosqlite.Connection,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._db = connection
+        self._clock = clock
+        self._consumes = 0
+
+    async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
+        try:
+            async with self._db.execute(sql, parameters) as cursor:
+                return list(await cursor.fetchall())
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    async def consume(
+        self,
+        *,
+        namespace: str,
+        scope: str,
+        limit: int,
+        window_seconds: float,
+        cost: int,
+    ) -> RateLimitDecision:
+        now = self._clock()
+        self._consumes += 1
+        if self._consumes % SWEEP_EVERY == 0:
+            await self._rows(
+                "DELETE FROM rate_limit_windows WHERE resets_at <= :now", {"now": now}
+            )
+        rows = await self._rows(
+            _CONSUME,
+            {
+                "namespace": namespace,
+                "scope": scope,
+                "limit": limit,
+                "window": float(window_seconds),
+                "cost": cost,
+                "now": now,
+            },
+        )
+        admitted, used, resets_at = rows[0]
+        reset_after = float(resets_at) - now
+        if admitted:
+            return RateLimitPermit(limit, limit - int(used), reset_after)
+        return RateLimitExceeded(limit, max(1, ceil(reset_after)))
+
+
+async def configure(connection: aiosqlite.Connection, schema: str) -> None:
+    """WAL, a busy timeout and the table: what every guard connection needs."""
+    await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    await connection.execute("PRAGMA journal_mode = WAL")
+    await connection.execute("PRAGMA synchronous = NORMAL")
+    await connection.execute("PRAGMA secure_delete = ON")
+    await connection.execute(schema)
+
+
+@asynccontextmanager
+async def open_sqlite_rate_limit_store(
+    path: str, *, clock: Callable[[], float] = time.time
+) -> AsyncGenerator[SqliteRateLimitStore]:
+    """A store on its own connection to ``path`` (usually the memory database)."""
+    try:
+        connection = await aiosqlite.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _translate(exc) from exc
+    try:
+        await configure(connection, _SCHEMA)
+        yield SqliteRateLimitStore(connection, clock=clock)
+    finally:
+        await connection.close()
