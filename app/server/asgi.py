@@ -1,28 +1,39 @@
-"""The ASGI application: the memory API over HTTP, composed from settings.
+"""The ASGI application: the memory API over HTTP and tool-MCP at /mcp.
 
 Run it with ``wenchang serve`` (or ``uvicorn app.server.asgi:app``).
 """
+
+from collections.abc import Sequence
 
 from starlette.applications import Starlette
 from tenchi.server import create_app
 
 from app.infra.token_file import TokenFileResolver
 from app.server.hooks import create_bearer_hook
+from app.server.mcp_http import HttpMcp
 from app.server.routes import routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
+from app.server.telemetry import ToolCallObserver, log_tool_call
 from app.shared.identity import Resolver
 
 
-def build_app(settings: Settings, *, resolver: Resolver | None = None) -> Starlette:
-    return create_app(
+def build_app(
+    settings: Settings,
+    *,
+    resolver: Resolver | None = None,
+    on_call: Sequence[ToolCallObserver] = (log_tool_call,),
+) -> Starlette:
+    resolver = resolver or TokenFileResolver(settings.tokens_path)
+    mcp = HttpMcp(settings, resolver=resolver, on_call=on_call)
+    app = create_app(
         routes=routes,
         context_factory=create_context,
-        lifespan=create_lifespan(settings),
-        hooks=(
-            create_bearer_hook(resolver or TokenFileResolver(settings.tokens_path)),
-        ),
+        lifespan=mcp.lifespan(create_lifespan(settings)),
+        hooks=(create_bearer_hook(resolver),),
     )
+    app.router.routes.append(mcp.route)
+    return app
 
 
 def __getattr__(name: str) -> Starlette:

@@ -20,6 +20,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--storage", help="storage URL, e.g. sqlite:///./wenchang.db")
+    commands.add_parser(
+        "mcp", help="serve the memory tools over MCP stdio as WENCHANG_LOCAL_IDENTITY"
+    )
     token = commands.add_parser("token", help="manage bearer tokens")
     actions = token.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="add a token and print it once")
@@ -86,6 +89,16 @@ def _serve(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp() -> int:
+    import anyio
+
+    from app.server.mcp import serve_stdio
+
+    # stdout carries the protocol: nothing else may be printed to it.
+    anyio.run(serve_stdio, load_settings())
+    return 0
+
+
 def _token(arguments: argparse.Namespace) -> int:
     path = load_settings().tokens_path
     if arguments.action == "create":
@@ -115,6 +128,8 @@ def _token(arguments: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     try:
+        if arguments.command == "mcp":
+            return _mcp()
         if arguments.command == "serve":
             return _serve(arguments)
         return _token(arguments)

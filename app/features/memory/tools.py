@@ -1,0 +1,263 @@
+from tenchi.tools import tool, tool_group, tool_handler
+
+from app.shared.errors import (
+    backend_unavailable,
+    file_quota_exceeded,
+    invalid_argument,
+    memory_not_found,
+    oversize_write,
+    replace_fact_match,
+    restricted_scope,
+    unauthorized,
+    version_conflict,
+)
+
+from .schemas import (
+    AppendLine,
+    Deleted,
+    DeleteFile,
+    FileListing,
+    ListPrefix,
+    MemoryFile,
+    MemoryIndex,
+    ReadFile,
+    ReplaceFact,
+    WriteFile,
+)
+from .use_cases.append_line import append_line
+from .use_cases.delete_file import delete_file
+from .use_cases.get_memory_index import get_memory_index
+from .use_cases.list_prefix import list_prefix
+from .use_cases.read_file import read_file
+from .use_cases.replace_fact import replace_fact
+from .use_cases.write_file import write_file
+
+# Agent-facing text. The first line of each names the tool's job and contains the
+# word "memory" once; the MCP server puts the configured product name before it.
+
+GET_MEMORY_INDEX_DESCRIPTION = """\
+Load the index of every memory file this session can reach, without content.
+
+Call this first in every session, before you answer from memory or write to it.
+Each entry gives a file's scope, area and name, its one-line description, its
+aliases, which clients wrote it (sources), last_updated, and its version. The
+other tools take the same scope, area and name (the name without `.md`); the
+entity behind each scope is filled in for you. Areas are lowercase slugs such as
+`preferences`. The `system` area holds curated content and is read-only.
+Descriptions and aliases are how you find the file a fact belongs in: there is no
+search over content.
+
+When `capped` is non-empty the index ran out of room: each row names a scope
+and area and how many files were left out. Page through such an area with
+list_prefix(scope, area) when you need it.
+
+Every error carries `category`. recoverable: correct the call from the attached
+details and retry in the same turn without asking the user. permanent: do not
+retry. transient (BackendUnavailableError): retry shortly. A
+ResolverFailureError means memory is unavailable for this session: continue
+without it."""
+
+READ_FILE_DESCRIPTION = """\
+Read one memory file: its content, metadata, and version.
+
+Use it when the index shows a file whose content you need before answering or
+changing it. Any area may be read, including `system`. Keep the returned
+`version`: a change to this file passes it as `expected_version`.
+
+Errors:
+- NotFoundError (reason file_absent): no file exists there yet. Create it with
+  write_file and expected_version=null if a fact belongs there.
+- InvalidArgumentError: fix the argument it names. A scope outside this session
+  is reported this way, and the message lists the scopes you can use."""
+
+LIST_PREFIX_DESCRIPTION = """\
+List the memory files of a scope, or of one area in it, a page at a time.
+
+Use it to browse an area the index listed under `capped`, or to check what
+exists in an area before creating a file. Entries carry the same metadata and
+version as index entries, without content, in ascending area/name order. While
+`next_cursor` is not null, call again with the same scope and area and
+cursor=next_cursor for the next page. Listing is not a snapshot: a file written
+or deleted between pages may or may not appear.
+
+Errors:
+- InvalidArgumentError: fix the argument it names - a scope outside this
+  session (the message lists the available ones), an area that is not a
+  lowercase slug, or a cursor issued for another listing (omit the cursor to
+  start over)."""
+
+WRITE_FILE_DESCRIPTION = """\
+Create a memory file or replace one whole.
+
+Use it to create a file (expected_version=null) or to rewrite one when many lines
+change at once, an alias must be dropped, or only the description changes. To
+add or change a single fact prefer append_line or replace_fact, which keep the
+other lines intact. `content` is the whole markdown body, one fact per line as
+`- [label] text`. `description` (one line) and `aliases` replace the stored
+values, so pass everything you want kept. To replace a file, pass the version
+you read as `expected_version`.
+
+Errors, each handled without asking the user:
+- VersionConflictError is routine: the file changed since you read it, or it
+  already exists. Merge your change into the `content` it returns and retry
+  with its `version`.
+- NotFoundError (file_absent): the file you meant to replace is gone. Retry with
+  expected_version=null to create it.
+- OversizeWriteError: the body is `size` bytes and the limit is `limit`. Shorten
+  it, or split the subject into narrower files.
+- FileQuotaExceededError: no room for another file. Add to an existing file, or
+  delete one that is no longer needed.
+- InvalidArgumentError: fix the argument it names.
+- RestrictedScopeError is permanent: `system` is read-only, or the scope needs a
+  role you lack. Write somewhere else."""
+
+APPEND_LINE_DESCRIPTION = """\
+Add one fact line to the end of an existing memory file.
+
+This is the usual way to record a new fact. `line` is exactly one line
+`- [label] text` with a label of stated (the user said it), observed (you saw it
+in data or behaviour) or inferred (you concluded it from several observations),
+e.g. `- [stated] Prefers tea`. The system label belongs to curated content; do
+not write it. Pass the version you read as `expected_version`. Optional
+`aliases` are added to the file's aliases and never removed (write_file replaces
+the whole list); an optional one-line `description` replaces the stored one.
+
+Errors, each handled without asking the user:
+- VersionConflictError is routine: the file changed since you read it. Merge
+  your change into the `content` it returns - if your fact is not there yet,
+  retry with its `version`.
+- NotFoundError (file_absent): the file does not exist. Create it with
+  write_file (expected_version=null) holding the line.
+- OversizeWriteError: the file is full. Put the fact in a narrower new file.
+- InvalidArgumentError: fix the argument it names (usually the line's format).
+- RestrictedScopeError is permanent: write somewhere else."""
+
+REPLACE_FACT_DESCRIPTION = """\
+Change one fact in a memory file by quoting the text it replaces.
+
+Use it to correct or update a fact in place: quote the current text as
+`old_string` and give the new text as `new_string`. To drop one fact, quote its
+whole line including the line break and pass an empty `new_string`.
+`old_string` must occur exactly once in the content. Pass the version you read
+as `expected_version`; if the file changed meanwhile but your quote still
+matches exactly once, the edit is applied to the current content. Optional
+`aliases` are added and never removed; an optional one-line `description`
+replaces the stored one.
+
+Errors, each handled without asking the user:
+- ReplaceFactMatchError: old_string matched `match_count` spans (none or
+  several). Quote a span that occurs exactly once in the `content` it returns,
+  and retry with its `version`.
+- VersionConflictError is routine: merge your change into the `content` it
+  returns and retry with its `version`.
+- NotFoundError (file_absent): there is no such file; check the index.
+- OversizeWriteError: the result would exceed `limit` bytes. Shorten it.
+- InvalidArgumentError: fix the argument it names.
+- RestrictedScopeError is permanent: write somewhere else."""
+
+DELETE_FILE_DESCRIPTION = """\
+Delete a memory file.
+
+Use it only when the whole file should go: the user wants its subject forgotten,
+or its only fact is being forgotten. To drop one fact, use replace_fact instead.
+Pass the version you read as `expected_version`. Deletion cannot be undone.
+
+Errors:
+- VersionConflictError is routine: the file changed since you read it. Look at
+  the `content` it returns and retry with its `version` only if the file should
+  still go.
+- NotFoundError (file_absent): it is already gone; nothing more to do.
+- InvalidArgumentError: fix the argument it names.
+- RestrictedScopeError is permanent: `system` is read-only. Tell the user you
+  cannot delete it."""
+
+READ_ERRORS = (unauthorized, backend_unavailable, invalid_argument)
+WRITE_ERRORS = (
+    *READ_ERRORS,
+    restricted_scope,
+    memory_not_found,
+    version_conflict,
+)
+
+get_memory_index_tool = tool(
+    "get_memory_index",
+    result=MemoryIndex,
+    description=GET_MEMORY_INDEX_DESCRIPTION,
+    errors=(unauthorized, backend_unavailable),
+    read_only=True,
+    open_world=False,
+)
+
+read_file_tool = tool(
+    "read_file",
+    request=ReadFile,
+    result=MemoryFile,
+    description=READ_FILE_DESCRIPTION,
+    errors=(*READ_ERRORS, memory_not_found),
+    read_only=True,
+    open_world=False,
+)
+
+list_prefix_tool = tool(
+    "list_prefix",
+    request=ListPrefix,
+    result=FileListing,
+    description=LIST_PREFIX_DESCRIPTION,
+    errors=READ_ERRORS,
+    read_only=True,
+    open_world=False,
+)
+
+write_file_tool = tool(
+    "write_file",
+    request=WriteFile,
+    result=MemoryFile,
+    description=WRITE_FILE_DESCRIPTION,
+    errors=(*WRITE_ERRORS, oversize_write, file_quota_exceeded),
+    destructive=True,
+    idempotent=False,
+    open_world=False,
+)
+
+append_line_tool = tool(
+    "append_line",
+    request=AppendLine,
+    result=MemoryFile,
+    description=APPEND_LINE_DESCRIPTION,
+    errors=(*WRITE_ERRORS, oversize_write),
+    destructive=False,
+    idempotent=False,
+    open_world=False,
+)
+
+replace_fact_tool = tool(
+    "replace_fact",
+    request=ReplaceFact,
+    result=MemoryFile,
+    description=REPLACE_FACT_DESCRIPTION,
+    errors=(*WRITE_ERRORS, oversize_write, replace_fact_match),
+    destructive=True,
+    idempotent=False,
+    open_world=False,
+)
+
+delete_file_tool = tool(
+    "delete_file",
+    request=DeleteFile,
+    result=Deleted,
+    description=DELETE_FILE_DESCRIPTION,
+    errors=WRITE_ERRORS,
+    destructive=True,
+    idempotent=False,
+    open_world=False,
+)
+
+tools = tool_group(
+    tool_handler(get_memory_index_tool, get_memory_index),
+    tool_handler(read_file_tool, read_file),
+    tool_handler(list_prefix_tool, list_prefix),
+    tool_handler(write_file_tool, write_file),
+    tool_handler(append_line_tool, append_line),
+    tool_handler(replace_fact_tool, replace_fact),
+    tool_handler(delete_file_tool, delete_file),
+)

@@ -1,0 +1,98 @@
+"""Tool-MCP over streamable HTTP at `/mcp`, in the API's process and behind its tokens.
+
+`BearerGuard` answers 401 with `WWW-Authenticate: Bearer` before the MCP layer
+sees a request whose bearer token does not resolve; tenchi then resolves the
+same header again for every `tools/list` and `tools/call`, so identity always
+comes from the request itself. The app lifespan opens storage once and runs the
+MCP session manager beside it.
+"""
+
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+from tenchi.errors import AppError, error_body
+from tenchi.mcp import McpRequest
+
+from app.server.hooks import authenticate
+from app.server.mcp import Authenticate, SharedContext, create_memory_mcp_server
+from app.server.runtime import Runtime
+from app.server.settings import Settings
+from app.server.telemetry import ToolCallObserver, log_tool_call
+from app.shared.identity import Identity, Resolver
+
+MCP_PATH = "/mcp"
+
+
+def bearer_identity(resolver: Resolver) -> Authenticate:
+    def identify(request: McpRequest) -> Identity:
+        if request.headers is None:
+            raise PermissionError("MCP over HTTP needs Authorization: Bearer <token>")
+        try:
+            return authenticate(resolver, request.headers.get("authorization", ""))
+        except AppError as exc:
+            raise PermissionError(exc.message) from exc
+
+    return identify
+
+
+class BearerGuard:
+    """Lets a request through to `app` only with a bearer token that resolves."""
+
+    def __init__(self, app: ASGIApp, resolver: Resolver) -> None:
+        self._app = app
+        self._resolver = resolver
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            authorization = Headers(scope=scope).get("authorization", "")
+            try:
+                authenticate(self._resolver, authorization)
+            except AppError as exc:
+                await _unauthorized(exc)(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+
+def _unauthorized(error: AppError) -> JSONResponse:
+    body = error_body(code=error.code, message=error.message, details=error.details)
+    return JSONResponse(body, status_code=error.status, headers=error.headers)
+
+
+class HttpMcp:
+    """The MCP server of one app: its guarded route and its part of the lifespan."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        resolver: Resolver,
+        on_call: Sequence[ToolCallObserver] = (log_tool_call,),
+    ) -> None:
+        self._shared = SharedContext()
+        self.server: MCPServer[dict[str, Any]] = create_memory_mcp_server(
+            settings,
+            authenticate=bearer_identity(resolver),
+            context=self._shared,
+            on_call=on_call,
+        )
+        guarded = BearerGuard(self.server.streamable_http_app(), resolver)
+        self.route = Route(MCP_PATH, guarded)
+
+    def lifespan(
+        self, inner: Callable[[], AbstractAsyncContextManager[Runtime]]
+    ) -> Callable[[], AbstractAsyncContextManager[Runtime]]:
+        @asynccontextmanager
+        async def serve() -> AsyncGenerator[Runtime]:
+            async with (
+                self._shared.open(inner) as runtime,
+                self.server.session_manager.run(),
+            ):
+                yield runtime
+
+        return serve

@@ -1,0 +1,7 @@
+"""The application's tool group: what `tools.json` snapshots and MCP serves."""
+
+from tenchi.tools import tool_group
+
+from app.features.memory.tools import tools as memory_tools
+
+tools = tool_group(memory_tools)

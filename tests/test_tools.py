@@ -1,0 +1,194 @@
+"""The memory tools: manifest, snapshot, and the descriptions MCP serves."""
+
+from typing import Any
+
+import pytest
+from tenchi.cli import main
+from tenchi.tools import tool_manifest
+
+from app.features.memory.tools import get_memory_index_tool, read_file_tool
+from app.server.mcp import (
+    MAX_TOOL_DESCRIPTION_CHARS,
+    describe,
+    required_approvals,
+    served_tools,
+)
+from app.server.settings import Settings, SettingsError
+from app.server.tools import tools
+
+SPEC_ORDER = [
+    "get_memory_index",
+    "read_file",
+    "list_prefix",
+    "write_file",
+    "append_line",
+    "replace_fact",
+    "delete_file",
+]
+READS = {"get_memory_index", "read_file", "list_prefix"}
+COMMON = {"UNAUTHORIZED", "BACKEND_UNAVAILABLE"}
+MUTATION = COMMON | {
+    "INVALID_ARGUMENT",
+    "RESTRICTED_SCOPE",
+    "MEMORY_NOT_FOUND",
+    "VERSION_CONFLICT",
+}
+ERRORS = {
+    "get_memory_index": COMMON,
+    "read_file": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
+    "list_prefix": COMMON | {"INVALID_ARGUMENT"},
+    "write_file": MUTATION | {"OVERSIZE_WRITE", "FILE_QUOTA_EXCEEDED"},
+    "append_line": MUTATION | {"OVERSIZE_WRITE"},
+    "replace_fact": MUTATION | {"OVERSIZE_WRITE", "REPLACE_FACT_MATCH"},
+    "delete_file": MUTATION,
+}
+
+
+def settings(**values: Any) -> Settings:
+    return Settings(storage="memory://", **values)
+
+
+def manifest() -> dict[str, Any]:
+    return {entry["name"]: entry for entry in tool_manifest(tools)["tools"]}
+
+
+def test_tools_snapshot_is_current() -> None:
+    """`tools.json` is what `tenchi tools` generates now."""
+    assert main(["tools", "--check", "tools.json"]) == 0
+
+
+def test_tools_are_the_seven_operations_in_spec_order() -> None:
+    """The group binds exactly the seven operations, bootstrap first, then reads."""
+    assert [binding.tool.name for binding in tools] == SPEC_ORDER
+
+
+def test_tools_annotations_match_their_safety() -> None:
+    """Reads are read-only; append is additive; other writes are destructive."""
+    entries = manifest()
+
+    for name, entry in entries.items():
+        annotations = entry["annotations"]
+        assert annotations["read_only"] is (name in READS)
+        assert annotations["destructive"] is (
+            name in {"write_file", "replace_fact", "delete_file"}
+        )
+        assert annotations["idempotent"] is (name in READS)
+        assert annotations["open_world"] is False
+
+
+@pytest.mark.parametrize("name", SPEC_ORDER)
+def test_tools_declare_every_error_their_use_case_can_raise(name: str) -> None:
+    """Each tool declares the §4 errors its operation raises (and none else)."""
+    declared = {error["code"] for error in manifest()[name]["errors"]}
+
+    assert declared == ERRORS[name]
+
+
+def test_tools_input_schemas_are_the_operation_arguments() -> None:
+    """Required arguments and nullability follow SPEC §3 and §6."""
+    entries = manifest()
+    required = {
+        name: set(entries[name]["input_schema"].get("required", [])) for name in entries
+    }
+    write = entries["write_file"]["input_schema"]["properties"]
+    append = entries["append_line"]["input_schema"]["properties"]
+
+    assert required["get_memory_index"] == set()
+    assert required["list_prefix"] == {"scope"}
+    assert required["write_file"] == {
+        "scope",
+        "area",
+        "name",
+        "content",
+        "description",
+        "aliases",
+        "expected_version",
+    }
+    assert required["append_line"] == {
+        "scope",
+        "area",
+        "name",
+        "line",
+        "expected_version",
+    }
+    assert required["replace_fact"] == {
+        "scope",
+        "area",
+        "name",
+        "old_string",
+        "new_string",
+        "expected_version",
+    }
+    assert required["delete_file"] == {"scope", "area", "name", "expected_version"}
+    assert {"type": "null"} in write["expected_version"]["anyOf"]
+    assert append["expected_version"]["type"] == "string"
+
+
+@pytest.mark.parametrize("name", SPEC_ORDER)
+def test_tools_descriptions_teach_recovery(name: str) -> None:
+    """Each description opens with one sentence naming memory; writes treat
+    conflicts as routine."""
+    description = manifest()[name]["description"]
+    first_line = description.splitlines()[0]
+    flat = " ".join(description.split())
+
+    assert first_line.endswith(".") and ". " not in first_line
+    assert " memory " in f" {first_line} "
+    if name not in READS:
+        assert "VersionConflictError is routine" in flat
+        assert "retry with its `version`" in flat
+
+
+def test_describe_names_the_product_in_the_first_line() -> None:
+    """With a product, the first line names it; the rest is unchanged."""
+    text = describe(read_file_tool, product="Acme", purpose="unused")
+
+    assert text.splitlines()[0] == (
+        "Read one Acme memory file: its content, metadata, and version."
+    )
+    assert text.split("\n", 1)[1] == read_file_tool.description.split("\n", 1)[1]
+
+
+def test_describe_opens_the_index_with_the_purpose() -> None:
+    """The purpose slot is the first paragraph of get_memory_index's description."""
+    text = describe(get_memory_index_tool, product=None, purpose="Remember Acme work.")
+
+    assert text.startswith("Remember Acme work.\n\nLoad the index")
+
+
+def test_served_tools_carry_the_prefix_and_keep_the_order() -> None:
+    """With tool_prefix, every tool is `{prefix}_{name}`, still in SPEC order."""
+    served = served_tools(settings(tool_prefix="acme"), purpose="p")
+
+    assert [binding.tool.name for binding in served] == [
+        f"acme_{name}" for name in SPEC_ORDER
+    ]
+
+
+def test_served_tools_fit_the_description_limit_by_default() -> None:
+    """With generic settings every served description is within 2000 characters."""
+    served = served_tools(settings(product="Acme Analytics"), purpose="p" * 200)
+
+    assert all(
+        len(binding.tool.description) <= MAX_TOOL_DESCRIPTION_CHARS
+        for binding in served
+    )
+
+
+def test_served_tools_refuse_a_description_over_the_limit() -> None:
+    """A purpose pushing a description past 2000 characters fails, naming the tool."""
+    with pytest.raises(SettingsError, match="acme_get_memory_index"):
+        served_tools(settings(tool_prefix="acme"), purpose="x" * 2000)
+
+
+def test_required_approvals_are_registered_names() -> None:
+    """`require_approval` lists plain tool names; the gate knows them by prefix."""
+    configured = settings(tool_prefix="acme", require_approval="delete_file")
+
+    assert required_approvals(configured) == frozenset({"acme_delete_file"})
+
+
+def test_required_approvals_reject_unknown_tools() -> None:
+    """An unknown name stops startup with the list of valid names."""
+    with pytest.raises(SettingsError, match="unknown tools: erase"):
+        required_approvals(settings(require_approval="erase"))
