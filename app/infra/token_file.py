@@ -74,21 +74,38 @@ class TokenFileContents:
     tokens: tuple[TokenRecord, ...]
 
 
-def read_token_file(path: Path) -> TokenFileContents:
-    """The file's contents; an absent file is empty (with a fresh secret)."""
-    if not path.exists():
+def _not_a_token_file(path: Path, exc: Exception) -> ValueError:
+    return ValueError(
+        f"token file {path} is not a Wenchang token file ({exc}); move it aside "
+        "and run `wenchang token create` to start a new one"
+    )
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _not_a_token_file(path, exc) from exc
+
+
+def _parse_token_file(path: Path, text: str | None) -> TokenFileContents:
+    if text is None:
         return TokenFileContents(cursor_secret=secrets.token_hex(32), tokens=())
     try:
-        raw = json.loads(path.read_text())
+        raw = json.loads(text)
         return TokenFileContents(
             cursor_secret=raw["cursor_secret"],
             tokens=tuple(_record_from_json(item) for item in raw["tokens"]),
         )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(
-            f"token file {path} is not a Wenchang token file ({exc}); move it aside "
-            "and run `wenchang token create` to start a new one"
-        ) from exc
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _not_a_token_file(path, exc) from exc
+
+
+def read_token_file(path: Path) -> TokenFileContents:
+    """The file's contents; an absent file is empty (with a fresh secret)."""
+    return _parse_token_file(path, _read_text(path))
 
 
 def write_token_file(path: Path, contents: TokenFileContents) -> None:
@@ -172,20 +189,18 @@ class TokenFileResolver:
         self._path = path
         self._clock = clock
         self._by_digest: dict[str, TokenRecord] = {}
-        self._stamp: tuple[int, int] | None = None
+        self._text: str | None = None
         self._checked = 0.0
         self._refresh()
 
     def _refresh(self) -> None:
-        try:
-            status = self._path.stat()
-            stamp = (status.st_mtime_ns, status.st_size)
-        except FileNotFoundError:
-            stamp = None
-        if stamp != self._stamp:
-            tokens = read_token_file(self._path).tokens if stamp else ()
+        # Compare contents, not stat(): two replacements within one mtime tick
+        # can leave size and mtime equal, and the inode number may be reused.
+        text = _read_text(self._path)
+        if text != self._text:
+            tokens = _parse_token_file(self._path, text).tokens
             self._by_digest = {record.digest: record for record in tokens}
-            self._stamp = stamp
+            self._text = text
         self._checked = time.monotonic()
 
     def resolve(self, credentials: str) -> Identity | ResolutionFailure:

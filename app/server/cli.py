@@ -10,6 +10,23 @@ from app.infra.token_file import create_token, read_token_file, revoke_token
 from app.server.settings import Settings, SettingsError, load_settings
 from app.shared.identity import parse_grants
 
+MAX_EXPIRY_DAYS = 36_500
+
+
+def _days(text: str) -> float:
+    # Zero would store no expiry at all, a negative value an expired token, and a
+    # huge one overflows the expiry date.
+    try:
+        days = float(text)
+    except ValueError:
+        days = 0.0
+    if not 0 < days <= MAX_EXPIRY_DAYS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of days; use a positive number up to "
+            f"{MAX_EXPIRY_DAYS}, e.g. 30 or 0.5"
+        )
+    return days
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -34,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         help="repeat for each scope, e.g. --grant user=alice:owner",
     )
     create.add_argument("--label", help="recorded in `sources` of every write")
-    create.add_argument("--expires", type=float, metavar="DAYS")
+    create.add_argument("--expires", type=_days, metavar="DAYS")
     actions.add_parser("list", help="show tokens (never their secrets)")
     revoke = actions.add_parser("revoke", help="remove a token by id")
     revoke.add_argument("token_id")

@@ -6,10 +6,12 @@ that names the setting and shows a correct spelling.
 
 import json
 import os
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from pydantic import Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -23,6 +25,7 @@ from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
 CommaList = Annotated[tuple[str, ...], NoDecode]
+RolesTable = Annotated[dict[str, list[str]], NoDecode]
 
 
 class SettingsError(Exception):
@@ -46,7 +49,7 @@ class Settings(BaseSettings):
     list_page_size: int = Field(default=100, gt=0, le=10_000)
     max_files_per_entity: int = Field(default=500, ge=0)
     scope_priority: CommaList = ()
-    write_roles: dict[str, list[str]] = Field(default_factory=dict[str, list[str]])
+    write_roles: RolesTable = Field(default_factory=dict[str, list[str]])
     product: str | None = None
     tool_prefix: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
     prompt_purpose: str | None = None
@@ -83,6 +86,20 @@ class Settings(BaseSettings):
         if len(set(value)) != len(value):
             raise ValueError("list each scope once, e.g. user,project")
         return value
+
+    @field_validator("write_roles", mode="before")
+    @classmethod
+    def _json_object(cls, value: Any) -> Any:
+        # Decoded here rather than by pydantic-settings, whose decode error names
+        # neither the variable nor the expected shape.
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError(
+                'use a JSON object of scope to roles, e.g. {"project": ["owner"]}'
+            ) from None
 
     @field_validator("storage")
     @classmethod
@@ -150,12 +167,19 @@ class Settings(BaseSettings):
         return Path("wenchang-tokens.json")
 
 
+def _describe_problem(problem: ErrorDetails) -> str:
+    field = ".".join(str(part) for part in problem["loc"]) or "settings"
+    if problem["type"] == "extra_forbidden":
+        return (
+            f"`{field}` in wenchang.toml is not a Wenchang setting; remove it or "
+            "correct its spelling"
+        )
+    variable = f"WENCHANG_{str(problem['loc'][0]).upper()}" if problem["loc"] else field
+    return f"{variable} (or `{field}` in wenchang.toml): {problem['msg']}"
+
+
 def _describe(error: ValidationError) -> str:
-    lines: list[str] = []
-    for problem in error.errors():
-        field = ".".join(str(part) for part in problem["loc"]) or "settings"
-        where = f"WENCHANG_{field.upper()} (or `{field}` in wenchang.toml)"
-        lines.append(f"{where}: {problem['msg']}")
+    lines = [_describe_problem(problem) for problem in error.errors()]
     return "Invalid Wenchang settings:\n  " + "\n  ".join(lines)
 
 
@@ -176,5 +200,10 @@ def load_settings(**overrides: Any) -> Settings:
         return configured(**overrides)
     except ValidationError as exc:
         raise SettingsError(_describe(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(
+            f"{path} is not valid TOML ({exc}); fix it, or point WENCHANG_CONFIG at "
+            "another file"
+        ) from None
     except (ValueError, json.JSONDecodeError) as exc:
         raise SettingsError(f"Invalid Wenchang settings: {exc}") from None

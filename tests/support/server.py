@@ -1,0 +1,142 @@
+"""Run ``wenchang serve`` as a real process on loopback, always bounded and stopped.
+
+A server writes its output to files (never pipes, which block a chatty process
+once full), so a test can read everything the server printed at any time.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+
+import httpx
+
+LOOPBACK = "127.0.0.1"
+HEALTH_TIMEOUT_SECONDS = 20.0
+STOP_TIMEOUT_SECONDS = 10.0
+COMMAND_TIMEOUT_SECONDS = 20.0
+
+_starts = count(1)
+
+
+def wenchang_executable() -> str:
+    """The console script of the environment running the tests."""
+    return str(Path(sys.executable).parent / "wenchang")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def clean_env(settings: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without any WENCHANG_* variable, plus settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WENCHANG_")}
+    env.update(settings or {})
+    return env
+
+
+def run_wenchang(
+    *arguments: str, cwd: Path, settings: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run one ``wenchang`` command to completion (killed after a bound)."""
+    return subprocess.run(
+        [wenchang_executable(), *arguments],
+        cwd=cwd,
+        env=clean_env(settings),
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+
+def _is_healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/health", timeout=1.0).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class ServerProcess:
+    process: subprocess.Popen[bytes]
+    url: str
+    stdout_path: Path
+    stderr_path: Path
+
+    def stdout(self) -> str:
+        return self.stdout_path.read_text(errors="replace")
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def wait_until_healthy(self, timeout: float = HEALTH_TIMEOUT_SECONDS) -> None:
+        """Poll ``/health`` until it answers 200; fail if the process exits first."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"wenchang serve exited early\n{self.describe()}")
+            if _is_healthy(self.url):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(
+            f"wenchang serve not healthy in {timeout}s\n{self.describe()}"
+        )
+
+    def stop(self) -> int:
+        """SIGTERM, then SIGKILL after a bound; returns the exit code. Idempotent."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=STOP_TIMEOUT_SECONDS)
+        return self.process.returncode
+
+    def describe(self) -> str:
+        return f"--- stdout\n{self.stdout()}--- stderr\n{self.stderr()}"
+
+
+def start_server(
+    cwd: Path, *, logs: Path, settings: Mapping[str, str] | None = None
+) -> ServerProcess:
+    """Start ``wenchang serve`` on a free loopback port; it is not yet healthy."""
+    port = free_port()
+    logs.mkdir(parents=True, exist_ok=True)
+    stem = logs / f"wenchang-{next(_starts)}-{port}"
+    stdout_path, stderr_path = stem.with_suffix(".out"), stem.with_suffix(".err")
+    with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            [wenchang_executable(), "serve", "--host", LOOPBACK, "--port", str(port)],
+            cwd=cwd,
+            env=clean_env(settings),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    return ServerProcess(process, f"http://{LOOPBACK}:{port}", stdout_path, stderr_path)
+
+
+@contextmanager
+def running_server(
+    cwd: Path, *, logs: Path, settings: Mapping[str, str] | None = None
+) -> Generator[ServerProcess]:
+    """A healthy server for the block; stopped on exit, even on failure."""
+    server = start_server(cwd, logs=logs, settings=settings)
+    try:
+        server.wait_until_healthy()
+        yield server
+    finally:
+        server.stop()
