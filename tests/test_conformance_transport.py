@@ -1,11 +1,10 @@
 """The transport conformance suite on every transport and storage adapter.
 
-A storage adapter joins every transport by one line in ``STORAGE_URLS``.
+A storage adapter joins every transport by one entry in ``STORAGE_ADAPTERS``.
 """
 
-from collections.abc import AsyncGenerator, Callable, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import AbstractAsyncContextManager
-from pathlib import Path
 
 import pytest
 
@@ -14,6 +13,7 @@ from app.server.client import open_memory_client
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import Identity
+from tests.support.storage_adapters import ADAPTERS, storage_url
 from tests.support.transport_conformance import (
     SUITE_SETTINGS,
     Connect,
@@ -22,19 +22,20 @@ from tests.support.transport_conformance import (
 )
 from tests.support.transports import TokenRegistry, serve_in_thread, use_case_transport
 
-STORAGE_URLS: dict[str, Callable[[Path], str]] = {
-    "memory": lambda root: "memory://",
-    "sqlite": lambda root: f"sqlite:///{root / 'wenchang.db'}",
-}
+STORAGE_ADAPTERS = ADAPTERS
+"""Every adapter of ``tests.support.storage_adapters``; each runs every transport."""
 
 
-@pytest.fixture(scope="module", params=sorted(STORAGE_URLS))
+@pytest.fixture(scope="module", params=STORAGE_ADAPTERS)
 def settings(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Settings:
-    root = tmp_path_factory.mktemp(request.param)
+    kind: str = request.param
+    if kind == "gcs":
+        request.getfixturevalue("gcs_emulator")
+    root = tmp_path_factory.mktemp(kind)
     return Settings(
-        storage=STORAGE_URLS[request.param](root),
+        storage=storage_url(kind, root),
         tokens_file=str(root / "tokens.json"),
         cursor_secret="conformance-cursor-secret",
         **SUITE_SETTINGS,

@@ -30,11 +30,13 @@ class MemoryIndexCache:
     async def set(
         self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
     ) -> None:
-        if self._stamp(prefix) == stamp:
+        if self._stamps.get(prefix) == stamp:
             self._entries[prefix] = (self._clock() + self._ttl, stamp, tuple(listing))
 
     async def invalidate(self, prefix: str) -> None:
-        self._stamps[prefix] = str(next(self._counter))
+        # Forgetting the stamp also rejects a racing set: stamps never repeat.
+        # Nothing of the prefix is kept, so a purged entity leaves no trace here.
+        self._stamps.pop(prefix, None)
         self._entries.pop(prefix, None)
 
 

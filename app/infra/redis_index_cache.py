@@ -42,9 +42,11 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+# Dropping the stamp (not replacing it) refuses a racing store just the same,
+# since the next read mints a fresh random stamp, and leaves no key naming the
+# prefix behind, so a purged entity leaves no trace in Redis.
 _INVALIDATE = """
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 """
 
@@ -114,11 +116,7 @@ class RedisIndexCache:
         )
 
     async def invalidate(self, prefix: str) -> None:
-        await self._run(
-            self._invalidate,
-            self._keys(prefix),
-            [secrets.token_hex(16), str(STAMP_TTL_SECONDS)],
-        )
+        await self._run(self._invalidate, self._keys(prefix), [])
 
 
 def _split_url(url: str) -> tuple[str, str]:

@@ -155,6 +155,15 @@ class SqliteStorage:
     async def ping(self) -> None:
         await self._rows("SELECT 1", ())
 
+    async def scrub(self, prefix: str) -> None:
+        # secure_delete zeroes freed cells, but interior B-tree pages may keep a
+        # deleted key as a divider and the WAL keeps old page images: VACUUM
+        # rebuilds every page, and a TRUNCATE checkpoint empties the WAL.
+        await self._run("VACUUM", ())
+        rows = await self._rows("PRAGMA wal_checkpoint(TRUNCATE)", ())
+        if rows and rows[0][0]:
+            raise backend_unavailable_error("timeout")
+
 
 @asynccontextmanager
 async def open_sqlite_storage(path: str) -> AsyncGenerator[SqliteStorage]:

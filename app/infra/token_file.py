@@ -6,6 +6,7 @@ atomically with mode 0600 and re-read when it changes on disk, so a token
 created or revoked by the CLI takes effect in a running server.
 """
 
+import fcntl
 import hashlib
 import hmac
 import json
@@ -13,7 +14,8 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -128,6 +130,19 @@ def write_token_file(path: Path, contents: TokenFileContents) -> None:
         raise
 
 
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Serialise read-modify-write of the token file across processes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = path.with_name(f".{path.name}.lock")
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def create_token(
     path: Path,
     grants: Mapping[str, Grant],
@@ -153,27 +168,29 @@ def create_token(
         if expires_in_days
         else None,
     )
-    contents = read_token_file(path)
-    write_token_file(
-        path, TokenFileContents(contents.cursor_secret, (*contents.tokens, record))
-    )
+    with _exclusive(path):
+        contents = read_token_file(path)
+        tokens = (*contents.tokens, record)
+        write_token_file(path, TokenFileContents(contents.cursor_secret, tokens))
     return secret, record
 
 
 def revoke_token(path: Path, token_id: str) -> bool:
-    contents = read_token_file(path)
-    kept = tuple(record for record in contents.tokens if record.token_id != token_id)
-    if len(kept) == len(contents.tokens):
-        return False
-    write_token_file(path, TokenFileContents(contents.cursor_secret, kept))
+    with _exclusive(path):
+        contents = read_token_file(path)
+        kept = tuple(item for item in contents.tokens if item.token_id != token_id)
+        if len(kept) == len(contents.tokens):
+            return False
+        write_token_file(path, TokenFileContents(contents.cursor_secret, kept))
     return True
 
 
 def ensure_cursor_secret(path: Path) -> str:
     """The secret that signs list cursors, shared by every replica using this file."""
-    contents = read_token_file(path)
-    if not path.exists():
-        write_token_file(path, contents)
+    with _exclusive(path):
+        contents = read_token_file(path)
+        if not path.exists():
+            write_token_file(path, contents)
     return contents.cursor_secret
 
 

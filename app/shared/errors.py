@@ -8,7 +8,7 @@ can recover from any of them without another call. Messages never carry an
 entity id or a storage path.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -289,4 +289,49 @@ def precondition_required_error() -> AppError:
             'This mutation needs a precondition: send If-Match: "<version>" to '
             "change an existing file, or If-None-Match: * to create one."
         ),
+    )
+
+
+import_conflict = ErrorDef(
+    code="IMPORT_CONFLICT",
+    status=409,
+    message="An import in mode fail met files that already exist.",
+)
+purge_incomplete = ErrorDef(
+    code="PURGE_INCOMPLETE",
+    status=409,
+    message="Objects remained after every purge pass.",
+)
+
+MAX_LISTED_NAMES = 20
+
+
+def import_conflict_error(existing: Sequence[str]) -> AppError:
+    shown = list(existing[:MAX_LISTED_NAMES])
+    return memory_error(
+        import_conflict,
+        error="ImportConflictError",
+        category=Category.PERMANENT,
+        detail=(
+            f"{len(existing)} of the imported files already exist (e.g. "
+            f"{', '.join(shown)}); nothing was written. Import with mode skip to "
+            "keep them or mode overwrite to replace them."
+        ),
+        existing=shown,
+        existing_count=len(existing),
+    )
+
+
+def purge_incomplete_error(remaining: int, passes: int) -> AppError:
+    return memory_error(
+        purge_incomplete,
+        error="PurgeIncompleteError",
+        category=Category.TRANSIENT,
+        detail=(
+            f"{remaining} objects remained under the prefix after {passes} purge "
+            "passes; something is still writing there. Revoke the entity's tokens "
+            "and run memory.purge again."
+        ),
+        remaining=remaining,
+        passes=passes,
     )

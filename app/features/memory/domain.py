@@ -7,7 +7,7 @@ import hmac
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NoReturn
@@ -249,4 +249,22 @@ async def list_all(storage: Storage, prefix: str) -> list[ListedObject]:
         listed.extend(page)
         if len(page) < LIST_BATCH:
             return listed
+        start_after = page[-1].key
+
+
+async def list_batches(
+    storage: Storage, prefix: str, *, batch: int = LIST_BATCH
+) -> AsyncIterator[Sequence[ListedObject]]:
+    """Every object under ``prefix``, one ``list_page`` batch at a time, ascending.
+
+    Not a snapshot: a batch resumes after the last key of the one before, so
+    deleting what a batch listed does not skip anything.
+    """
+    start_after: str | None = None
+    while True:
+        page = await storage.list_page(prefix, start_after=start_after, limit=batch)
+        if page:
+            yield page
+        if len(page) < batch:
+            return
         start_after = page[-1].key

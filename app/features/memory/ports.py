@@ -77,6 +77,17 @@ class Storage(Protocol):
         """Return when the backend answers; raise BackendUnavailable otherwise."""
         ...
 
+    async def scrub(self, prefix: str) -> None:
+        """Erase what deleting every object under ``prefix`` may have left behind.
+
+        Run after a purge, so no byte of a deleted object survives in the
+        backend: freed pages and journals, empty directories named after the
+        prefix, noncurrent generations. It may work on the whole backend, not
+        only the prefix; where a delete leaves nothing behind it is a no-op.
+        Raises BackendUnavailable when the erasure cannot complete.
+        """
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class CachedListing:

@@ -1,7 +1,10 @@
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+
+from app.shared.identity import is_valid_segment
 
 MAX_CONTENT_CHARS = 1_048_576
 """Schema bound on any body; the configurable byte limit is enforced below it."""
@@ -171,3 +174,101 @@ class VersionHeaders(BaseModel):
 class PutOutcome:
     file: MemoryFile
     created: bool
+
+
+def _key_segment(value: str) -> str:
+    if not is_valid_segment(value):
+        raise ValueError(
+            "must be non-empty, not '.' or '..', and contain no '/', '\\' or "
+            "control characters"
+        )
+    return value
+
+
+KeySegment = Annotated[str, Field(max_length=256), AfterValidator(_key_segment)]
+MAX_EXPORT_FILES = 100_000
+Source = Annotated[str, Field(min_length=1, max_length=256)]
+
+
+class EntityPrefix(Strict):
+    """Operator input: one entity of one scope, named directly (no identity)."""
+
+    scope: KeySegment
+    entity_id: KeySegment
+
+
+class ExportedFile(BaseModel):
+    area: str
+    name: str
+    content: str
+    description: str
+    aliases: list[str]
+    sources: list[str]
+    last_updated: str
+    version: str
+
+
+class MemoryExport(BaseModel):
+    scope: str
+    entity_id: str
+    files: list[ExportedFile]
+
+
+class ImportedFile(Strict):
+    """One file to restore; absent metadata defaults as a fresh write would."""
+
+    area: Segment
+    name: Segment
+    content: Text
+    description: OneLine = ""
+    aliases: Aliases = Field(default_factory=list[str])
+    sources: Annotated[list[Source], Field(max_length=256)] = Field(
+        default_factory=list[str]
+    )
+    last_updated: AwareDatetime | None = None
+    version: Version | None = None
+    """Ignored: an import always creates new versions."""
+
+
+class ImportMode(StrEnum):
+    SKIP = "skip"
+    OVERWRITE = "overwrite"
+    FAIL = "fail"
+
+
+class ImportMemory(EntityPrefix):
+    files: Annotated[list[ImportedFile], Field(max_length=MAX_EXPORT_FILES)]
+    mode: ImportMode = ImportMode.FAIL
+
+
+class FileName(BaseModel):
+    area: str
+    name: str
+
+
+class ImportReport(BaseModel):
+    scope: str
+    entity_id: str
+    mode: ImportMode
+    created: list[FileName]
+    overwritten: list[FileName]
+    skipped: list[FileName]
+
+
+class PurgeMemory(EntityPrefix):
+    dry_run: bool = True
+
+
+class PurgeReport(BaseModel):
+    scope: str
+    entity_id: str
+    dry_run: bool
+    objects: int
+    """Objects deleted (or, on a dry run, that would be deleted)."""
+    files: list[FileName]
+    passes: int
+
+
+class IndexInvalidated(BaseModel):
+    scope: str
+    entity_id: str

@@ -214,6 +214,9 @@ class ScriptedStorage:
     async def ping(self) -> None:
         await self.inner.ping()
 
+    async def scrub(self, prefix: str) -> None:
+        await self.inner.scrub(prefix)
+
 
 @pytest.fixture
 def context() -> AppContext:

@@ -1,0 +1,46 @@
+from tenchi.tasks import task, task_group
+
+from .use_cases.export_memory import export_memory
+from .use_cases.import_memory import import_memory
+from .use_cases.invalidate_index import invalidate_index
+from .use_cases.purge_memory import purge_memory
+
+export_task = task(
+    "memory.export",
+    export_memory,
+    description=(
+        "Export every file of one entity in one scope: content, description, "
+        "aliases, sources, last_updated and version, in key order. The output "
+        "is the input of memory.import."
+    ),
+)
+import_task = task(
+    "memory.import",
+    import_memory,
+    description=(
+        "Restore files into one entity exactly as given (content and metadata; "
+        "new versions). mode fail (default) writes nothing if any file exists, "
+        "skip keeps existing files, overwrite replaces them. Seeds system/ and "
+        "moves data between backends."
+    ),
+)
+purge_task = task(
+    "memory.purge",
+    purge_memory,
+    description=(
+        "Erase every object of one entity in one scope. dry_run (default true) "
+        "only reports what would go; otherwise deletes with version guards over "
+        "up to 5 passes, fails with PURGE_INCOMPLETE if anything remains, "
+        "invalidates the index cache and scrubs storage."
+    ),
+)
+invalidate_index_task = task(
+    "memory.invalidate_index",
+    invalidate_index,
+    description=(
+        "Drop the cached index listing of one entity in one scope, so the next "
+        "get_memory_index lists storage again."
+    ),
+)
+
+tasks = task_group(export_task, import_task, purge_task, invalidate_index_task)

@@ -1,0 +1,118 @@
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC
+
+from app.server.context import AppContext
+from app.shared.errors import Location, import_conflict_error, invalid_argument_error
+
+from ..domain import Address, entity_prefix, file_key, raise_current_state
+from ..policy import (
+    require_area,
+    require_description,
+    require_name,
+    require_path,
+    require_within_limit,
+)
+from ..ports import FileMetadata, Storage
+from ..schemas import FileName, ImportedFile, ImportMemory, ImportMode, ImportReport
+
+ATTEMPTS = 3
+OUTCOMES = ("created", "overwritten", "skipped")
+
+
+@dataclass(frozen=True, slots=True)
+class _Restore:
+    address: Address
+    data: bytes
+    metadata: FileMetadata
+
+
+async def import_memory(request: ImportMemory, context: AppContext) -> ImportReport:
+    """Restore an export into one entity: content and metadata exactly as given.
+
+    Every file is checked before anything is written; mode fail writes nothing
+    when any file exists. Versions are always new. A file without sources is
+    recorded as written by this surface (``task``), one without last_updated at
+    the clock's time.
+    """
+    # doctor: public -- operator task; the operator names the entity directly.
+    restores = [_restore(request, item, context) for item in request.files]
+    _require_distinct(restores)
+    storage, mode = context.storage, request.mode
+    if mode is ImportMode.FAIL:
+        existing = [r for r in restores if await storage.get(r.address.key)]
+        if existing:
+            raise import_conflict_error([_label(r) for r in existing])
+    outcomes: dict[str, list[FileName]] = {outcome: [] for outcome in OUTCOMES}
+    try:
+        for restore in restores:
+            outcome = await _write(
+                storage, restore, overwrite=mode is ImportMode.OVERWRITE
+            )
+            outcomes[outcome].append(_name(restore))
+    finally:
+        await context.index_cache.invalidate(
+            entity_prefix(request.scope, request.entity_id)
+        )
+    return ImportReport(
+        scope=request.scope,
+        entity_id=request.entity_id,
+        mode=mode,
+        created=outcomes["created"],
+        overwritten=outcomes["overwritten"],
+        skipped=outcomes["skipped"],
+    )
+
+
+def _restore(
+    request: ImportMemory, item: ImportedFile, context: AppContext
+) -> _Restore:
+    require_path(item.area, item.name)
+    location = Location(request.scope, require_area(item.area), require_name(item.name))
+    address = Address(
+        location=location,
+        key=file_key(request.scope, request.entity_id, item.area, item.name),
+        entity_prefix=entity_prefix(request.scope, request.entity_id),
+    )
+    data = require_within_limit(
+        address, item.content.encode(), context.limits.max_file_bytes
+    )
+    metadata = FileMetadata(
+        description=require_description(item.description) or "",
+        aliases=tuple(item.aliases),
+        sources=tuple(sorted(set(item.sources or [context.source]))),
+        last_updated=(item.last_updated or context.clock()).astimezone(UTC),
+    )
+    return _Restore(address, data, metadata)
+
+
+def _require_distinct(restores: Sequence[_Restore]) -> None:
+    seen: set[str] = set()
+    for restore in restores:
+        if restore.address.key in seen:
+            raise invalid_argument_error(
+                "files", f"{_label(restore)} appears twice; list each file once"
+            )
+        seen.add(restore.address.key)
+
+
+async def _write(storage: Storage, restore: _Restore, *, overwrite: bool) -> str:
+    """One of OUTCOMES; every write is guarded by the version just read."""
+    key, data, metadata = restore.address.key, restore.data, restore.metadata
+    for _ in range(ATTEMPTS):
+        current = await storage.get(key)
+        if current is not None and not overwrite:
+            return "skipped"
+        expected = None if current is None else current.version
+        if await storage.put_if_version(key, data, metadata, expected) is not None:
+            return "created" if current is None else "overwritten"
+    await raise_current_state(storage, restore.address)
+
+
+def _name(restore: _Restore) -> FileName:
+    location = restore.address.location
+    return FileName(area=location.area, name=location.name)
+
+
+def _label(restore: _Restore) -> str:
+    return f"{restore.address.location.area}/{restore.address.location.name}"

@@ -1,0 +1,62 @@
+from collections.abc import Sequence
+
+from app.server.context import AppContext
+from app.shared.errors import purge_incomplete_error
+
+from ..domain import entity_prefix, list_batches, split_key
+from ..ports import ListedObject, Storage
+from ..schemas import FileName, PurgeMemory, PurgeReport
+
+PURGE_MAX_PASSES = 5
+
+
+async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport:
+    """Delete every object under the entity prefix, or list them on a dry run.
+
+    Each delete is guarded by the version just listed; an object a concurrent
+    writer changed survives the pass and is retried on the next. Up to five
+    passes run; anything left after the last is PURGE_INCOMPLETE. The index
+    cache is invalidated even then, and storage is scrubbed after a full purge.
+    """
+    # doctor: public -- operator task; the operator names the entity directly.
+    storage = context.storage
+    prefix = entity_prefix(request.scope, request.entity_id)
+    gone: list[ListedObject] = []
+    passes = 0
+    if request.dry_run:
+        gone = await _sweep(storage, prefix, delete=False)
+    else:
+        try:
+            while await storage.list_page(prefix, start_after=None, limit=1):
+                if passes == PURGE_MAX_PASSES:
+                    remaining = await storage.count(prefix)
+                    raise purge_incomplete_error(remaining, passes)
+                passes += 1
+                gone += await _sweep(storage, prefix, delete=True)
+        finally:
+            await context.index_cache.invalidate(prefix)
+        await storage.scrub(prefix)
+    return PurgeReport(
+        scope=request.scope,
+        entity_id=request.entity_id,
+        dry_run=request.dry_run,
+        objects=len(gone),
+        files=_file_names(gone),
+        passes=passes,
+    )
+
+
+async def _sweep(storage: Storage, prefix: str, *, delete: bool) -> list[ListedObject]:
+    swept: list[ListedObject] = []
+    async for batch in list_batches(storage, prefix):
+        for listed in batch:
+            if not delete or await storage.delete_if_version(
+                listed.key, listed.version
+            ):
+                swept.append(listed)
+    return swept
+
+
+def _file_names(listed: Sequence[ListedObject]) -> list[FileName]:
+    parts = (split_key(item.key) for item in listed)
+    return [FileName(area=p[1], name=p[2]) for p in parts if p is not None]
