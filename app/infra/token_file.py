@@ -14,7 +14,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -131,7 +131,7 @@ def write_token_file(path: Path, contents: TokenFileContents) -> None:
 
 
 @contextmanager
-def _exclusive(path: Path) -> Iterator[None]:
+def _exclusive(path: Path) -> Generator[None]:
     """Serialise read-modify-write of the token file across processes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = path.with_name(f".{path.name}.lock")
