@@ -242,6 +242,13 @@ class _ProxyServer(ThreadingHTTPServer):
         self.state = state
         super().__init__((LOOPBACK, port), _Handler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (its timeout, or an outage this proxy staged)
+        # closes its socket before the answer; that is expected, not an error.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
 
 class PreconditionProxy:
     """The proxy on a loopback port, served from a background thread."""

@@ -1,0 +1,189 @@
+"""The IndexCache port on every adapter: in-memory, and Redis shared by replicas.
+
+Each case gets two handles on one cache: for Redis two clients (two replicas),
+for the in-memory cache the same object (one process).
+"""
+
+import asyncio
+import uuid
+from collections.abc import AsyncGenerator
+from datetime import UTC, datetime
+
+import pytest
+from tenchi.errors import AppError
+
+from app.features.memory.ports import FileMetadata, IndexCache, ListedObject
+from app.infra.memory_index_cache import MemoryIndexCache
+from app.infra.port_wiring import open_index_cache
+from app.shared.errors import backend_unavailable
+from tests.support.redis_server import RedisServer
+
+PREFIX = "user/alice/"
+META = FileMetadata(
+    "Über ☕",
+    ("绿茶", "green", "green"),
+    ("http", "mcp"),
+    datetime(2026, 1, 2, tzinfo=UTC),
+)
+LISTING = (
+    ListedObject("user/alice/notes/tea.md", META, "17"),
+    ListedObject("user/alice/system/茶.md", META, "1796032317779507"),
+)
+LATER = (ListedObject("user/alice/notes/new.md", META, "18"),)
+
+Pair = tuple[IndexCache, IndexCache]
+
+
+def redis_url(server: RedisServer) -> str:
+    """The session's Redis with a key prefix of this test's own."""
+    return f"{server.url}?key_prefix=t-{uuid.uuid4().hex}:"
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def caches(request: pytest.FixtureRequest) -> AsyncGenerator[Pair]:
+    if request.param == "memory":
+        cache = MemoryIndexCache(ttl=30)
+        yield cache, cache
+        return
+    url = redis_url(request.getfixturevalue("redis_server"))
+    async with (
+        open_index_cache(url, ttl=30) as first,
+        open_index_cache(url, ttl=30) as second,
+    ):
+        yield first, second
+
+
+async def test_a_fresh_prefix_has_no_listing(caches: Pair) -> None:
+    """Nothing stored yet: the listing is None, with a stamp to store under."""
+    cached = await caches[0].get(PREFIX)
+
+    assert cached.listing is None and cached.stamp
+
+
+async def test_a_stored_listing_is_served_to_every_replica(caches: Pair) -> None:
+    """A listing one replica stores, every replica reads back exactly."""
+    first, second = caches
+    stamp = (await first.get(PREFIX)).stamp
+
+    await first.set(PREFIX, LISTING, stamp=stamp)
+
+    assert tuple((await second.get(PREFIX)).listing or ()) == LISTING
+    assert tuple((await first.get(PREFIX)).listing or ()) == LISTING
+
+
+async def test_an_empty_listing_is_cached_as_empty(caches: Pair) -> None:
+    """An entity without files caches as an empty listing, not as a miss."""
+    stamp = (await caches[0].get(PREFIX)).stamp
+
+    await caches[0].set(PREFIX, (), stamp=stamp)
+
+    assert (await caches[1].get(PREFIX)).listing == ()
+
+
+async def test_an_invalidation_by_any_replica_drops_the_listing_everywhere(
+    caches: Pair,
+) -> None:
+    """After one replica's write invalidates, no replica serves the old listing."""
+    first, second = caches
+    await first.set(PREFIX, LISTING, stamp=(await first.get(PREFIX)).stamp)
+
+    await second.invalidate(PREFIX)
+
+    assert (await first.get(PREFIX)).listing is None
+    assert (await second.get(PREFIX)).listing is None
+
+
+async def test_a_listing_read_before_an_invalidation_is_never_stored(
+    caches: Pair,
+) -> None:
+    """Read (stamp), another replica writes and invalidates, store: it is refused."""
+    reader, writer = caches
+    seen = await reader.get(PREFIX)
+
+    await writer.invalidate(PREFIX)
+    await reader.set(PREFIX, LISTING, stamp=seen.stamp)
+
+    assert (await reader.get(PREFIX)).listing is None
+    assert (await writer.get(PREFIX)).listing is None
+
+
+async def test_a_late_stale_store_does_not_replace_a_fresh_listing(
+    caches: Pair,
+) -> None:
+    """A slow reader from before an invalidation loses to a reader from after it."""
+    slow, fast = caches
+    stale = await slow.get(PREFIX)
+    await fast.invalidate(PREFIX)
+    fresh = await fast.get(PREFIX)
+
+    await fast.set(PREFIX, LATER, stamp=fresh.stamp)
+    await slow.set(PREFIX, LISTING, stamp=stale.stamp)
+
+    assert tuple((await slow.get(PREFIX)).listing or ()) == LATER
+
+
+async def test_every_invalidation_issues_a_new_stamp(caches: Pair) -> None:
+    """Stamps never repeat across invalidations, so an old one never matches."""
+    stamps = set[str]()
+    for _ in range(5):
+        stamps.add((await caches[0].get(PREFIX)).stamp)
+        await caches[1].invalidate(PREFIX)
+
+    assert len(stamps) == 5
+
+
+async def test_prefixes_are_independent(caches: Pair) -> None:
+    """Invalidating one entity leaves another entity's listing cached."""
+    other = "user/bob/"
+    await caches[0].set(other, LATER, stamp=(await caches[0].get(other)).stamp)
+
+    await caches[1].invalidate(PREFIX)
+
+    assert tuple((await caches[0].get(other)).listing or ()) == LATER
+
+
+async def test_redis_key_prefixes_keep_deployments_apart(
+    redis_server: RedisServer,
+) -> None:
+    """Two deployments on one Redis, each with its own key_prefix, never mix."""
+    async with (
+        open_index_cache(redis_url(redis_server), ttl=30) as mine,
+        open_index_cache(redis_url(redis_server), ttl=30) as theirs,
+    ):
+        await mine.set(PREFIX, LISTING, stamp=(await mine.get(PREFIX)).stamp)
+
+        assert (await theirs.get(PREFIX)).listing is None
+
+
+async def test_redis_listings_expire_after_the_ttl(redis_server: RedisServer) -> None:
+    """A stored listing is gone once the TTL has passed (Redis expires it)."""
+    async with open_index_cache(redis_url(redis_server), ttl=0.05) as cache:
+        await cache.set(PREFIX, LISTING, stamp=(await cache.get(PREFIX)).stamp)
+        for _ in range(200):
+            if (await cache.get(PREFIX)).listing is None:
+                break
+            await asyncio.sleep(0.05)
+
+        assert (await cache.get(PREFIX)).listing is None
+
+
+async def test_redis_outage_is_backend_unavailable_and_service_resumes(
+    redis_server: RedisServer,
+) -> None:
+    """With Redis down every call raises BackendUnavailable; after, it works."""
+    async with open_index_cache(redis_url(redis_server), ttl=30) as cache:
+        stamp = (await cache.get(PREFIX)).stamp
+        with redis_server.down():
+            for call in (
+                cache.get(PREFIX),
+                cache.set(PREFIX, LISTING, stamp=stamp),
+                cache.invalidate(PREFIX),
+            ):
+                with pytest.raises(AppError) as raised:
+                    await call
+                assert raised.value.definition is backend_unavailable
+                assert raised.value.details["reason"] == "unavailable"
+
+        fresh = await cache.get(PREFIX)
+        await cache.set(PREFIX, LATER, stamp=fresh.stamp)
+        assert tuple((await cache.get(PREFIX)).listing or ()) == LATER
