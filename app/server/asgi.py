@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from tenchi.server import create_app
 
 from app.infra.token_file import TokenFileResolver
-from app.server.hooks import create_bearer_hook
+from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp_http import HttpMcp
 from app.server.routes import routes
 from app.server.runtime import create_context, create_lifespan
@@ -30,10 +30,15 @@ def build_app(
         routes=routes,
         context_factory=create_context,
         lifespan=mcp.lifespan(create_lifespan(settings)),
-        hooks=(create_bearer_hook(resolver),),
+        hooks=(create_bearer_hook(resolver, rate_limit=rate_limit_from(settings)),),
+        max_request_bytes=settings.max_request_bytes,
     )
     app.router.routes.append(mcp.route)
     return app
+
+
+def rate_limit_from(settings: Settings) -> RateLimit:
+    return RateLimit(settings.rate_limit, settings.rate_limit_window)
 
 
 def __getattr__(name: str) -> Starlette:

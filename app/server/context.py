@@ -4,6 +4,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
+from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
+
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
@@ -24,6 +27,10 @@ class AppContext:
     clock: Callable[[], datetime] = utc_now
     identity: Identity | None = None
     surface: str = "http"
+    idempotency: IdempotencyStore = field(default_factory=MemoryIdempotencyStore)
+    rate_limits: RateLimitStore = field(default_factory=MemoryRateLimitStore)
+    caller: str = ""
+    """Who sent an HTTP request, as an opaque id derived from its credential."""
 
     @property
     def source(self) -> str:

@@ -1,7 +1,13 @@
-"""Bearer authentication at the HTTP boundary: a token becomes an identity."""
+"""Bearer authentication at the HTTP boundary: a token becomes an identity.
 
-from dataclasses import replace
+Every authenticated request also spends one unit of its credential's rate
+limit, so one runaway client cannot starve the others.
+"""
 
+import hashlib
+from dataclasses import dataclass, replace
+
+from tenchi.rate_limits import enforce_rate_limit
 from tenchi.server import Hook, RequestInfo
 
 from app.server.context import AppContext
@@ -20,11 +26,47 @@ def authenticate(resolver: Resolver, authorization: str) -> Identity:
     return resolved
 
 
-def create_bearer_hook(resolver: Resolver) -> Hook:
+RATE_LIMIT_NAMESPACE = "wenchang.requests"
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """Requests one credential may make per window; a limit of 0 is no limit."""
+
+    limit: int = 0
+    window_seconds: float = 60
+
+
+def caller_id(authorization: str) -> str:
+    """A stable, opaque id of the credential in an ``Authorization`` value."""
+    token = authorization.partition(" ")[2].strip()
+    return hashlib.sha256(f"wenchang-caller\0{token}".encode()).hexdigest()[:32]
+
+
+async def require_allowance(
+    context: AppContext, caller: str, policy: RateLimit
+) -> None:
+    """Spend one request of ``caller``'s window, or raise RATE_LIMITED (429)."""
+    if policy.limit:
+        await enforce_rate_limit(
+            context.rate_limits,
+            namespace=RATE_LIMIT_NAMESPACE,
+            scope=caller,
+            limit=policy.limit,
+            window_seconds=policy.window_seconds,
+        )
+
+
+def create_bearer_hook(
+    resolver: Resolver, *, rate_limit: RateLimit = RateLimit()
+) -> Hook:
     async def bearer(info: RequestInfo, context: AppContext) -> AppContext | None:
         if info.contract.public:
             return None
-        identity = authenticate(resolver, info.headers.get("authorization", ""))
-        return replace(context, identity=identity)
+        authorization = info.headers.get("authorization", "")
+        identity = authenticate(resolver, authorization)
+        caller = caller_id(authorization)
+        await require_allowance(context, caller, rate_limit)
+        return replace(context, identity=identity, caller=caller)
 
     return bearer

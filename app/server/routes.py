@@ -1,5 +1,6 @@
 from tenchi.health import health_route
 from tenchi.openapi import openapi_route, swagger_ui_route
+from tenchi.rate_limits import RATE_LIMITED
 from tenchi.routes import route_group
 
 from app.features.memory.routes import routes as memory_routes
@@ -23,7 +24,7 @@ async def storage_answers(context: AppContext) -> None:
 api_routes = route_group(
     memory_routes,
     prefix="/v1",
-    errors=(unauthorized, backend_unavailable, invalid_argument),
+    errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),
 )
 
 routes = route_group(

@@ -7,7 +7,12 @@ from dataclasses import dataclass, replace
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
-from app.infra.port_wiring import open_index_cache, open_storage
+from app.infra.port_wiring import (
+    open_idempotency_store,
+    open_index_cache,
+    open_rate_limit_store,
+    open_storage,
+)
 from app.infra.token_file import ensure_cursor_secret
 from app.server.context import AppContext
 from app.server.settings import Settings
@@ -58,8 +63,12 @@ def create_lifespan(
             open_index_cache(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,
+            open_idempotency_store(settings.request_store_url) as idempotency,
+            open_rate_limit_store(settings.request_store_url) as rate_limits,
         ):
-            yield Runtime(base_context(settings, storage, cache, surface=surface))
+            context = base_context(settings, storage, cache, surface=surface)
+            guarded = replace(context, idempotency=idempotency, rate_limits=rate_limits)
+            yield Runtime(guarded)
 
     return lifespan
 

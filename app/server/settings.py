@@ -24,6 +24,7 @@ from app.infra.gcs_client import parse_gcs_url
 from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
+MAX_REQUEST_BYTES_CEILING = 16 * 1_048_576
 CommaList = Annotated[tuple[str, ...], NoDecode]
 RolesTable = Annotated[dict[str, list[str]], NoDecode]
 
@@ -67,6 +68,12 @@ class Settings(BaseSettings):
     )
     local_identity: CommaList = ("user=local:owner",)
     cursor_secret: str | None = Field(default=None, min_length=16)
+    rate_limit: int = Field(default=1200, ge=0)
+    rate_limit_window: float = Field(default=60, gt=0, le=86_400)
+    max_request_bytes: int = Field(
+        default=1_048_576, ge=1024, le=MAX_REQUEST_BYTES_CEILING
+    )
+    request_store: str | None = None
 
     @field_validator(
         "scope_priority",
@@ -123,6 +130,15 @@ class Settings(BaseSettings):
             return value
         raise ValueError("use none, memory or redis://host:6379/0")
 
+    @field_validator("request_store")
+    @classmethod
+    def _request_store(cls, value: str | None) -> str | None:
+        if value is None or value == "memory":
+            return value
+        if value.startswith(("sqlite:///", "redis://", "rediss://")):
+            return value
+        raise ValueError("use memory, sqlite:///path/to.db or redis://host:6379/0")
+
     @field_validator("local_identity")
     @classmethod
     def _local_identity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -156,6 +172,17 @@ class Settings(BaseSettings):
         if self.storage.startswith("sqlite:///"):
             return Path(self.storage[len("sqlite:///") :])
         return None
+
+    @property
+    def request_store_url(self) -> str:
+        """Where rate-limit windows and idempotency records live.
+
+        By default they share the SQLite database (so processes on one file share
+        them); other storage keeps them in this process.
+        """
+        if self.request_store is not None:
+            return self.request_store
+        return self.storage if self.sqlite_path is not None else "memory"
 
     @property
     def tokens_path(self) -> Path:

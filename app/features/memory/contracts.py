@@ -1,4 +1,5 @@
 from tenchi.contracts import contract
+from tenchi.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS
 from tenchi.responses import response
 
 from app.shared.errors import (
@@ -34,6 +35,8 @@ MUTATION_ERRORS = (
     version_conflict,
     memory_not_found,
     restricted_scope,
+    IDEMPOTENCY_CONFLICT,
+    IDEMPOTENCY_IN_PROGRESS,
 )
 
 get_memory_index_contract = contract(

@@ -156,14 +156,30 @@ class ReplaceBody(Strict):
 ETAG_PATTERN = r'^"[\x21\x23-\x7e]{1,256}"$'
 
 
+IdempotencyKey = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+        description=(
+            "Optional. A retry with the same key and request returns the first "
+            "response instead of applying again (kept for 10 minutes, per token)."
+        ),
+    ),
+]
+
+
 class MatchHeaders(BaseModel):
     if_match: str | None = Field(default=None, pattern=ETAG_PATTERN)
     if_none_match: str | None = Field(default=None, max_length=256)
+    idempotency_key: IdempotencyKey | None = None
 
 
 class CreateOrMatchHeaders(BaseModel):
     if_match: str | None = Field(default=None, pattern=ETAG_PATTERN)
     if_none_match: Literal["*"] | None = None
+    idempotency_key: IdempotencyKey | None = None
 
 
 class VersionHeaders(BaseModel):

@@ -1,5 +1,6 @@
 from app.server.context import AppContext
 
+from ..domain import run_once
 from ..policy import expected_from_if_match
 from ..schemas import DeleteFile, FilePath, MatchHeaders
 from .delete_file import delete_file
@@ -15,4 +16,16 @@ async def delete_file_at_path(
         name=params.name,
         expected_version=expected,
     )
-    await delete_file(request, context)
+
+    async def delete() -> None:
+        await delete_file(request, context)
+
+    await run_once(
+        context.idempotency,
+        operation="delete_file",
+        caller=context.caller,
+        key=headers.idempotency_key,
+        request=request,
+        result_type=type(None),
+        run=delete,
+    )

@@ -1,5 +1,6 @@
 from app.server.context import AppContext
 
+from ..domain import run_once
 from ..policy import expected_from_if_match
 from ..schemas import AppendLine, FilePath, LineBody, MatchHeaders, MemoryFile
 from .append_line import append_line
@@ -9,15 +10,21 @@ async def post_line(
     params: FilePath, request: LineBody, headers: MatchHeaders, context: AppContext
 ) -> MemoryFile:
     expected = expected_from_if_match(headers.if_match, headers.if_none_match)
-    return await append_line(
-        AppendLine(
-            scope=params.scope,
-            area=params.area,
-            name=params.name,
-            line=request.line,
-            expected_version=expected,
-            aliases=request.aliases,
-            description=request.description,
-        ),
-        context,
+    core = AppendLine(
+        scope=params.scope,
+        area=params.area,
+        name=params.name,
+        line=request.line,
+        expected_version=expected,
+        aliases=request.aliases,
+        description=request.description,
+    )
+    return await run_once(
+        context.idempotency,
+        operation="append_line",
+        caller=context.caller,
+        key=headers.idempotency_key,
+        request=core,
+        result_type=MemoryFile,
+        run=lambda: append_line(core, context),
     )

@@ -1,5 +1,6 @@
 from app.server.context import AppContext
 
+from ..domain import run_once
 from ..policy import expected_from_put
 from ..schemas import CreateOrMatchHeaders, FileBody, FilePath, PutOutcome, WriteFile
 from .write_file import write_file
@@ -12,16 +13,26 @@ async def put_file(
     context: AppContext,
 ) -> PutOutcome:
     expected = expected_from_put(headers.if_match, headers.if_none_match)
-    written = await write_file(
-        WriteFile(
-            scope=params.scope,
-            area=params.area,
-            name=params.name,
-            content=request.content,
-            description=request.description,
-            aliases=request.aliases,
-            expected_version=expected,
-        ),
-        context,
+    core = WriteFile(
+        scope=params.scope,
+        area=params.area,
+        name=params.name,
+        content=request.content,
+        description=request.description,
+        aliases=request.aliases,
+        expected_version=expected,
     )
-    return PutOutcome(file=written, created=expected is None)
+
+    async def write() -> PutOutcome:
+        written = await write_file(core, context)
+        return PutOutcome(file=written, created=expected is None)
+
+    return await run_once(
+        context.idempotency,
+        operation="write_file",
+        caller=context.caller,
+        key=headers.idempotency_key,
+        request=core,
+        result_type=PutOutcome,
+        run=write,
+    )
