@@ -10,7 +10,8 @@ answers 412 itself when ``ifGenerationMatch``, ``ifGenerationNotMatch``,
 Resumable uploads are checked when they start and again on every chunk.
 
 It can also stage an outage: ``interrupt()`` closes the port and resets open
-connections (clients see refused connections), ``resume()`` serves again.
+connections (clients see refused connections), ``resume()`` serves again; and
+``throttle(n)`` answers the next n mutations with 429 (GCS's per-object limit).
 
 Run standalone: ``python -m tests.support.gcs_proxy LISTEN_PORT UPSTREAM_PORT``.
 """
@@ -59,6 +60,17 @@ PRECONDITION_FAILED = json.dumps(
 ).encode()
 
 
+RATE_LIMITED = json.dumps(
+    {
+        "error": {
+            "code": 429,
+            "message": "The object exceeded the rate limit for object mutation.",
+            "errors": [{"domain": "usageLimits", "reason": "rateLimitExceeded"}],
+        }
+    }
+).encode()
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     status: int
@@ -86,6 +98,7 @@ class ProxyState:
     uploads: dict[str, Target] = field(default_factory=dict[str, Target])
     connections: set[socket.socket] = field(default_factory=set[socket.socket])
     down: bool = False
+    throttled: int = 0
 
 
 def holds(conditions: Mapping[str, int], current: Mapping[str, Any] | None) -> bool:
@@ -138,7 +151,10 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             target = self._target(body)
             current = self._current(target) if target else None
-            if target is not None and not self._passes(target, current):
+            if state.throttled > 0:
+                state.throttled -= 1
+                reply = Reply(429, "Too Many Requests", [], RATE_LIMITED)
+            elif target is not None and not self._passes(target, current):
                 reply = Reply(412, "Precondition Failed", [], PRECONDITION_FAILED)
             else:
                 reply = self._forward(body)
@@ -285,6 +301,12 @@ class PreconditionProxy:
                 continue  # already closed by its handler
         if self._thread is not None:
             self._thread.join()
+
+    def throttle(self, count: int) -> None:
+        """Answer the next ``count`` mutations with 429, as GCS does past about
+        one write per second to an object; nothing reaches the emulator."""
+        with self._state.lock:
+            self._state.throttled = count
 
     def interrupt(self) -> None:
         """Refuse connections and reset open ones, as a stopped backend would."""

@@ -1,0 +1,169 @@
+"""What only the GCS adapter does: URLs, key prefixes, throttling, refusals, layout."""
+
+import json
+import urllib.request
+import uuid
+from collections.abc import AsyncGenerator
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+import pytest
+from tenchi.errors import AppError
+
+from app.features.memory.ports import FileMetadata, Storage
+from app.infra.gcs_client import GcsLocation, parse_gcs_url
+from app.infra.gcs_storage import GcsRefusedError, open_gcs_storage
+from app.server.settings import SettingsError, load_settings
+from app.shared.errors import backend_unavailable
+from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
+
+KEY = "user/alice/notes/tea.md"
+META = FileMetadata(
+    "Tea", ("chá",), ("http",), datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+)
+
+
+def fresh_url(options: str = "timeout=5&attempts=3") -> str:
+    return f"gcs://{TEST_BUCKET}/t-{uuid.uuid4().hex}?{options}"
+
+
+@pytest.fixture
+async def storage(gcs_emulator: GcsEmulator) -> AsyncGenerator[Storage]:
+    async with open_gcs_storage(fresh_url()) as opened:
+        yield opened
+
+
+def test_a_gcs_url_names_bucket_prefix_and_options() -> None:
+    """The path is a key prefix inside the bucket; the query sets timeout and tries."""
+    assert parse_gcs_url("gcs://acme/prod/eu/?timeout=2.5&attempts=5") == GcsLocation(
+        "acme", "prod/eu/", 2.5, 5
+    )
+    assert parse_gcs_url("gcs://acme") == GcsLocation("acme")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "gcs://",
+        "gcs:///prefix",
+        "gcs://b?timeout=0",
+        "gcs://b?timeout=soon",
+        "gcs://b?attempts=0",
+        "gcs://b?retries=2",
+    ],
+)
+def test_a_malformed_gcs_url_stops_startup_with_a_correct_spelling(url: str) -> None:
+    """Settings name WENCHANG_STORAGE and show how to write the URL."""
+    with pytest.raises(SettingsError) as raised:
+        load_settings(storage=url)
+
+    assert "WENCHANG_STORAGE" in str(raised.value)
+    assert "gcs://" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["gcs://acme", "gcs://acme/prefix?timeout=3", "file:///var/lib/wenchang"]
+)
+def test_settings_accept_gcs_and_file_storage_urls(url: str) -> None:
+    """The new backends are valid values of WENCHANG_STORAGE."""
+    assert load_settings(storage=url).storage == url
+
+
+async def test_a_key_prefix_keeps_deployments_in_one_bucket_apart(
+    gcs_emulator: GcsEmulator,
+) -> None:
+    """Two prefixes of one bucket never see each other's objects."""
+    async with (
+        open_gcs_storage(fresh_url()) as first,
+        open_gcs_storage(fresh_url()) as second,
+    ):
+        await first.put(KEY, b"first", META)
+
+        assert await second.get(KEY) is None
+        assert await second.list_page("", start_after=None, limit=10) == []
+        assert await second.count("") == 0
+        assert await first.count("") == 1
+
+
+async def test_objects_use_the_wenchang_library_layout(
+    gcs_emulator: GcsEmulator,
+) -> None:
+    """Object name = prefix + key; library metadata keys, JSON arrays, markdown."""
+    url = fresh_url()
+    async with open_gcs_storage(url) as storage:
+        version = await storage.put(KEY, b"- [stated] x\n", META)
+    name = quote(parse_gcs_url(url).prefix + KEY, safe="")
+
+    with urllib.request.urlopen(
+        f"{gcs_emulator.url}/storage/v1/b/{TEST_BUCKET}/o/{name}", timeout=10
+    ) as response:
+        raw = json.loads(response.read())
+
+    assert raw["generation"] == version
+    assert raw["contentType"] == "text/markdown; charset=utf-8"
+    assert raw["metadata"] == {
+        "description": "Tea",
+        "aliases": '["ch\\u00e1"]',
+        "sources": '["http"]',
+        "last-updated": "2026-01-02T03:04:05Z",
+    }
+
+
+async def test_a_throttled_write_is_retried_and_lands(
+    storage: Storage, gcs_emulator: GcsEmulator
+) -> None:
+    """One 429 (GCS's one-write-per-second limit) is absorbed by a retry."""
+    version = await storage.put(KEY, b"before", META)
+    gcs_emulator.proxy.throttle(1)
+
+    written = await storage.put_if_version(KEY, b"after", META, version)
+
+    stored = await storage.get(KEY)
+    assert written is not None and stored is not None
+    assert (stored.data, stored.version) == (b"after", written)
+
+
+async def test_persistent_throttling_is_503_and_writes_nothing(
+    storage: Storage, gcs_emulator: GcsEmulator
+) -> None:
+    """Past the attempts, 429s become BackendUnavailable; the object is untouched."""
+    version = await storage.put(KEY, b"before", META)
+    gcs_emulator.proxy.throttle(100)
+
+    try:
+        with pytest.raises(AppError) as raised:
+            await storage.put_if_version(KEY, b"after", META, version)
+    finally:
+        gcs_emulator.proxy.throttle(0)
+
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "unavailable"
+    stored = await storage.get(KEY)
+    assert stored is not None and (stored.data, stored.version) == (b"before", version)
+
+
+async def test_a_missing_bucket_is_a_refusal_not_an_outage(
+    gcs_emulator: GcsEmulator,
+) -> None:
+    """A wrong bucket name cannot be fixed by retrying: writes, lists, ping refuse."""
+    async with open_gcs_storage(f"gcs://no-such-{uuid.uuid4().hex}") as storage:
+        for call in (
+            storage.put(KEY, b"x", META),
+            storage.list_page("", start_after=None, limit=5),
+            storage.ping(),
+        ):
+            with pytest.raises(GcsRefusedError, match=r"roles/storage\.objectUser"):
+                await call
+
+
+async def test_names_with_slashes_percent_and_unicode_are_encoded_in_urls(
+    storage: Storage,
+) -> None:
+    """A key is one object name, whatever characters its name holds."""
+    key = f"user/alice/notes/{quote('a%2Fb')} ?#&=茶.md"
+
+    version = await storage.put_if_version(key, b"odd", META, None)
+    deleted = await storage.delete_if_version(key, version or "")
+
+    assert version is not None and deleted
+    assert await storage.get(key) is None
