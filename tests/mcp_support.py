@@ -73,7 +73,11 @@ def serve(app: ASGIApp) -> Generator[str]:
 
 @asynccontextmanager
 async def http_session(
-    url: str, token: str, *, elicitation: ElicitationFnT | None = None
+    url: str,
+    token: str,
+    *,
+    elicitation: ElicitationFnT | None = None,
+    mode: str = "auto",
 ) -> AsyncGenerator[Client]:
     headers = {"authorization": f"Bearer {token}"}
     with anyio.fail_after(SESSION_SECONDS):
@@ -82,6 +86,7 @@ async def http_session(
             Client(
                 streamable_http_client(f"{url}/mcp", http_client=http),
                 elicitation_callback=elicitation,
+                mode=mode,
             ) as session,
         ):
             yield session

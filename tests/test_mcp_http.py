@@ -376,8 +376,23 @@ async def test_mcp_http_approval_needs_a_client_that_can_ask(
         created = await scenarios.create(session, "no-approver", "x")
         result = await scenarios.delete(session, "no-approver", "x", created["version"])
 
-    assert "cannot ask" in refused(result, "approval_required")
+    assert "cannot be asked" in refused(result, "approval_required")
     assert approval_server.records[-1].error_code == "approval_required"
+
+
+async def test_mcp_http_approval_cannot_reach_a_handshake_era_client(
+    approval_server: Server,
+) -> None:
+    """Stateless HTTP has no back channel for a legacy client: approval_required."""
+    approver = Approver(approve=True)
+    async with http_session(
+        approval_server.url, approval_server.token, elicitation=approver, mode="legacy"
+    ) as session:
+        created = await scenarios.create(session, "legacy", "x")
+        result = await scenarios.delete(session, "legacy", "x", created["version"])
+
+    refused(result, "approval_required")
+    assert approver.questions == []
 
 
 async def test_mcp_http_approval_is_not_asked_for_invalid_input(
@@ -409,3 +424,19 @@ async def test_mcp_http_approval_leaves_other_writes_alone(
 
     assert "black tea" in ok(replaced)["content"]
     assert approver.questions == []
+
+
+async def test_mcp_http_serves_again_after_a_restart_of_the_same_app(
+    tmp_path: Path,
+) -> None:
+    """One app object can run its lifespan twice (a session manager runs once)."""
+    token, _ = tokens(tmp_path)
+    app = build_app(settings_for(tmp_path), on_call=())
+    answers: list[Any] = []
+
+    for _ in range(2):
+        with serve(app) as url:
+            async with http_session(url, token) as session:
+                answers.append(ok(await session.call_tool("get_memory_index", {})))
+
+    assert answers == [{"entries": [], "capped": []}] * 2

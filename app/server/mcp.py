@@ -8,14 +8,17 @@ what tenchi does not do itself: tool order, the prompt block on the index, the
 approval gate, and per-call telemetry.
 """
 
+import functools
+import logging
 import re
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+from tenchi.errors import AppError
 from tenchi.mcp import McpRequest, create_tool_mcp_server
 from tenchi.tools import (
     Tool,
@@ -49,6 +52,7 @@ PROMPT_RESOURCE_URI = "wenchang://memory-prompt"
 MAX_TOOL_DESCRIPTION_CHARS = 2000
 SURFACE = "mcp"
 _PRODUCT_SLOT = re.compile(r"\bmemory\b")
+logger = logging.getLogger("wenchang.mcp")
 
 Authenticate = Callable[[McpRequest], Identity]
 
@@ -71,14 +75,17 @@ def describe(declaration: Tool[Any, Any], *, product: str | None, purpose: str) 
     text = declaration.description
     if product:
         first, newline, rest = text.partition("\n")
-        first = _PRODUCT_SLOT.sub(lambda _: f"{product} memory", first, count=1)
+        named = f"{product.strip()} memory"
+        first = _PRODUCT_SLOT.sub(lambda _: named, first, count=1)
         text = first + newline + rest
     if declaration.name == get_memory_index_tool.name:
         text = f"{purpose.strip()}\n\n{text}"
     return text
 
 
-def _served(binding: ToolBinding[Any, Any], settings: Settings, purpose: str):
+def _served(
+    binding: ToolBinding[Any, Any], settings: Settings, purpose: str
+) -> ToolBinding[Any, Any]:
     declared = binding.tool
     name = registered_name(settings, declared.name)
     description = describe(declared, product=settings.product, purpose=purpose)
@@ -99,11 +106,36 @@ def _served(binding: ToolBinding[Any, Any], settings: Settings, purpose: str):
         idempotent=declared.idempotent,
         open_world=declared.open_world,
     )
-    return tool_handler(served, binding.use_case)
+    return tool_handler(served, _reporting_failures(served, binding.use_case))
+
+
+def _reporting_failures(
+    declared: Tool[Any, Any], use_case: Callable[..., Awaitable[Any]]
+) -> Callable[..., Awaitable[Any]]:
+    """The use case, logging what MCP can only answer as a generic `failed`."""
+
+    @functools.wraps(use_case)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await use_case(*args, **kwargs)
+        except AppError as exc:
+            if not declared.declares_error(exc.definition):
+                logger.error("tool %s raised undeclared %s", declared.name, exc.code)
+            raise
+        except Exception:
+            logger.exception("tool %s failed unexpectedly", declared.name)
+            raise
+
+    return run
 
 
 def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
     """The memory tools as MCP registers them, in the order of SPEC §6."""
+    product = settings.product
+    if product is not None and (not product.strip() or len(product.splitlines()) > 1):
+        raise SettingsError(
+            f"WENCHANG_PRODUCT must be one non-blank line, e.g. Acme; got {product!r}"
+        )
     return tool_group(
         *(_served(binding, settings, purpose) for binding in memory_tools)
     )

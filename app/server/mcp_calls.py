@@ -53,9 +53,10 @@ APPROVAL_SCHEMA: dict[str, Any] = {
     "required": ["approve"],
 }
 NO_APPROVER = (
-    "This memory tool needs the user's approval for each call, and this MCP "
-    "client cannot ask for it (it does not support elicitation). Tell the user "
-    "the change was not made; an operator can drop the tool from "
+    "This memory tool needs the user's approval for each call, and the user cannot "
+    "be asked through this MCP connection (the client does not support "
+    "elicitation, or the connection cannot carry the question). Tell the user the "
+    "change was not made; an operator can drop the tool from "
     "WENCHANG_REQUIRE_APPROVAL."
 )
 DENIED = (

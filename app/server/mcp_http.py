@@ -75,24 +75,35 @@ class HttpMcp:
         on_call: Sequence[ToolCallObserver] = (log_tool_call,),
     ) -> None:
         self._shared = SharedContext()
+        self._app: ASGIApp | None = None
         self.server: MCPServer[dict[str, Any]] = create_memory_mcp_server(
             settings,
             authenticate=bearer_identity(resolver),
             context=self._shared,
             on_call=on_call,
         )
-        guarded = BearerGuard(self.server.streamable_http_app(), resolver)
-        self.route = Route(MCP_PATH, guarded)
+        self.route = Route(MCP_PATH, BearerGuard(self._serve, resolver))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._app is None:
+            raise RuntimeError("MCP is not running: the app lifespan has not started")
+        await self._app(scope, receive, send)
 
     def lifespan(
         self, inner: Callable[[], AbstractAsyncContextManager[Runtime]]
     ) -> Callable[[], AbstractAsyncContextManager[Runtime]]:
         @asynccontextmanager
         async def serve() -> AsyncGenerator[Runtime]:
+            # Each run needs a fresh session manager: one can be run only once.
+            app = self.server.streamable_http_app()
             async with (
                 self._shared.open(inner) as runtime,
                 self.server.session_manager.run(),
             ):
-                yield runtime
+                self._app = app
+                try:
+                    yield runtime
+                finally:
+                    self._app = None
 
         return serve

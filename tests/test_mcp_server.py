@@ -1,0 +1,77 @@
+"""The MCP server in process: composition rules that need no transport."""
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client import Client
+
+from app.features.memory.ports import FileMetadata
+from app.infra.token_file import FixedResolver
+from app.server.mcp import (
+    SharedContext,
+    create_memory_mcp_server,
+    fixed_identity,
+    served_tools,
+)
+from app.server.runtime import create_lifespan
+from app.server.settings import Settings, SettingsError
+from app.shared.identity import Grant, Identity, ResolutionFailure
+from tests.mcp_support import refused
+
+ALICE = Identity(grants={"user": Grant(entity_id="alice", role="owner")})
+
+
+def settings(tmp_path: Path, **values: Any) -> Settings:
+    return Settings(
+        storage="memory://", tokens_file=str(tmp_path / "tokens.json"), **values
+    )
+
+
+class Nobody:
+    def resolve(self, credentials: str) -> Identity | ResolutionFailure:
+        return ResolutionFailure("no such person")
+
+
+async def test_mcp_server_reports_an_unexpected_failure_as_failed_and_logs_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A body that is not UTF-8 fails generically over MCP and is logged."""
+    configured = settings(tmp_path)
+    shared = SharedContext()
+    server = create_memory_mcp_server(
+        configured,
+        authenticate=fixed_identity(FixedResolver(ALICE)),
+        context=shared,
+        on_call=(),
+    )
+    meta = FileMetadata("d", (), ("mcp",), datetime(2026, 1, 1, tzinfo=UTC))
+
+    async with shared.open(create_lifespan(configured)), Client(server) as session:
+        await shared().storage.put("user/alice/notes/broken.md", b"\xff", meta)
+        result = await session.call_tool(
+            "read_file", {"scope": "user", "area": "notes", "name": "broken"}
+        )
+
+    assert refused(result, "failed") == "The tool invocation failed."
+    assert "tool read_file failed unexpectedly" in caplog.text
+    assert "UnicodeDecodeError" in caplog.text
+
+
+def test_shared_context_is_unavailable_outside_the_lifespan() -> None:
+    """Borrowing the context before the process starts is a clear error."""
+    with pytest.raises(RuntimeError, match="lifespan has not started"):
+        SharedContext()()
+
+
+def test_fixed_identity_refuses_a_resolver_that_fails() -> None:
+    """The stdio identity must resolve at startup, or the server does not start."""
+    with pytest.raises(SettingsError, match="no such person"):
+        fixed_identity(Nobody())
+
+
+def test_product_must_be_one_line(tmp_path: Path) -> None:
+    """A product name that spans lines would break every first line: refused."""
+    with pytest.raises(SettingsError, match="WENCHANG_PRODUCT"):
+        served_tools(settings(tmp_path, product="Acme\nCorp"), purpose="p")
