@@ -45,7 +45,7 @@ def gcs_emulator(
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _selected_storage_backend(request: pytest.FixtureRequest) -> str:  # pyright: ignore[reportUnusedFunction]
+def selected_storage_backend(request: pytest.FixtureRequest) -> str:
     """Start what the selected adapter needs before any test builds an app."""
     kind = selected_storage()
     if kind == "gcs":

@@ -124,9 +124,8 @@ async def test_a_stopped_emulator_times_out_as_503_and_service_resumes(
     after = (await http.get(FILE)).json()
     assert (after["content"], after["description"]) in (old, new)
     retried = await http.put(FILE, json=body(*new), headers={"If-Match": etag})
+    assert retried.status_code in (200, 412), retried.text
     if retried.status_code == 412:
-        assert (retried.json()["details"]["content"], after["description"]) == new
-    else:
-        assert retried.status_code == 200, retried.text
+        assert retried.json()["details"]["content"] == new[0]
     final = (await http.get(FILE)).json()
     assert (final["content"], final["description"]) == new
