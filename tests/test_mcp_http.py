@@ -440,3 +440,20 @@ async def test_mcp_http_serves_again_after_a_restart_of_the_same_app(
                 answers.append(ok(await session.call_tool("get_memory_index", {})))
 
     assert answers == [{"entries": [], "capped": []}] * 2
+
+
+def test_mcp_http_spends_the_token_rate_limit(tmp_path: Path) -> None:
+    """/mcp shares the API's per-token rate limit: past it, 429 + Retry-After."""
+    token, _ = tokens(tmp_path)
+    limited = settings_for(tmp_path, rate_limit=2, rate_limit_window=3600)
+    with serve(build_app(limited, on_call=())) as url:
+        local = Server(url, token, "", [])
+        statuses = [
+            raw_post(local, authorization=f"Bearer {token}").status_code
+            for _ in range(3)
+        ]
+        refusal = raw_post(local, authorization=f"Bearer {token}")
+
+    assert statuses == [200, 200, 429]
+    assert refusal.json()["code"] == "RATE_LIMITED"
+    assert "retry-after" in refusal.headers

@@ -25,12 +25,13 @@ def build_app(
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
 ) -> Starlette:
     resolver = resolver or TokenFileResolver(settings.tokens_path)
-    mcp = HttpMcp(settings, resolver=resolver, on_call=on_call)
+    rate_limit = rate_limit_from(settings)
+    mcp = HttpMcp(settings, resolver=resolver, rate_limit=rate_limit, on_call=on_call)
     app = create_app(
         routes=routes,
         context_factory=create_context,
         lifespan=mcp.lifespan(create_lifespan(settings)),
-        hooks=(create_bearer_hook(resolver, rate_limit=rate_limit_from(settings)),),
+        hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
     )
     app.router.routes.append(mcp.route)

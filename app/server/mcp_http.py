@@ -1,10 +1,11 @@
 """Tool-MCP over streamable HTTP at `/mcp`, in the API's process and behind its tokens.
 
 `BearerGuard` answers 401 with `WWW-Authenticate: Bearer` before the MCP layer
-sees a request whose bearer token does not resolve; tenchi then resolves the
-same header again for every `tools/list` and `tools/call`, so identity always
-comes from the request itself. The app lifespan opens storage once and runs the
-MCP session manager beside it.
+sees a request whose bearer token does not resolve, and spends the token's rate
+limit like the HTTP API does (429); tenchi then resolves the same header again
+for every `tools/list` and `tools/call`, so identity always comes from the
+request itself. The app lifespan opens storage once and runs the MCP session
+manager beside it.
 """
 
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -19,7 +20,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from tenchi.errors import AppError, error_body
 from tenchi.mcp import McpRequest
 
-from app.server.hooks import authenticate
+from app.server.context import AppContext
+from app.server.hooks import RateLimit, authenticate, caller_id, require_allowance
 from app.server.mcp import Authenticate, SharedContext, create_memory_mcp_server
 from app.server.runtime import Runtime
 from app.server.settings import Settings
@@ -42,24 +44,36 @@ def bearer_identity(resolver: Resolver) -> Authenticate:
 
 
 class BearerGuard:
-    """Lets a request through to `app` only with a bearer token that resolves."""
+    """Lets a request through to `app` only with a bearer token that resolves
+    and has requests left in its rate-limit window."""
 
-    def __init__(self, app: ASGIApp, resolver: Resolver) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        resolver: Resolver,
+        *,
+        context: Callable[[], AppContext],
+        rate_limit: RateLimit,
+    ) -> None:
         self._app = app
         self._resolver = resolver
+        self._context = context
+        self._rate_limit = rate_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             authorization = Headers(scope=scope).get("authorization", "")
             try:
                 authenticate(self._resolver, authorization)
+                caller = caller_id(authorization)
+                await require_allowance(self._context(), caller, self._rate_limit)
             except AppError as exc:
-                await _unauthorized(exc)(scope, receive, send)
+                await _refusal(exc)(scope, receive, send)
                 return
         await self._app(scope, receive, send)
 
 
-def _unauthorized(error: AppError) -> JSONResponse:
+def _refusal(error: AppError) -> JSONResponse:
     body = error_body(code=error.code, message=error.message, details=error.details)
     return JSONResponse(body, status_code=error.status, headers=error.headers)
 
@@ -72,6 +86,7 @@ class HttpMcp:
         settings: Settings,
         *,
         resolver: Resolver,
+        rate_limit: RateLimit,
         on_call: Sequence[ToolCallObserver] = (log_tool_call,),
     ) -> None:
         self._shared = SharedContext()
@@ -82,7 +97,10 @@ class HttpMcp:
             context=self._shared,
             on_call=on_call,
         )
-        self.route = Route(MCP_PATH, BearerGuard(self._serve, resolver))
+        guard = BearerGuard(
+            self._serve, resolver, context=self._shared, rate_limit=rate_limit
+        )
+        self.route = Route(MCP_PATH, guard)
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._app is None:
