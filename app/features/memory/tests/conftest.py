@@ -168,7 +168,8 @@ class ScriptedStorage:
     """A MemoryStorage backend whose conditional writes can be interfered with.
 
     Each of ``races`` runs just before one conditional put or delete (the
-    first before the first, and so on), as another writer would. With
+    first before the first, and so on), as another writer would; each of
+    ``after_lists`` runs just after one page has been listed. With
     ``lose_acks`` a conditional put that lands still reports a failed
     precondition, as a backend retrying its own landed request does.
     """
@@ -177,6 +178,7 @@ class ScriptedStorage:
         self.inner = MemoryStorage()
         self.races = list(races)
         self.lose_acks = lose_acks
+        self.after_lists: list[Callable[[], Awaitable[object]]] = []
         self.conditional_puts = 0
         self.gets = 0
 
@@ -206,7 +208,10 @@ class ScriptedStorage:
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
     ) -> Sequence[ListedObject]:
-        return await self.inner.list_page(prefix, start_after=start_after, limit=limit)
+        page = await self.inner.list_page(prefix, start_after=start_after, limit=limit)
+        if self.after_lists:
+            await self.after_lists.pop(0)()
+        return page
 
     async def count(self, prefix: str) -> int:
         return await self.inner.count(prefix)

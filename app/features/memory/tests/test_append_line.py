@@ -307,6 +307,21 @@ async def test_append_line_with_a_lost_ack_over_another_write_conflicts() -> Non
     assert caught.value.details["content"] == "# Theirs\n"
 
 
+async def test_append_line_with_a_lost_ack_over_equal_bytes_conflicts() -> None:
+    """Equal bytes with other metadata are someone else's write, not this call's."""
+    storage = ScriptedStorage()
+    context = make_context(storage=storage)
+    first = await create(context, "# Tea\n")
+    storage.lose_acks = True
+    storage.races = [rewrite(f"# Tea\n{LINE}\n")]
+
+    with pytest.raises(AppError) as caught:
+        await append_line(request(first.version, description="Mine"), context)
+
+    assert caught.value.definition is version_conflict
+    assert caught.value.details["content"] == f"# Tea\n{LINE}\n"
+
+
 async def test_append_line_to_system_is_restricted_before_the_line_is_checked(
     context: AppContext,
 ) -> None:

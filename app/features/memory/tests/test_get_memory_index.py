@@ -174,15 +174,17 @@ async def test_get_memory_index_stops_at_the_first_entry_that_does_not_fit() -> 
 async def test_get_memory_index_counts_capped_rows_by_scope_then_area() -> None:
     """Omitted files are counted per area, rows sorted by scope, then area."""
     context = budget(1)
-    for path in [
-        "user/notes/a",
-        "user/notes/b",
-        "team/zeta/a",
-        "user/about/a",
-        "team/alpha/a",
-        "org/system/a",
-    ]:
-        await put(context.storage, path)
+    for seconds, path in enumerate(
+        [
+            "org/system/a",
+            "team/alpha/a",
+            "user/about/a",
+            "team/zeta/a",
+            "user/notes/b",
+            "user/notes/a",
+        ]
+    ):
+        await put(context.storage, path, seconds=seconds)
 
     index = await get_memory_index(context)
 
@@ -298,3 +300,33 @@ async def test_get_memory_index_cache_is_invalidated_by_every_write(
     index = await get_memory_index(context)
     assert index != cached
     assert "user/notes/behind-the-cache" in paths(index)
+
+
+async def test_get_memory_index_cache_expires_after_its_ttl() -> None:
+    """A cached listing is re-read from storage once the TTL has passed."""
+    now = [0.0]
+    cache = MemoryIndexCache(ttl=30, clock=lambda: now[0])
+    context = make_context(index_cache=cache)
+    await create(context, "x")
+    await get_memory_index(context)
+    await put(context.storage, "user/notes/behind-the-cache")
+
+    now[0] = 30.0
+    index = await get_memory_index(context)
+
+    assert "user/notes/behind-the-cache" in paths(index)
+
+
+async def test_get_memory_index_never_caches_a_listing_older_than_a_write() -> None:
+    """A write landing while the index lists storage is not masked afterwards."""
+    storage = ScriptedStorage()
+    context = make_context(
+        storage=storage, index_cache=MemoryIndexCache(ttl=60, clock=lambda: 0.0)
+    )
+    storage.after_lists = [lambda: create(context, "x", name="during")]
+
+    during = await get_memory_index(context)
+    after = await get_memory_index(context)
+
+    assert paths(during) == []
+    assert paths(after) == ["user/notes/during"]
