@@ -69,7 +69,7 @@ async def test_get_memory_index_lists_every_granted_scope(context: AppContext) -
 async def test_get_memory_index_orders_system_then_priority_then_the_rest() -> None:
     """system/ first across scopes, then scope_priority, then one tier; newest first."""
     context = make_context(
-        grants=THREE_SCOPES, limits=MemoryLimits(scope_priority=("team",))
+        grants=THREE_SCOPES, limits=MemoryLimits(scope_priority=("team", "user"))
     )
     for path, seconds in [
         ("user/system/old-rules", 0),
@@ -88,8 +88,8 @@ async def test_get_memory_index_orders_system_then_priority_then_the_rest() -> N
         "user/system/old-rules",
         "team/notes/t",
         "user/notes/u-new",
-        "org/notes/o",
         "user/notes/u-old",
+        "org/notes/o",
     ]
 
 
@@ -105,6 +105,20 @@ async def test_get_memory_index_follows_the_order_of_scope_priority() -> None:
     index = await get_memory_index(context)
 
     assert paths(index) == ["org/notes/o", "user/notes/u", "team/notes/t"]
+
+
+async def test_get_memory_index_puts_unlisted_scopes_in_one_tier() -> None:
+    """Scopes missing from scope_priority interleave by recency, not by name."""
+    context = make_context(
+        grants=THREE_SCOPES, limits=MemoryLimits(scope_priority=("team",))
+    )
+    await put(context.storage, "user/notes/old", seconds=1)
+    await put(context.storage, "org/notes/mid", seconds=2)
+    await put(context.storage, "user/notes/new", seconds=3)
+
+    index = await get_memory_index(context)
+
+    assert paths(index) == ["user/notes/new", "org/notes/mid", "user/notes/old"]
 
 
 async def test_get_memory_index_breaks_ties_by_path() -> None:
