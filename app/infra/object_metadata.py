@@ -1,10 +1,4 @@
-"""File metadata as a flat map of strings, the form object stores keep beside a body.
-
-The keys and encodings are those of the Wenchang library's GCS layout
-(``description``, ``aliases``, ``sources``, ``last-updated``), so a bucket
-written by it reads here unchanged. Lists are JSON arrays; the timestamp is
-ISO 8601 UTC with a ``Z``.
-"""
+"""File metadata as the flat string map object stores keep beside a body."""
 
 import json
 from collections.abc import Mapping
@@ -13,6 +7,8 @@ from typing import cast
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.ports import FileMetadata
 
+# The keys and encodings of the Wenchang library's GCS layout, so a bucket it
+# wrote reads here unchanged: lists as JSON arrays, the timestamp as ISO 8601 UTC.
 DESCRIPTION = "description"
 ALIASES = "aliases"
 SOURCES = "sources"
