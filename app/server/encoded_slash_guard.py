@@ -1,0 +1,70 @@
+"""Rejects memory paths whose segments hide a slash as ``%2F``.
+
+Starlette decodes the path before routing, so ``/v1/files/user%2Fnotes/tea``
+would otherwise be routed as scope ``user``, area ``notes``, name ``tea``. A
+segment that contains an encoded slash names an invalid scope, area or name, and
+the caller gets the same INVALID_ARGUMENT error as for any other bad segment.
+An unauthenticated request passes through untouched, so it still gets its 401
+first, as the HTTP check order requires.
+"""
+
+import json
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+from tenchi.errors import AppError
+
+from app.server.hooks import authenticate
+from app.shared.errors import invalid_argument_error
+from app.shared.identity import Resolver
+
+FILES_PREFIX = b"/v1/files/"
+ARGUMENTS = ("scope", "area", "name")
+
+
+def encoded_slash_argument(raw_path: bytes) -> str | None:
+    """The argument whose raw segment carries ``%2F``, if any."""
+    if not raw_path.startswith(FILES_PREFIX):
+        return None
+    segments = raw_path[len(FILES_PREFIX) :].split(b"/")
+    for argument, segment in zip(ARGUMENTS, segments, strict=False):
+        if b"%2f" in segment.lower():
+            return argument
+    return None
+
+
+class EncodedSlashGuard:
+    def __init__(self, app: ASGIApp, *, resolver: Resolver) -> None:
+        self._app = app
+        self._resolver = resolver
+
+    def _authenticated(self, scope: Scope) -> bool:
+        try:
+            authenticate(self._resolver, Headers(scope=scope).get("authorization", ""))
+        except AppError:
+            return False
+        return True
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw_path: bytes = scope.get("raw_path") or b""
+        argument = encoded_slash_argument(raw_path) if scope["type"] == "http" else None
+        if argument is None or not self._authenticated(scope):
+            await self._app(scope, receive, send)
+            return
+        error = invalid_argument_error(
+            argument, f"{argument} must not contain '/' (sent encoded as %2F)"
+        )
+        body = json.dumps(
+            {"code": error.code, "message": error.message, "details": error.details}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": error.status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
