@@ -20,7 +20,12 @@ from tests.support.transport_conformance import (
     Transport,
     TransportConformance,
 )
-from tests.support.transports import TokenRegistry, serve_in_thread, use_case_transport
+from tests.support.transports import (
+    TokenRegistry,
+    mcp_transport,
+    serve_in_thread,
+    use_case_transport,
+)
 
 STORAGE_ADAPTERS = ADAPTERS
 """Every adapter of ``tests.support.storage_adapters``; each runs every transport."""
@@ -51,7 +56,8 @@ class Server:
 @pytest.fixture(scope="module")
 def server(settings: Settings) -> Iterator[Server]:
     tokens = TokenRegistry()
-    with serve_in_thread(build_app(settings, resolver=tokens)) as base_url:
+    app = build_app(settings, resolver=tokens, on_call=())
+    with serve_in_thread(app) as base_url:
         yield Server(base_url, tokens)
 
 
@@ -70,5 +76,17 @@ class TestHttpClient(TransportConformance):
         ) -> AbstractAsyncContextManager[Transport]:
             token = server.tokens.issue(identity) if identity else "not-a-token"
             return open_memory_client(server.base_url, token=token)
+
+        return connect
+
+
+class TestMcpSession(TransportConformance):
+    @pytest.fixture
+    def connect(self, server: Server) -> Connect:
+        def connect(
+            identity: Identity | None,
+        ) -> AbstractAsyncContextManager[Transport]:
+            token = server.tokens.issue(identity) if identity else "not-a-token"
+            return mcp_transport(server.base_url, token)
 
         return connect

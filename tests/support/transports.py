@@ -1,16 +1,21 @@
 """The transports the conformance suites drive: use cases in-process, the typed
-client over a real loopback server, and (see ``mcp_transport``) an MCP session.
+client over a real loopback server, and a real MCP client session on that server.
 """
 
+import asyncio
 import secrets
 import socket
 import threading
 import time
-from collections.abc import AsyncGenerator, Generator, Sequence
+from collections.abc import AsyncGenerator, Generator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
+from typing import Any
 
+import httpx
 import uvicorn
+from mcp.client import Client
+from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
 
 from app.features.memory.schemas import (
@@ -32,9 +37,16 @@ from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.replace_fact import replace_fact
 from app.features.memory.use_cases.write_file import write_file
-from app.server.client_errors import translate_errors
+from app.server.client_errors import (
+    InternalError,
+    InvalidArgumentError,
+    WenchangError,
+    error_from_payload,
+    translate_errors,
+)
 from app.server.context import AppContext
 from app.shared.identity import Identity, ResolutionFailure
+from tests.mcp_support import http_session
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_SECONDS = 20.0
@@ -199,3 +211,196 @@ def serve_in_thread(app: ASGIApp) -> Generator[str]:
         server.should_exit = True
         thread.join(STOP_TIMEOUT_SECONDS)
         sock.close()
+
+
+class McpTransport:
+    """The seven operations as tool calls in one MCP client session.
+
+    A failed call's envelope (``error.code`` and ``error.details``) becomes the
+    same exception the client raises. A session the server refused to open
+    (HTTP 401 before MCP) makes every call raise what that refusal says.
+    """
+
+    def __init__(
+        self, session: Client | None, *, refusal: WenchangError | None = None
+    ) -> None:
+        self._session = session
+        self._refusal = refusal
+
+    async def _call(self, tool: str, arguments: Mapping[str, object]) -> Any:
+        if self._session is None:
+            assert self._refusal is not None
+            raise self._refusal
+        result = await self._session.call_tool(tool, dict(arguments))
+        envelope: dict[str, Any] = result.structured_content or {}
+        if envelope.get("ok") is True:
+            return envelope["result"]
+        raise _envelope_error(envelope)
+
+    async def get_memory_index(self) -> MemoryIndex:
+        return MemoryIndex.model_validate(await self._call("get_memory_index", {}))
+
+    async def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
+        result = await self._call(
+            "read_file", {"scope": scope, "area": area, "name": name}
+        )
+        return MemoryFile.model_validate(result)
+
+    async def list_prefix(
+        self, scope: str, area: str | None = None, cursor: str | None = None
+    ) -> FileListing:
+        arguments = _given(scope=scope, area=area, cursor=cursor)
+        result = await self._call("list_prefix", arguments)
+        return FileListing.model_validate(result)
+
+    async def write_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        content: str,
+        description: str,
+        aliases: Sequence[str],
+        expected_version: str | None,
+    ) -> MemoryFile:
+        arguments = {
+            "scope": scope,
+            "area": area,
+            "name": name,
+            "content": content,
+            "description": description,
+            "aliases": list(aliases),
+            "expected_version": expected_version,
+        }
+        return MemoryFile.model_validate(await self._call("write_file", arguments))
+
+    async def append_line(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        line: str,
+        expected_version: str,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> MemoryFile:
+        result = await self._call(
+            "append_line",
+            _given(
+                scope=scope,
+                area=area,
+                name=name,
+                line=line,
+                expected_version=expected_version,
+                aliases=None if aliases is None else list(aliases),
+                description=description,
+            ),
+        )
+        return MemoryFile.model_validate(result)
+
+    async def replace_fact(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        old_string: str,
+        new_string: str,
+        expected_version: str,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> MemoryFile:
+        result = await self._call(
+            "replace_fact",
+            _given(
+                scope=scope,
+                area=area,
+                name=name,
+                old_string=old_string,
+                new_string=new_string,
+                expected_version=expected_version,
+                aliases=None if aliases is None else list(aliases),
+                description=description,
+            ),
+        )
+        return MemoryFile.model_validate(result)
+
+    async def delete_file(
+        self, scope: str, area: str, name: str, *, expected_version: str
+    ) -> Deleted:
+        arguments = {
+            "scope": scope,
+            "area": area,
+            "name": name,
+            "expected_version": expected_version,
+        }
+        result = await self._call("delete_file", arguments)
+        return Deleted.model_validate(result)
+
+
+def _given(**arguments: object) -> dict[str, object]:
+    """The arguments that were given: an omitted optional one is left out."""
+    return {name: value for name, value in arguments.items() if value is not None}
+
+
+def _envelope_error(envelope: Mapping[str, Any]) -> WenchangError:
+    """The client exception for a tool-MCP failure envelope."""
+    error: Mapping[str, Any] = envelope.get("error") or {}
+    message = str(error.get("message", "The MCP call failed."))
+    if error.get("kind") == "application_error":
+        return error_from_payload(str(error["code"]), message, error.get("details"))
+    if error.get("kind") == "invalid_input":
+        details = {"error": "InvalidArgumentError", "argument": "input"}
+        return InvalidArgumentError(message, details)
+    return InternalError(f"MCP tool call failed ({error.get('kind')}): {message}")
+
+
+async def _refusal(base_url: str, token: str) -> WenchangError | None:
+    """What the server says to this token at /mcp over plain HTTP, if it refuses."""
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+        response = await http.post(f"{base_url}/mcp", json={})
+    if response.status_code != 401:
+        return None
+    body: dict[str, Any] = response.json()
+    return error_from_payload(body["code"], body["message"], body.get("details"))
+
+
+@asynccontextmanager
+async def mcp_transport(base_url: str, token: str) -> AsyncGenerator[McpTransport]:
+    """A real MCP client session (streamable HTTP at /mcp) acting with ``token``.
+
+    The session lives in a task of its own: the SDK's task groups must be
+    entered and left by one task, and pytest sets fixtures up and tears them
+    down in different ones. Calls from any task of the loop are fine.
+    """
+    opened: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+    finished = asyncio.Event()
+
+    async def host() -> None:
+        try:
+            async with http_session(base_url, token) as session:
+                opened.set_result(session)
+                await finished.wait()
+        except (MCPError, ExceptionGroup) as exc:
+            if opened.done():
+                raise
+            opened.set_exception(exc)
+
+    hosting = asyncio.create_task(host())
+    session: Client | None = None
+    try:
+        session = await opened
+    except (MCPError, ExceptionGroup):
+        await hosting
+        refusal = await _refusal(base_url, token)
+        if refusal is None:
+            raise
+        yield McpTransport(None, refusal=refusal)
+        return
+    try:
+        yield McpTransport(session)
+    finally:
+        finished.set()
+        await hosting
