@@ -1,5 +1,6 @@
 """The MCP server in process: composition rules that need no transport."""
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,15 +19,15 @@ from app.server.mcp import (
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings, SettingsError
 from app.shared.identity import Grant, Identity, ResolutionFailure
-from tests.mcp_support import refused
+from tests.mcp_support import failed, refused
 
 ALICE = Identity(grants={"user": Grant(entity_id="alice", role="owner")})
 
 
 def settings(tmp_path: Path, **values: Any) -> Settings:
-    return Settings(
-        storage="memory://", tokens_file=str(tmp_path / "tokens.json"), **values
-    )
+    values.setdefault("storage", "memory://")
+    values.setdefault("tokens_file", str(tmp_path / "tokens.json"))
+    return Settings(**values)
 
 
 class Nobody:
@@ -57,6 +58,35 @@ async def test_mcp_server_reports_an_unexpected_failure_as_failed_and_logs_it(
     assert refused(result, "failed") == "The tool invocation failed."
     assert "tool read_file failed unexpectedly" in caplog.text
     assert "UnicodeDecodeError" in caplog.text
+
+
+async def test_mcp_server_reports_an_outage_as_transient(tmp_path: Path) -> None:
+    """A storage outage reaches the agent as BackendUnavailableError: retry."""
+    database = tmp_path / "wenchang.db"
+    configured = settings(tmp_path, storage=f"sqlite:///{database}", index_cache="none")
+    shared = SharedContext()
+    server = create_memory_mcp_server(
+        configured,
+        authenticate=fixed_identity(FixedResolver(ALICE)),
+        context=shared,
+        on_call=(),
+    )
+
+    async with shared.open(create_lifespan(configured)), Client(server) as session:
+        with sqlite3.connect(database) as saboteur:
+            saboteur.execute("DROP TABLE memory_objects")
+        index = await session.call_tool("get_memory_index", {})
+        read = await session.call_tool(
+            "read_file", {"scope": "user", "area": "notes", "name": "a"}
+        )
+
+    for result in (index, read):
+        details = failed(result, "BACKEND_UNAVAILABLE")
+        assert (details["error"], details["category"]) == (
+            "BackendUnavailableError",
+            "transient",
+        )
+        assert details["reason"] == "unavailable"
 
 
 def test_shared_context_is_unavailable_outside_the_lifespan() -> None:
