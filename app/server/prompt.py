@@ -40,6 +40,7 @@ Start from these areas and add others when a subject fits none of them:
 - `people`: who the user works with, as the user describes them.
 - `projects`: ongoing work, its decisions and its findings.
 - `glossary`: terms and what they mean here.
+
 Any scope may also have a `system` area of curated content."""
 
 OVERVIEW: Final = """\
@@ -69,6 +70,7 @@ Give every fact line a confidence label:
 - `[stated]`: the user told you directly.
 - `[observed]`: you saw it in a tool result, in data, or in what the user did.
 - `[inferred]`: you concluded it from a pattern across several observations.
+
 `[system]` marks curated lines; never write it yourself. When you rewrite or merge
 lines, keep the labels of the lines you did not change. Word a fact no more strongly
 than its evidence: "asked about churn twice", not "is focused on churn".
@@ -114,6 +116,7 @@ Match the tool to the change:
 - `write_file` creates a file, or rewrites one when many lines change at once, when
   an alias must be dropped, or when only the description changes.
 - `delete_file` removes a file, and only when all of it should go.
+
 Each change names the version you read. If the file changed in between, the error
 returns the current content: merge your change into it and try again. That is
 routine; do not mention it to the user."""
