@@ -4,7 +4,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-import json
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NoReturn
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from tenchi.idempotency import IdempotencyStore, fingerprint, run_idempotently
 
 from app.shared.errors import Location, file_absent_error, version_conflict_error
@@ -133,9 +132,16 @@ def render_entry(listed: ListedObject) -> FileEntry | None:
     )
 
 
+_ENTRY_JSON = TypeAdapter(FileEntry)
+
+
 def entry_cost(entry: FileEntry) -> int:
-    text = json.dumps(entry.model_dump(), separators=(",", ":"), ensure_ascii=False)
-    return len(text.encode())
+    """Bytes of the entry's compact UTF-8 JSON (keys in order, non-ASCII unescaped).
+
+    Pydantic's serializer writes the same bytes as ``json.dumps(...,
+    separators=(",", ":"), ensure_ascii=False)``, several times faster.
+    """
+    return len(_ENTRY_JSON.dump_json(entry))
 
 
 def _tier(entry: FileEntry, priority: Sequence[str]) -> int:

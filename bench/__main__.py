@@ -1,0 +1,100 @@
+"""``python -m bench``: run the whole suite and print the ratio table.
+
+``--smoke`` runs every scenario for a fraction of a second (CI keeps the harness
+working with it; its numbers mean nothing). The full run rewrites
+``bench/RESULTS.md`` between its markers unless ``--output`` says otherwise.
+"""
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from bench import report, scaling, structural
+from bench.servers import LoadGenerator
+from bench.suite import FULL, SMOKE, Bench, Results, compare
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--smoke", action="store_true", help="seconds, for CI")
+    parser.add_argument("--rounds", type=int, help="alternating rounds (default 3)")
+    parser.add_argument("--duration", type=float, help="seconds per measured run")
+    parser.add_argument("--output", type=Path, help="markdown file to (re)write")
+    parser.add_argument("--raw", type=Path, help="also write every run as JSON")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the curves")
+    parser.add_argument(
+        "--before", action="store_true", help="also run the pre-optimisation code"
+    )
+    return parser.parse_args(argv)
+
+
+def _write(path: Path, table: str) -> None:
+    block = f"{BEGIN}\n{table}{END}"
+    text = (
+        path.read_text()
+        if path.exists()
+        else f"# Benchmark results\n\n{BEGIN}\n{END}\n"
+    )
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + block + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = _arguments(argv)
+    profile = SMOKE if arguments.smoke else FULL
+    overrides = {
+        "rounds": arguments.rounds or profile.rounds,
+        "duration": arguments.duration or profile.duration,
+        "before": arguments.before,
+    }
+    profile = replace(profile, **overrides)
+    started = time.monotonic()
+    results = Results(profile)
+
+    def progress(step: str) -> None:
+        print(
+            f"[{time.monotonic() - started:5.0f} s] {step}", file=sys.stderr, flush=True
+        )
+
+    with tempfile.TemporaryDirectory(prefix="wenchang-bench-") as scratch:
+        load = LoadGenerator()
+        try:
+            bench = Bench(profile, Path(scratch), load)
+            compare(bench, results, progress)
+            if not arguments.no_scaling:
+                scaling.store_growth(bench, results, progress)
+                scaling.index_growth(bench, results, progress)
+                scaling.gcs_index(bench, results, progress)
+        finally:
+            load.close()
+    costs = structural.render(quick=arguments.smoke)
+    table = report.render(results, time.monotonic() - started, costs)
+    print(table)
+    if arguments.raw:
+        raw = [
+            {"server": name, "op": op, "concurrency": c, "round": n, **asdict(run)}
+            for (name, op, c), runs in results.runs.items()
+            for n, run in enumerate(runs)
+        ]
+        arguments.raw.write_text(json.dumps(raw, indent=1))
+    output = arguments.output or (None if arguments.smoke else RESULTS)
+    if output is not None:
+        _write(output, table)
+    errors = sum(run.errors for runs in results.runs.values() for run in runs)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,220 @@
+"""Costs outside Wenchang's own code, each measured in isolation (in-process, CPU).
+
+- Tenchi 0.17+ re-checks every JSON response body: after pydantic's
+  ``validate_python`` and ``dump_json`` it parses the bytes, validates them
+  against the published JSON Schema with the pure-Python ``jsonschema`` package
+  and re-reads them with ``validate_json``. Shown per response type, beside the
+  serialisation alone.
+- Over MCP, every tool call is logged by the telemetry observer; the MCP SDK
+  installs a Rich handler on the root logger, so each line is laid out by Rich.
+  The observer also deep-copies the call's arguments and result.
+"""
+
+import io
+import json
+import logging
+import time
+import timeit
+from collections.abc import Callable
+from copy import deepcopy
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from app.features.memory.schemas import FileEntry, MemoryFile, MemoryIndex
+
+
+def _micros(action: Callable[[], object], budget: float = 0.2) -> float:
+    """Best-of-5 mean CPU time of ``action`` in microseconds.
+
+    CPU time of this process, not wall time, so other load on the machine
+    does not inflate it.
+    """
+    once = timeit.timeit(action, number=1, timer=time.process_time)
+    number = max(1, int(budget / max(once, 1e-6) / 5))
+    runs = timeit.repeat(action, number=number, repeat=5, timer=time.process_time)
+    return min(runs) / number * 1e6
+
+
+def _file() -> MemoryFile:
+    return MemoryFile(
+        scope="user",
+        area="preferences",
+        name="note-0001",
+        content="# Tea\n\n- [stated] Prefers green tea.\n- [observed] Oolong later.\n",
+        version="0123456789abcdef0123",
+        description="Notes about tea",
+        aliases=["drinks", "tea"],
+        sources=["http"],
+        last_updated="2026-01-01T00:00:00Z",
+    )
+
+
+def _index(size: int) -> MemoryIndex:
+    entries = [
+        FileEntry(
+            scope="user",
+            area="preferences",
+            name=f"note-{i:04d}",
+            version="0123456789abcdef0123",
+            description="Notes about a topic: preferences, habits and decisions",
+            aliases=[f"note-{i:04d}-alias", "bench"],
+            sources=["http"],
+            last_updated="2026-01-01T00:00:00.000007Z",
+        )
+        for i in range(size)
+    ]
+    return MemoryIndex(entries=entries, capped=[])
+
+
+def response_checks(*, quick: bool = False) -> list[tuple[str, int, float, float]]:
+    """(response, bytes, serialise µs, Tenchi's full response check µs)."""
+    from tenchi._response_validation import response_schema_validator
+    from tenchi.server import _validated_payload  # pyright: ignore[reportPrivateUsage]
+
+    rows: list[tuple[str, int, float, float]] = []
+    cases: list[tuple[str, type[Any], Any]] = [
+        ("read_file (MemoryFile)", MemoryFile, _file()),
+        ("get_memory_index, 50 entries", MemoryIndex, _index(50)),
+        ("get_memory_index, 500 entries", MemoryIndex, _index(500)),
+    ][: 2 if quick else 3]
+    for label, model, value in cases:
+        adapter = TypeAdapter(model)
+        checker = response_schema_validator(adapter, label=label)
+        payload = adapter.dump_json(value, by_alias=True)
+        serialise = _micros(lambda a=adapter, v=value: a.dump_json(v, by_alias=True))
+        checked = _micros(
+            lambda a=adapter, v=value, c=checker: _validated_payload(
+                a, v, media_type="application/json", schema_validator=c
+            )
+        )
+        rows.append((label, len(payload), serialise, checked))
+    return rows
+
+
+def mcp_costs() -> list[tuple[str, float]]:
+    """(what, µs) for the per-call work of the MCP telemetry observer."""
+    from rich.console import Console
+    from rich.logging import RichHandler
+
+    record = logging.LogRecord(
+        "wenchang.mcp",
+        logging.INFO,
+        __file__,
+        1,
+        "mcp tool call tool=%s is_error=%s error_code=%s duration_s=%.6f request_id=%s",
+        ("read_file", False, None, 0.001234, "0f8e7c6d-1234-4bcd-9abc-0123456789ab"),
+        None,
+    )
+    rich = RichHandler(console=Console(file=io.StringIO(), width=120))
+    plain = logging.StreamHandler(io.StringIO())
+    index_result = {"schema_version": 2, "ok": True, "result": _index(500).model_dump()}
+    text = json.dumps(index_result)
+    return [
+        (
+            "one tool-call log line through the Rich root handler",
+            _micros(lambda: rich.handle(record)),
+        ),
+        (
+            "the same line through a plain StreamHandler",
+            _micros(lambda: plain.handle(record)),
+        ),
+        (
+            f"deep copy of a 500-entry index result ({len(text) // 1024} KiB)",
+            _micros(lambda: deepcopy(index_result)),
+        ),
+    ]
+
+
+def render(*, quick: bool = False) -> list[str]:
+    lines = [
+        "| JSON response | bytes | pydantic dump_json us | Tenchi response check us "
+        "| check ÷ dump |",
+        "|---|--:|--:|--:|--:|",
+    ]
+    for label, size, serialise, checked in response_checks(quick=quick):
+        lines.append(
+            f"| {label} | {size:,} | {serialise:,.0f} | {checked:,.0f} "
+            f"| {checked / serialise:,.0f}x |"
+        )
+    lines += ["", "| one GET of one small file, no I/O | CPU us/request |", "|---|--:|"]
+    lines += [f"| {what} | {micros:,.0f} |" for what, micros in pipelines(quick=quick)]
+    lines += ["", "| MCP per-call work | us |", "|---|--:|"]
+    lines += [f"| {what} | {micros:,.0f} |" for what, micros in mcp_costs()]
+    return lines
+
+
+def _asgi_micros(app: Any, path: str, requests: int = 2000) -> float:
+    """CPU µs per GET through an ASGI app called in-process (no sockets)."""
+    import asyncio
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"bench"), (b"authorization", b"Bearer t")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            assert message["status"] == 200, message
+
+    async def run() -> float:
+        for _ in range(100):
+            await app(dict(scope), receive, send)
+        started = time.process_time()
+        for _ in range(requests):
+            await app(dict(scope), receive, send)
+        return (time.process_time() - started) / requests * 1e6
+
+    return asyncio.run(run())
+
+
+def pipelines(*, quick: bool = False) -> list[tuple[str, float]]:
+    """(app, CPU µs per request) for one trivial GET returning one small file."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+    from tenchi.contracts import contract
+    from tenchi.routes import route, route_group
+    from tenchi.server import RequestInfo, create_app
+
+    body = _file()
+    plain = body.model_dump()
+
+    async def bare(request: Any) -> JSONResponse:
+        return JSONResponse(plain)
+
+    async def use_case(context: object) -> MemoryFile:
+        return body
+
+    async def hook(info: RequestInfo, context: object) -> None:
+        return None
+
+    declared = contract(method="GET", path="/file", response=MemoryFile, name="file")
+    tenchi_app = create_app(
+        routes=route_group(route(declared, use_case)),
+        context_factory=lambda: object(),
+        hooks=(hook,),
+    )
+    return [
+        (
+            "bare Starlette route, JSONResponse",
+            _asgi_micros(Starlette(routes=[Route("/file", bare)]), "/file"),
+        ),
+        (
+            "Tenchi contract + route + hook, same body",
+            _asgi_micros(tenchi_app, "/file"),
+        ),
+    ]

@@ -1,0 +1,75 @@
+"""Variants of the Wenchang app that isolate one cost under real load.
+
+Never used to serve. ``without_revalidation`` is the production app except that
+Tenchi's response check keeps its pydantic ``validate_python`` and ``dump_json``
+(the bytes sent are identical) and skips the JSON Schema validation and the
+``validate_json`` re-read that Tenchi 0.17+ runs on every JSON response body:
+the difference between it and the real app is that check's cost, end to end.
+``before_optimisations`` puts back the code the benchmark's optimisations
+replaced, so ``python -m bench --before`` measures them side by side.
+``plain_logging`` gives the root logger a plain stderr handler before the app
+is built, so the MCP SDK's ``logging.basicConfig`` (a Rich handler) is a no-op:
+the same log lines, without Rich laying each one out.
+"""
+
+import json
+import logging
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import tenchi.server
+from pydantic import TypeAdapter
+from starlette.applications import Starlette
+
+from app.features.memory import domain
+from app.features.memory.schemas import FileEntry
+from app.infra import sqlite_storage
+from app.server.asgi import build_app
+from app.server.settings import load_settings
+
+_checked_payload = tenchi.server._validated_payload  # pyright: ignore[reportPrivateUsage]
+
+
+def _payload_without_revalidation(
+    adapter: TypeAdapter[Any] | None,
+    value: Any,
+    *,
+    media_type: str | None,
+    schema_validator: Any,
+) -> tuple[Any, bytes | str | None]:
+    if adapter is None or media_type != "application/json":
+        return _checked_payload(
+            adapter, value, media_type=media_type, schema_validator=schema_validator
+        )
+    validated = adapter.validate_python(value)
+    return validated, adapter.dump_json(validated, by_alias=True, warnings="error")
+
+
+async def _rows_in_three_trips(
+    self: sqlite_storage.SqliteStorage, sql: str, parameters: Sequence[Any]
+) -> list[Any]:
+    try:
+        async with self._db.execute(sql, parameters) as cursor:  # pyright: ignore[reportPrivateUsage]
+            return list(await cursor.fetchall())
+    except sqlite3.Error as exc:
+        raise sqlite_storage._translate(exc) from exc  # pyright: ignore[reportPrivateUsage]
+
+
+def _entry_cost_by_json_dumps(entry: FileEntry) -> int:
+    text = json.dumps(entry.model_dump(), separators=(",", ":"), ensure_ascii=False)
+    return len(text.encode())
+
+
+def __getattr__(name: str) -> Starlette:
+    if name == "without_revalidation":
+        tenchi.server._validated_payload = _payload_without_revalidation  # pyright: ignore[reportPrivateUsage]
+        return build_app(load_settings())
+    if name == "plain_logging":
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+        return build_app(load_settings())
+    if name == "before_optimisations":
+        sqlite_storage.SqliteStorage._rows = _rows_in_three_trips  # pyright: ignore[reportPrivateUsage]
+        domain.entry_cost = _entry_cost_by_json_dumps
+        return build_app(load_settings())
+    raise AttributeError(name)

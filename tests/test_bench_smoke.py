@@ -1,0 +1,30 @@
+"""The benchmark harness still runs end to end (smoke mode; no timing is asserted)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE_TIMEOUT_SECONDS = 300
+
+
+def test_bench_smoke_prints_the_ratio_table_without_errors(tmp_path: Path) -> None:
+    """`python -m bench --smoke` exits 0 (no request failed) and writes the tables."""
+    output = tmp_path / "RESULTS.md"
+
+    finished = subprocess.run(
+        [sys.executable, "-m", "bench", "--smoke", "--output", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=SMOKE_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    table = output.read_text()
+    assert "Wenchang ÷ floor" in table
+    for scenario in ("read_file", "write_file", "append_line", "get_memory_index"):
+        assert f"| {scenario} | 4 |" in table
+    assert "| mixed | 1 |" in table
+    assert "Costs outside Wenchang's code" in table
