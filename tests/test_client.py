@@ -1,0 +1,396 @@
+"""The typed client: preconditions on the wire, typed errors, bounded retries.
+
+Everything SPEC §3-§4 says about results and errors is pinned by the transport
+conformance suite; this module covers what only the HTTP client does.
+"""
+
+import uuid
+from collections.abc import AsyncGenerator, Generator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+from tenchi.client import ClientAttemptOutcome
+from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
+from tenchi.retries import RetryPolicy, retry_policy
+
+import app.server.client_errors as client_errors
+from app.server.asgi import build_app
+from app.server.client import (
+    MemoryClient,
+    open_in_process_client,
+    open_memory_client,
+    transient_retry,
+)
+from app.server.client_errors import (
+    BackendUnavailableError,
+    InternalError,
+    InvalidArgumentError,
+    ResolverFailureError,
+    VersionConflictError,
+    WenchangError,
+    error_from_payload,
+)
+from app.server.settings import Settings
+from app.shared import errors as shared_errors
+from app.shared.errors import GUIDANCE, Category, backend_unavailable_error
+from app.shared.identity import Grant, Identity
+from tests.support.transports import TokenRegistry, serve_in_thread
+
+ALICE = Identity(grants={"user": Grant("alice", "owner")}, label="client-tests")
+LOCATION = shared_errors.Location("user", "notes", "tea")
+
+
+def settings_for(root: Path) -> Settings:
+    return Settings(
+        storage="memory://",
+        tokens_file=str(root / "tokens.json"),
+        cursor_secret="client-tests-cursor-secret",
+    )
+
+
+class Recorder(httpx.AsyncBaseTransport):
+    """Forwards to the network and remembers every request sent."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sent: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class Server:
+    def __init__(self, url: str, tokens: TokenRegistry) -> None:
+        self.url = url
+        self.tokens = tokens
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Generator[Server]:
+    tokens = TokenRegistry()
+    app = build_app(settings_for(tmp_path_factory.mktemp("client")), resolver=tokens)
+    with serve_in_thread(app) as url:
+        yield Server(url, tokens)
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+async def client(server: Server, recorder: Recorder) -> AsyncGenerator[MemoryClient]:
+    fresh = {"user": Grant(f"alice-{uuid.uuid4().hex}", "owner")}
+    token = server.tokens.issue(Identity(grants=fresh, label=ALICE.label))
+    async with open_memory_client(
+        server.url, token=token, transport=recorder
+    ) as client:
+        yield client
+
+
+async def create(client: MemoryClient, name: str = "tea") -> str:
+    written = await client.write_file(
+        "user",
+        "notes",
+        name,
+        content="- [stated] a\n",
+        description="",
+        aliases=[],
+        expected_version=None,
+    )
+    return written.version
+
+
+async def test_create_sends_if_none_match_and_replace_sends_if_match(
+    client: MemoryClient, recorder: Recorder
+) -> None:
+    """expected_version None is ``If-None-Match: *``; a version is ``If-Match``."""
+    version = await create(client)
+
+    await client.write_file(
+        "user",
+        "notes",
+        "tea",
+        content="",
+        description="",
+        aliases=[],
+        expected_version=version,
+    )
+
+    created, replaced = recorder.sent
+    assert (created.method, created.url.path) == ("PUT", "/v1/files/user/notes/tea")
+    assert created.headers.get("if-none-match") == "*"
+    assert "if-match" not in created.headers
+    assert replaced.headers.get("if-match") == f'"{version}"'
+    assert "if-none-match" not in replaced.headers
+
+
+async def test_every_other_mutation_sends_if_match(
+    client: MemoryClient, recorder: Recorder
+) -> None:
+    """append_line, replace_fact and delete_file send the version as If-Match."""
+    version = await create(client)
+
+    appended = await client.append_line(
+        "user", "notes", "tea", line="- [stated] b", expected_version=version
+    )
+    replaced = await client.replace_fact(
+        "user",
+        "notes",
+        "tea",
+        old_string="b",
+        new_string="c",
+        expected_version=appended.version,
+    )
+    await client.delete_file("user", "notes", "tea", expected_version=replaced.version)
+
+    sent = [(r.method, r.url.path, r.headers.get("if-match")) for r in recorder.sent]
+    assert sent[1:] == [
+        ("POST", "/v1/files/user/notes/tea/lines", f'"{version}"'),
+        ("POST", "/v1/files/user/notes/tea/replace", f'"{appended.version}"'),
+        ("DELETE", "/v1/files/user/notes/tea", f'"{replaced.version}"'),
+    ]
+
+
+async def test_errors_are_typed_and_chained_to_the_app_error(
+    client: MemoryClient,
+) -> None:
+    """A 412 is VersionConflictError with its fields, ``from`` the AppError."""
+    version = await create(client)
+
+    with pytest.raises(VersionConflictError) as raised:
+        await create(client)
+
+    assert (raised.value.content, raised.value.version) == ("- [stated] a\n", version)
+    assert (raised.value.scope, raised.value.area, raised.value.name) == (
+        "user",
+        "notes",
+        "tea",
+    )
+    assert isinstance(raised.value.__cause__, AppError)
+
+
+async def test_a_path_a_url_cannot_carry_is_rejected_before_sending(
+    client: MemoryClient, recorder: Recorder
+) -> None:
+    """A name with ``/`` (or a dot segment) fails locally, as the server would."""
+    with pytest.raises(InvalidArgumentError) as raised:
+        await client.read_file("user", "notes", "a/b")
+
+    assert raised.value.argument == "name"
+    assert recorder.sent == []
+
+
+async def test_unknown_token_is_resolver_failure(server: Server) -> None:
+    """401 becomes ResolverFailureError (permanent)."""
+    async with open_memory_client(server.url, token="wct_unknown") as client:
+        with pytest.raises(ResolverFailureError) as raised:
+            await client.get_memory_index()
+
+    assert raised.value.category == "permanent"
+
+
+async def test_an_unreachable_server_is_backend_unavailable() -> None:
+    """A refused connection is BackendUnavailableError(unavailable)."""
+    async with open_memory_client("http://127.0.0.1:9", token="t") as client:
+        with pytest.raises(BackendUnavailableError) as raised:
+            await client.get_memory_index()
+
+    assert raised.value.reason == "unavailable"
+    assert isinstance(raised.value.__cause__, httpx.TransportError)
+
+
+class Unavailable:
+    """The app behind a proxy that answers the first ``failures`` calls with the
+    app's own 503 BACKEND_UNAVAILABLE envelope and ``Retry-After``."""
+
+    def __init__(self, app: ASGIApp, *, failures: int, retry_after: str) -> None:
+        self.app = app
+        self.failures = failures
+        self.retry_after = retry_after
+        self.requests = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.requests += 1
+        if self.requests > self.failures:
+            await self.app(scope, receive, send)
+            return
+        error = backend_unavailable_error("unavailable")
+        body = error_body(code=error.code, message=error.message, details=error.details)
+        headers = {"Retry-After": self.retry_after, ERROR_SOURCE_HEADER: "app"}
+        await JSONResponse(body, status_code=503, headers=headers)(scope, receive, send)
+
+
+@asynccontextmanager
+async def flaky_client(
+    tmp_path: Path,
+    *,
+    failures: int,
+    retry_after: str = "0",
+    retry: RetryPolicy | None = None,
+) -> AsyncGenerator[tuple[MemoryClient, Unavailable, list[ClientAttemptOutcome]]]:
+    """A client of an app whose first ``failures`` calls answer 503."""
+    tokens = TokenRegistry()
+    app = build_app(settings_for(tmp_path), resolver=tokens)
+    proxy = Unavailable(app, failures=failures, retry_after=retry_after)
+    attempts: list[ClientAttemptOutcome] = []
+    async with open_in_process_client(
+        proxy,
+        token=tokens.issue(ALICE),
+        retry=retry,
+        attempt_observers=[attempts.append],
+    ) as client:
+        yield client, proxy, attempts
+
+
+QUICK = {"base_delay_seconds": 0.0, "max_delay_seconds": 5.0}
+
+
+async def test_transient_errors_are_retried_until_success(tmp_path: Path) -> None:
+    """Two 503s, then the answer: the call succeeds after three attempts."""
+    policy = transient_retry(max_attempts=3, **QUICK)
+    async with flaky_client(tmp_path, failures=2, retry=policy) as (client, proxy, _):
+        index = await client.get_memory_index()
+
+    assert index.entries == []
+    assert proxy.requests == 3
+
+
+async def test_retry_waits_as_long_as_retry_after_says(tmp_path: Path) -> None:
+    """The delay before a retry is the server's Retry-After (here one second)."""
+    policy = transient_retry(max_attempts=2, **QUICK)
+    async with flaky_client(tmp_path, failures=1, retry_after="1", retry=policy) as (
+        client,
+        _,
+        attempts,
+    ):
+        await client.get_memory_index()
+
+    assert [a.retry_delay_seconds for a in attempts] == [1.0, None]
+    assert [a.will_retry for a in attempts] == [True, False]
+
+
+async def test_retries_are_bounded_by_attempts(tmp_path: Path) -> None:
+    """When every attempt is refused, max_attempts requests then the error."""
+    policy = transient_retry(max_attempts=3, **QUICK)
+    async with flaky_client(tmp_path, failures=10, retry=policy) as (client, proxy, _):
+        with pytest.raises(BackendUnavailableError) as raised:
+            await client.get_memory_index()
+
+    assert proxy.requests == 3
+    assert raised.value.reason == "unavailable"
+
+
+async def test_retries_are_bounded_by_total_time(tmp_path: Path) -> None:
+    """A Retry-After beyond the time budget ends the call as a timeout."""
+    policy = transient_retry(max_attempts=5, total_timeout_seconds=0.05, **QUICK)
+    async with flaky_client(tmp_path, failures=10, retry_after="5", retry=policy) as (
+        client,
+        proxy,
+        _,
+    ):
+        with pytest.raises(BackendUnavailableError) as raised:
+            await client.get_memory_index()
+
+    assert proxy.requests == 1
+    assert raised.value.reason == "timeout"
+
+
+async def test_version_guarded_writes_are_retried(tmp_path: Path) -> None:
+    """transient_retry covers writes: a create refused once lands once."""
+    policy = transient_retry(max_attempts=2, **QUICK)
+    async with flaky_client(tmp_path, failures=1, retry=policy) as (client, proxy, _):
+        await create(client)
+        listing = await client.list_prefix("user")
+
+    assert [e.name for e in listing.entries] == ["tea"]
+    assert proxy.requests == 3
+
+
+async def test_a_policy_without_unsafe_methods_retries_only_reads(
+    tmp_path: Path,
+) -> None:
+    """A caller's read-only policy is applied to reads and skipped for writes."""
+    policy = retry_policy(
+        max_attempts=2, retry_on=("BACKEND_UNAVAILABLE",), base_delay_seconds=0.0
+    )
+    async with flaky_client(tmp_path, failures=1, retry=policy) as (client, proxy, _):
+        with pytest.raises(BackendUnavailableError):
+            await create(client)
+        await client.get_memory_index()
+
+    assert proxy.requests == 2
+
+
+async def test_without_a_policy_nothing_is_retried(tmp_path: Path) -> None:
+    """Retries are opt-in: the first 503 is raised."""
+    async with flaky_client(tmp_path, failures=1) as (client, proxy, _):
+        with pytest.raises(BackendUnavailableError):
+            await client.get_memory_index()
+
+    assert proxy.requests == 1
+
+
+SPEC_ERRORS = {
+    "VersionConflictError": "VERSION_CONFLICT",
+    "OversizeWriteError": "OVERSIZE_WRITE",
+    "FileQuotaExceededError": "FILE_QUOTA_EXCEEDED",
+    "ReplaceFactMatchError": "REPLACE_FACT_MATCH",
+    "InvalidArgumentError": "INVALID_ARGUMENT",
+    "NotFoundError": "MEMORY_NOT_FOUND",
+    "RestrictedScopeError": "RESTRICTED_SCOPE",
+    "ResolverFailureError": "UNAUTHORIZED",
+    "BackendUnavailableError": "BACKEND_UNAVAILABLE",
+    "PreconditionRequiredError": "PRECONDITION_REQUIRED",
+}
+
+
+def test_every_spec_error_is_one_exception_class() -> None:
+    """Each SPEC §4 error has a class of that name, with the HTTP code, exported."""
+    for name, code in SPEC_ERRORS.items():
+        cls = getattr(client_errors, name)
+
+        assert name in client_errors.__all__
+        assert issubclass(cls, WenchangError)
+        assert cls.code == code
+
+
+def test_exception_categories_match_the_server_payload() -> None:
+    """A class's category is the one the server renders for that error."""
+    raised = [
+        shared_errors.version_conflict_error(LOCATION, "c", "1"),
+        shared_errors.oversize_write_error(LOCATION, 2, 1),
+        shared_errors.file_quota_exceeded_error(LOCATION, 1),
+        shared_errors.replace_fact_match_error(LOCATION, "c", "1", 0),
+        shared_errors.invalid_argument_error("name", "bad"),
+        shared_errors.file_absent_error(LOCATION),
+        shared_errors.role_required_error(LOCATION, ["admin"]),
+        shared_errors.resolver_failure_error(),
+        shared_errors.backend_unavailable_error("timeout"),
+        shared_errors.precondition_required_error(),
+    ]
+
+    for error in raised:
+        translated = error_from_payload(error.code, error.message, error.details)
+
+        assert type(translated).__name__ == error.details["error"]
+        assert translated.category == error.details["category"]
+        assert translated.message.endswith(GUIDANCE[Category(translated.category)])
+        assert translated.details == error.details
+
+
+def test_a_malformed_or_unknown_error_is_internal() -> None:
+    """A payload missing its fields, or an unknown code, is InternalError."""
+    assert isinstance(error_from_payload("VERSION_CONFLICT", "m", {}), InternalError)
+    assert isinstance(error_from_payload("SOMETHING_NEW", "m", None), InternalError)
