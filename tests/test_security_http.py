@@ -5,7 +5,7 @@ bearer tokens from a token file, run in process.
 """
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -324,3 +324,27 @@ async def test_configured_mcp_hosts_replace_the_loopback_default(
 
     assert listed.status_code == 200, listed.text
     assert loopback.status_code in (400, 403, 421)
+
+
+async def test_mcp_bodies_have_the_same_ceiling_as_the_api(tmp_path: Path) -> None:
+    """A declared or a streamed body over the limit is a 413, never buffered."""
+    huge = {**MCP_LIST, "params": {"padding": "x" * 8192}}
+
+    async def streamed() -> AsyncIterator[bytes]:
+        for _ in range(64):
+            yield b"x" * 1024
+
+    async with open_api(tmp_path, max_request_bytes=4096) as api:
+        headers = api.alice | MCP_ACCEPT | {"Host": "127.0.0.1:8000"}
+        declared = await api.http.post("/mcp", json=huge, headers=headers)
+        chunked = await api.http.post(
+            "/mcp",
+            content=streamed(),
+            headers=headers | {"Content-Type": "application/json"},
+        )
+        small = await api.http.post("/mcp", json=MCP_LIST, headers=headers)
+
+    assert declared.status_code == 413
+    assert declared.json()["code"] == "REQUEST_TOO_LARGE"
+    assert chunked.status_code == 413
+    assert small.status_code == 200

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from tenchi.errors import AppError, error_body
 from tenchi.mcp import McpRequest
 
+from app.server.body_limit import BodyLimit
 from app.server.context import AppContext
 from app.server.hooks import RateLimit, authenticate, caller_id, require_allowance
 from app.server.mcp import Authenticate, SharedContext, create_memory_mcp_server
@@ -100,7 +101,7 @@ class HttpMcp:
         guard = BearerGuard(
             self._serve, resolver, context=self._shared, rate_limit=rate_limit
         )
-        self.route = Route(MCP_PATH, guard)
+        self.route = Route(MCP_PATH, BodyLimit(guard, limit=settings.max_request_bytes))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._app is None:
