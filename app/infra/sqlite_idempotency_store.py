@@ -30,7 +30,7 @@ from app.shared.errors import backend_unavailable_error
 
 from .sqlite_rate_limit_store import configure
 
-SWEEP_EVERY = 256
+SWEEP_INTERVAL_SECONDS = 60.0
 CLAIM_ATTEMPTS = 3
 
 _SCHEMA = """
@@ -110,7 +110,7 @@ class SqliteIdempotencyStore:
     ) -> None:
         self._db = connection
         self._clock = clock
-        self._reserves = 0
+        self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
         try:
@@ -129,9 +129,7 @@ class SqliteIdempotencyStore:
         completed_ttl: float | None,
         reservation_ttl: float,
     ) -> IdempotencyDecision:
-        self._reserves += 1
-        if self._reserves % SWEEP_EVERY == 0:
-            await self._rows(_SWEEP, {"now": self._clock()})
+        await self._sweep()
         identity = {"namespace": namespace, "scope": scope, "key": key}
         for _ in range(CLAIM_ATTEMPTS):
             now, token = self._clock(), uuid.uuid4().hex
@@ -145,6 +143,14 @@ class SqliteIdempotencyStore:
                 return _decision(rows[0], fingerprint, now)
             # Abandoned between the claim and the look: claim again.
         return IdempotencyInProgress(retry_after_seconds=1)
+
+    async def _sweep(self) -> None:
+        # Completed records hold a response, and so file content: drop them soon
+        # after they expire (secure_delete overwrites them), not only when reused.
+        now = self._clock()
+        if self._swept_at is None or now - self._swept_at >= SWEEP_INTERVAL_SECONDS:
+            self._swept_at = now
+            await self._rows(_SWEEP, {"now": now})
 
     async def complete(
         self, reservation: IdempotencyReservation, *, result_json: bytes
