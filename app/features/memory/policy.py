@@ -1,3 +1,4 @@
+import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -215,3 +216,19 @@ def expected_from_put(if_match: str | None, if_none_match: str | None) -> str | 
     if if_none_match is None:
         raise precondition_required_error()
     return None
+
+
+METADATA_BUDGET_BYTES = 6144
+"""Description plus JSON aliases; keeps every file inside GCS's 8 KiB metadata."""
+
+
+def require_metadata_budget(description: str, aliases: Sequence[str]) -> None:
+    described = len(description.encode())
+    size = described + len(json.dumps(list(aliases)).encode())
+    if size > METADATA_BUDGET_BYTES:
+        raise invalid_argument_error(
+            "description" if described > METADATA_BUDGET_BYTES else "aliases",
+            f"description and aliases together take {size} bytes of metadata, over "
+            f"the {METADATA_BUDGET_BYTES}-byte limit; shorten the description or "
+            "drop aliases",
+        )

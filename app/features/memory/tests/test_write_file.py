@@ -482,3 +482,27 @@ async def test_write_file_with_a_zero_cap_never_limits_creates() -> None:
     written = await write_file(request(), context)
 
     assert written.name == "tea"
+
+
+async def test_write_file_metadata_over_budget_is_invalid_aliases() -> None:
+    """Description plus aliases over the metadata budget is refused before storage."""
+    context = make_context()
+    aliases = ["x" * 500] * 13
+
+    with pytest.raises(AppError) as raised:
+        await write_file(
+            WriteFile(
+                scope="user",
+                area="notes",
+                name="big",
+                content="",
+                description="",
+                aliases=aliases,
+                expected_version=None,
+            ),
+            context,
+        )
+
+    assert raised.value.definition is invalid_argument
+    assert raised.value.details["argument"] == "aliases"
+    assert await context.storage.count("") == 0

@@ -16,6 +16,7 @@ from ..policy import (
     require_aliases,
     require_description,
     require_fact_line,
+    require_metadata_budget,
     require_text,
     require_within_limit,
     require_writable,
@@ -51,6 +52,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         with_source(old.sources, context.source),
         context.clock(),
     )
+    require_metadata_budget(meta.description, meta.aliases)
     version = await storage.put_if_version(address.key, data, meta, expected)
     if version is None:
         current = await load_existing(storage, address)

@@ -13,6 +13,7 @@ from ..policy import (
     locate_file,
     require_aliases,
     require_description,
+    require_metadata_budget,
     require_old_string,
     require_text,
     require_within_limit,
@@ -56,6 +57,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
             with_source(old.sources, context.source),
             context.clock(),
         )
+        require_metadata_budget(meta.description, meta.aliases)
         version = await storage.put_if_version(address.key, data, meta, stored.version)
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)

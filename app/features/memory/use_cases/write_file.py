@@ -15,6 +15,7 @@ from ..policy import (
     locate_file,
     require_aliases,
     require_description,
+    require_metadata_budget,
     require_text,
     require_within_limit,
     require_writable,
@@ -34,6 +35,7 @@ async def write_file(request: WriteFile, context: AppContext) -> MemoryFile:
     content = require_text("content", request.content)
     description = require_description(request.description) or ""
     aliases = require_aliases(request.aliases) or ()
+    require_metadata_budget(description, aliases)
     data = require_within_limit(
         address, content.encode(), context.limits.max_file_bytes
     )
