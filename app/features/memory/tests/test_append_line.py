@@ -374,11 +374,11 @@ async def test_append_line_merged_aliases_over_budget_change_nothing(
 ) -> None:
     """Aliases that would grow the metadata past its budget are refused."""
     first = await create(context, aliases=["a" * 500] * 8)
-    before = await snapshot(context)
+    before = await snapshot(context.storage)
 
     with pytest.raises(AppError) as raised:
         await append_line(request(first.version, aliases=["b" * 500] * 8), context)
 
     assert raised.value.definition is invalid_argument
     assert raised.value.details["argument"] == "aliases"
-    assert await snapshot(context) == before
+    assert await snapshot(context.storage) == before
