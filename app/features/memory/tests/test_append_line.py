@@ -373,11 +373,12 @@ async def test_append_line_merged_aliases_over_budget_change_nothing(
     context: AppContext,
 ) -> None:
     """Aliases that would grow the metadata past its budget are refused."""
-    first = await create(context, aliases=["a" * 500] * 8)
+    first = await create(context, aliases=[char * 500 for char in "abcdefgh"])
     before = await snapshot(context.storage)
 
     with pytest.raises(AppError) as raised:
-        await append_line(request(first.version, aliases=["b" * 500] * 8), context)
+        extra = [char * 500 for char in "ijklmnop"]
+        await append_line(request(first.version, aliases=extra), context)
 
     assert raised.value.definition is invalid_argument
     assert raised.value.details["argument"] == "aliases"
