@@ -1,8 +1,7 @@
 """Conformance of who may do what: grants, roles, system/, paths, check order."""
 
+import itertools
 from collections.abc import Awaitable, Callable
-
-import pytest
 
 from app.features.memory.policy import locate_file, require_grant
 from app.server.client_errors import (
@@ -64,18 +63,19 @@ BAD_NAMES = [
 
 
 class AccessConformance(Harness):
-    @pytest.mark.parametrize("operation", sorted(OPERATIONS))
     async def test_ungranted_scope_is_invalid_and_names_available_scopes(
-        self, transport: Transport, identity: Identity, operation: str
+        self, transport: Transport, identity: Identity
     ) -> None:
-        """A scope outside the grants is InvalidArgumentError(scope)."""
-        call = OPERATIONS[operation](transport, "nope", "notes", "probe")
+        """A scope outside the grants is InvalidArgumentError(scope) everywhere."""
+        expected = core_error(require_grant, identity, "nope")
 
-        raised = await expect(call, InvalidArgumentError)
+        for operation, call in OPERATIONS.items():
+            raised = await expect(
+                call(transport, "nope", "notes", "probe"), InvalidArgumentError
+            )
 
-        assert_payload(raised, core_error(require_grant, identity, "nope"))
-        assert raised.argument == "scope"
-        assert "available scopes: org, project, team, user" in raised.message
+            assert_payload(raised, expected, operation)
+            assert "available scopes: org, project, team, user" in raised.message
 
     async def test_ungranted_scope_cannot_be_listed(
         self, transport: Transport, identity: Identity
@@ -85,31 +85,31 @@ class AccessConformance(Harness):
 
         assert_payload(raised, core_error(require_grant, identity, "nope"))
 
-    @pytest.mark.parametrize("area", BAD_AREAS)
-    @pytest.mark.parametrize("operation", ["read", "write"])
     async def test_area_must_be_a_lowercase_slug(
-        self, transport: Transport, identity: Identity, operation: str, area: str
+        self, transport: Transport, identity: Identity
     ) -> None:
         """A bad area is InvalidArgumentError(area) on reads and writes."""
-        call = OPERATIONS[operation](transport, "user", area, "probe")
+        for operation, area in itertools.product(["read", "write"], BAD_AREAS):
+            call = OPERATIONS[operation](transport, "user", area, "probe")
 
-        raised = await expect(call, InvalidArgumentError)
+            raised = await expect(call, InvalidArgumentError)
 
-        assert_payload(raised, core_error(locate_file, identity, "user", area, "probe"))
-        assert raised.argument == "area"
+            expected = core_error(locate_file, identity, "user", area, "probe")
+            assert_payload(raised, expected, f"{operation} area={area!r}")
 
-    @pytest.mark.parametrize("name", BAD_NAMES)
-    @pytest.mark.parametrize("operation", ["read", "write", "delete"])
     async def test_name_characters_are_checked(
-        self, transport: Transport, identity: Identity, operation: str, name: str
+        self, transport: Transport, identity: Identity
     ) -> None:
         """Dot segments, separators, controls, format chars, noncharacters: name."""
-        call = OPERATIONS[operation](transport, "user", "notes", name)
+        for operation, name in itertools.product(
+            ["read", "write", "delete"], BAD_NAMES
+        ):
+            call = OPERATIONS[operation](transport, "user", "notes", name)
 
-        raised = await expect(call, InvalidArgumentError)
+            raised = await expect(call, InvalidArgumentError)
 
-        assert_payload(raised, core_error(locate_file, identity, "user", "notes", name))
-        assert raised.argument == "name"
+            expected = core_error(locate_file, identity, "user", "notes", name)
+            assert_payload(raised, expected, f"{operation} name={name!r}")
 
     async def test_checks_run_in_spec_order(self, transport: Transport) -> None:
         """Grant, then path segments, then area slug, then name characters."""
@@ -123,19 +123,17 @@ class AccessConformance(Harness):
 
         assert [error.argument for error in raised] == ["scope", "name", "area"]
 
-    @pytest.mark.parametrize("operation", MUTATIONS)
-    async def test_system_area_is_read_only(
-        self, transport: Transport, operation: str
-    ) -> None:
+    async def test_system_area_is_read_only(self, transport: Transport) -> None:
         """Every mutation of system/ is RestrictedScopeError(system_read_only)."""
-        call = OPERATIONS[operation](transport, "user", "system", "probe")
+        expected = system_read_only_error(Location("user", "system", "probe"))
 
-        raised = await expect(call, RestrictedScopeError)
+        for operation in MUTATIONS:
+            call = OPERATIONS[operation](transport, "user", "system", "probe")
 
-        assert_payload(
-            raised, system_read_only_error(Location("user", "system", "probe"))
-        )
-        assert raised.reason == "system_read_only"
+            raised = await expect(call, RestrictedScopeError)
+
+            assert_payload(raised, expected, operation)
+            assert raised.reason == "system_read_only"
 
     async def test_system_area_is_readable(self, transport: Transport) -> None:
         """Reading system/ is allowed: an absent curated file is just absent."""
@@ -173,18 +171,19 @@ class AccessConformance(Harness):
         await expect(oversize, RestrictedScopeError)
         await expect(bad_line, RestrictedScopeError)
 
-    @pytest.mark.parametrize("operation", MUTATIONS)
     async def test_role_gated_scope_requires_a_permitted_role(
-        self, transport: Transport, operation: str
+        self, transport: Transport
     ) -> None:
         """Writes to team (member; admin required) are role_required."""
-        call = OPERATIONS[operation](transport, "team", "notes", "probe")
-
-        raised = await expect(call, RestrictedScopeError)
-
         expected = role_required_error(Location("team", "notes", "probe"), ["admin"])
-        assert_payload(raised, expected)
-        assert (raised.reason, raised.required_roles) == ("role_required", ("admin",))
+
+        for operation in MUTATIONS:
+            call = OPERATIONS[operation](transport, "team", "notes", "probe")
+
+            raised = await expect(call, RestrictedScopeError)
+
+            assert_payload(raised, expected, operation)
+            assert raised.required_roles == ("admin",)
 
     async def test_reads_are_never_role_gated(self, transport: Transport) -> None:
         """The role-gated scope is still readable and listable."""

@@ -143,11 +143,11 @@ def core_error(check: Callable[..., object], *arguments: Any) -> AppError:
     raise AssertionError(f"{check.__name__}{arguments!r} did not reject")
 
 
-def assert_payload(raised: WenchangError, expected: AppError) -> None:
+def assert_payload(raised: WenchangError, expected: AppError, case: str = "") -> None:
     """Same code, same SPEC §4 payload, and the category's guidance at the end."""
-    assert raised.code == expected.code
-    assert raised.details == expected.details
-    assert raised.message.endswith(GUIDANCE[Category(raised.category)])
+    assert raised.code == expected.code, case
+    assert raised.details == expected.details, case
+    assert raised.message.endswith(GUIDANCE[Category(raised.category)]), case
 
 
 class Harness:
