@@ -283,8 +283,12 @@ async def test_import_in_overwrite_mode_replaces_with_new_versions(
             invalid_argument,
         ),
         ({"area": "notes", "name": "b", "content": "x" * 1025}, oversize_write),
+        (
+            {"area": "notes", "name": "b", "content": "", "aliases": ["a" * 500] * 13},
+            invalid_argument,
+        ),
     ],
-    ids=["area", "name", "duplicate", "description", "oversize"],
+    ids=["area", "name", "duplicate", "description", "oversize", "metadata"],
 )
 async def test_import_checks_every_file_before_writing(
     context: AppContext, bad: dict[str, Any], definition: object

@@ -9,6 +9,7 @@ from ..domain import Address, entity_prefix, file_key, raise_current_state
 from ..policy import (
     require_area,
     require_description,
+    require_metadata_budget,
     require_name,
     require_path,
     require_within_limit,
@@ -77,6 +78,7 @@ def _restore(
     data = require_within_limit(
         address, item.content.encode(), context.limits.max_file_bytes
     )
+    require_metadata_budget(item.description, item.aliases)
     metadata = FileMetadata(
         description=require_description(item.description) or "",
         aliases=tuple(item.aliases),
