@@ -77,10 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 scaling.store_growth(bench, results, progress)
                 scaling.index_growth(bench, results, progress)
                 scaling.gcs_index(bench, results, progress)
+            costs = structural.render(quick=arguments.smoke)
+            ours = structural.optimisations(Path(scratch), quick=arguments.smoke)
         finally:
             load.close()
-    costs = structural.render(quick=arguments.smoke)
-    table = report.render(results, time.monotonic() - started, costs)
+    table = report.render(results, time.monotonic() - started, costs, ours)
     print(table)
     if arguments.raw:
         raw = [

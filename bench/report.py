@@ -264,7 +264,12 @@ def machine() -> str:
     )
 
 
-def render(results: Results, elapsed: float, structural: Sequence[str] = ()) -> str:
+def render(
+    results: Results,
+    elapsed: float,
+    structural: Sequence[str] = (),
+    optimisations: Sequence[str] = (),
+) -> str:
     profile = results.profile
     parts = [
         f"Machine: {machine()}",
@@ -297,6 +302,9 @@ def render(results: Results, elapsed: float, structural: Sequence[str] = ()) -> 
     ):
         if table:
             parts += ["", title, "", *table]
+    if optimisations:
+        parts += ["", "### Our optimisations, before and after (CPU, in-process)"]
+        parts += ["", *optimisations]
     if structural:
         parts += [
             "",

@@ -16,6 +16,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import tenchi.server
@@ -61,6 +62,18 @@ def _entry_cost_by_json_dumps(entry: FileEntry) -> int:
     return len(text.encode())
 
 
+def _format_timestamp_by_strftime(moment: datetime) -> str:
+    moment = moment.astimezone(UTC)
+    if moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _epoch_micros_by_parts(moment: datetime) -> int:
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
 def __getattr__(name: str) -> Starlette:
     if name == "without_revalidation":
         tenchi.server._validated_payload = _payload_without_revalidation  # pyright: ignore[reportPrivateUsage]
@@ -71,5 +84,7 @@ def __getattr__(name: str) -> Starlette:
     if name == "before_optimisations":
         sqlite_storage.SqliteStorage._rows = _rows_in_three_trips  # pyright: ignore[reportPrivateUsage]
         domain.entry_cost = _entry_cost_by_json_dumps
+        domain.format_timestamp = _format_timestamp_by_strftime
+        domain._epoch_micros = _epoch_micros_by_parts  # pyright: ignore[reportPrivateUsage]
         return build_app(load_settings())
     raise AttributeError(name)

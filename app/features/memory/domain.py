@@ -8,7 +8,8 @@ import re
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from operator import itemgetter
 from typing import NoReturn
 
 from pydantic import BaseModel, TypeAdapter
@@ -41,10 +42,9 @@ def entity_prefix(scope: str, entity_id: str) -> str:
 
 
 def format_timestamp(moment: datetime) -> str:
-    moment = moment.astimezone(UTC)
-    if moment.microsecond:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # isoformat writes six fractional digits exactly when microseconds are
+    # non-zero, as SPEC §2 wants, at a third of strftime's cost.
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -162,7 +162,7 @@ def build_index(
         if entry is not None:
             micros = _epoch_micros(item.metadata.last_updated)
             ranked.append((_tier(entry, priority), -micros, item.key, entry))
-    ranked.sort(key=lambda row: row[:3])
+    ranked.sort(key=itemgetter(0, 1, 2))
     kept: list[FileEntry] = []
     omitted: Counter[tuple[str, str]] = Counter()
     total = 0
@@ -180,9 +180,12 @@ def build_index(
     return MemoryIndex(entries=kept, capped=capped)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
 def _epoch_micros(moment: datetime) -> int:
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return (moment - _EPOCH) // _MICROSECOND
 
 
 def _tag(key: bytes, listing: str, position: str) -> str:
