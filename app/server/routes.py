@@ -5,6 +5,7 @@ from tenchi.routes import route_group
 
 from app.features.memory.routes import routes as memory_routes
 from app.server.context import AppContext
+from app.server.index_route import index_route
 from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
 
 OPENAPI_TITLE = "Wenchang"
@@ -22,6 +23,7 @@ async def storage_answers(context: AppContext) -> None:
 
 
 api_routes = route_group(
+    index_route,
     memory_routes,
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),

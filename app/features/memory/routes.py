@@ -8,7 +8,6 @@ from .contracts import (
     delete_file_contract,
     file_created,
     file_replaced,
-    get_memory_index_contract,
     list_area_contract,
     list_scope_contract,
     read_file_contract,
@@ -17,7 +16,6 @@ from .contracts import (
 )
 from .schemas import MemoryFile, PutOutcome, VersionHeaders
 from .use_cases.delete_file_at_path import delete_file_at_path
-from .use_cases.get_memory_index import get_memory_index
 from .use_cases.list_area import list_area
 from .use_cases.list_scope import list_scope
 from .use_cases.post_line import post_line
@@ -36,7 +34,6 @@ def present_put(outcome: PutOutcome) -> PresentedResponse:
 
 
 routes = route_group(
-    route(get_memory_index_contract, get_memory_index),
     route(list_scope_contract, list_scope),
     route(list_area_contract, list_area),
     route(read_file_contract, read_file_at_path, response_headers=version_headers),
