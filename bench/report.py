@@ -142,8 +142,8 @@ def mcp_table(results: Results) -> list[str]:
         return ["MCP was not available in this run."]
     lines = [
         "| tool | c | MCP req/s | p50 ms | p99 ms | HTTP p50 ms | **MCP ÷ HTTP "
-        "latency** | target | CPU us/call MCP / HTTP | with plain logging: "
-        "MCP ÷ HTTP latency | errors | RSS MB |",
+        "latency** | target | CPU us/call MCP / HTTP | before (SDK's Rich log "
+        "handler): MCP ÷ HTTP latency | errors | RSS MB |",
         "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|",
     ]
     for op in MCP_OPS:
@@ -154,13 +154,13 @@ def mcp_table(results: Results) -> list[str]:
                 continue
             ms, hs = _summary(m), _summary(h)
             ratio = _median(_latency_ratios(results, op, c))
-            plain = _median(_latency_ratios(results, op, c, "mcp-plain"))
+            rich = _median(_latency_ratios(results, op, c, "mcp-rich"))
             verdict = _verdict(ratio, MCP_TARGET, at_most=True)
             cpu = f"{_x(_median([r.cpu_us for r in m]), 0)} / "
             cpu += _x(_median([r.cpu_us for r in h]), 0)
             lines.append(
                 f"| {op} | {c} | {ms[0]} | {ms[1]} | {ms[2]} | {hs[1]} "
-                f"| **{_x(ratio)}** | {verdict} | {cpu} | {_x(plain)} "
+                f"| **{_x(ratio)}** | {verdict} | {cpu} | {_x(rich)} "
                 f"| {ms[3]} | {ms[4]:.0f} |"
             )
     return lines

@@ -252,7 +252,7 @@ def _starters(bench: Bench, database: Path) -> dict[str, Callable[[], Server]]:
             ),
             "cached": wenchang("cached", WENCHANG_INDEX_CACHE="memory"),
             "limited": wenchang("limited", **RATE_LIMITED),
-            "mcp-plain": wenchang("mcp-plain", "bench.variants:plain_logging"),
+            "mcp-rich": wenchang("mcp-rich", "bench.variants:rich_logging"),
         }
     if bench.profile.before:
         starters["before"] = wenchang("before", "bench.variants:before_optimisations")
@@ -293,7 +293,7 @@ def _plan(profile: Profile, mcp: bool) -> list[tuple[str, int, list[str]]]:
             if mcp and op in MCP_OPS:
                 names.append("mcp")
                 if profile.variants:
-                    names.append("mcp-plain")
+                    names.append("mcp-rich")
             if profile.variants and op == "get_memory_index":
                 names.append("cached")
             plan.append((op, concurrency, names))

@@ -7,13 +7,11 @@ Tenchi's response check keeps its pydantic ``validate_python`` and ``dump_json``
 the difference between it and the real app is that check's cost, end to end.
 ``before_optimisations`` puts back the code the benchmark's optimisations
 replaced, so ``python -m bench --before`` measures them side by side.
-``plain_logging`` gives the root logger a plain stderr handler before the app
-is built, so the MCP SDK's ``logging.basicConfig`` (a Rich handler) is a no-op:
-the same log lines, without Rich laying each one out.
+``rich_logging`` lets the MCP SDK install its Rich root handler again (what
+Wenchang did before it configured plain logging first), for MCP before/after.
 """
 
 import json
-import logging
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -26,6 +24,7 @@ from starlette.applications import Starlette
 from app.features.memory import domain
 from app.features.memory.schemas import FileEntry
 from app.infra import sqlite_storage
+from app.server import mcp
 from app.server.asgi import build_app
 from app.server.settings import load_settings
 
@@ -78,8 +77,8 @@ def __getattr__(name: str) -> Starlette:
     if name == "without_revalidation":
         tenchi.server._validated_payload = _payload_without_revalidation  # pyright: ignore[reportPrivateUsage]
         return build_app(load_settings())
-    if name == "plain_logging":
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    if name == "rich_logging":
+        mcp._keep_logging_plain = lambda: None  # pyright: ignore[reportPrivateUsage]
         return build_app(load_settings())
     if name == "before_optimisations":
         sqlite_storage.SqliteStorage._rows = _rows_in_three_trips  # pyright: ignore[reportPrivateUsage]

@@ -195,6 +195,16 @@ def _approve(
     return approve
 
 
+def _keep_logging_plain() -> None:
+    # Building the SDK's server calls logging.basicConfig with a Rich handler, which
+    # lays out every line: ~0.8 ms per tool call, more than the call itself
+    # (bench/RESULTS.md). basicConfig does nothing once the root logger has a
+    # handler, so give it a plain one first: the same lines, on stderr, at INFO.
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+
 def create_memory_mcp_server(
     settings: Settings,
     *,
@@ -203,6 +213,7 @@ def create_memory_mcp_server(
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
 ) -> MCPServer[dict[str, Any]]:
     """The MCP server; fails with SettingsError when the settings cannot serve."""
+    _keep_logging_plain()
     slots = prompt_slots(settings)
     prompt = build_memory_prompt(slots)
     tools = served_tools(settings, purpose=slots.purpose)
