@@ -26,9 +26,7 @@ from tenchi.idempotency import (
     IdempotencyStoreError,
 )
 
-from app.shared.errors import backend_unavailable_error
-
-from .sqlite_rate_limit_store import configure
+from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
 
 SWEEP_INTERVAL_SECONDS = 60.0
 CLAIM_ATTEMPTS = 3
@@ -83,12 +81,6 @@ _ABANDON = f"DELETE FROM idempotency_records WHERE {_FENCE}"
 _SWEEP = f"DELETE FROM idempotency_records AS r WHERE {_EXPIRED}"
 
 
-def _translate(exc: sqlite3.Error) -> Exception:
-    message = str(exc).lower()
-    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
-    return backend_unavailable_error(reason)
-
-
 def _fence(reservation: IdempotencyReservation) -> dict[str, Any]:
     return {
         "namespace": reservation.namespace,
@@ -117,7 +109,7 @@ class SqliteIdempotencyStore:
             async with self._db.execute(sql, parameters) as cursor:
                 return list(await cursor.fetchall())
         except sqlite3.Error as exc:
-            raise _translate(exc) from exc
+            raise translate_sqlite_error(exc) from exc
 
     async def reserve(
         self,
@@ -188,12 +180,5 @@ async def open_sqlite_idempotency_store(
     path: str, *, clock: Callable[[], float] = time.time
 ) -> AsyncGenerator[SqliteIdempotencyStore]:
     """A store on its own connection to ``path`` (usually the memory database)."""
-    try:
-        connection = await aiosqlite.connect(path, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise _translate(exc) from exc
-    try:
-        await configure(connection, _SCHEMA)
+    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
         yield SqliteIdempotencyStore(connection, clock=clock)
-    finally:
-        await connection.close()

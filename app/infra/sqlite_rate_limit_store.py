@@ -15,9 +15,8 @@ from typing import Any
 import aiosqlite
 from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
 
-from app.shared.errors import backend_unavailable_error
+from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
 
-BUSY_TIMEOUT_MS = 5000
 SWEEP_EVERY = 512
 
 _SCHEMA = """
@@ -55,12 +54,6 @@ RETURNING admitted, used, resets_at
 """
 
 
-def _translate(exc: sqlite3.Error) -> Exception:
-    message = str(exc).lower()
-    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
-    return backend_unavailable_error(reason)
-
-
 class SqliteRateLimitStore:
     """The RateLimitStore port on one autocommit connection."""
 
@@ -79,7 +72,7 @@ class SqliteRateLimitStore:
             async with self._db.execute(sql, parameters) as cursor:
                 return list(await cursor.fetchall())
         except sqlite3.Error as exc:
-            raise _translate(exc) from exc
+            raise translate_sqlite_error(exc) from exc
 
     async def consume(
         self,
@@ -114,26 +107,10 @@ class SqliteRateLimitStore:
         return RateLimitExceeded(limit, max(1, ceil(reset_after)))
 
 
-async def configure(connection: aiosqlite.Connection, schema: str) -> None:
-    """WAL, a busy timeout and the table: what every guard connection needs."""
-    await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    await connection.execute("PRAGMA journal_mode = WAL")
-    await connection.execute("PRAGMA synchronous = NORMAL")
-    await connection.execute("PRAGMA secure_delete = ON")
-    await connection.execute(schema)
-
-
 @asynccontextmanager
 async def open_sqlite_rate_limit_store(
     path: str, *, clock: Callable[[], float] = time.time
 ) -> AsyncGenerator[SqliteRateLimitStore]:
     """A store on its own connection to ``path`` (usually the memory database)."""
-    try:
-        connection = await aiosqlite.connect(path, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise _translate(exc) from exc
-    try:
-        await configure(connection, _SCHEMA)
+    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
         yield SqliteRateLimitStore(connection, clock=clock)
-    finally:
-        await connection.close()

@@ -1,0 +1,46 @@
+"""One way to open a Wenchang SQLite connection and to translate its errors.
+
+Every connection (memory files, rate-limit windows, idempotency records) uses
+autocommit, WAL, ``synchronous=NORMAL``, ``secure_delete`` and the same busy
+timeout, so several processes on one file wait for each other instead of failing.
+"""
+
+import sqlite3
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+
+import aiosqlite
+
+from app.shared.errors import backend_unavailable_error
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
+    """A lock wait that ran out is a timeout; anything else is an outage."""
+    message = str(exc).lower()
+    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
+    return backend_unavailable_error(reason)
+
+
+@asynccontextmanager
+async def open_sqlite_connection(
+    path: str, *, schema: str
+) -> AsyncGenerator[aiosqlite.Connection]:
+    """A configured connection with ``schema`` applied; closed on exit."""
+    try:
+        connection = await aiosqlite.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+    try:
+        try:
+            await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            await connection.execute("PRAGMA journal_mode = WAL")
+            await connection.execute("PRAGMA synchronous = NORMAL")
+            await connection.execute("PRAGMA secure_delete = ON")
+            await connection.execute(schema)
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc) from exc
+        yield connection
+    finally:
+        await connection.close()
