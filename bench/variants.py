@@ -22,6 +22,7 @@ from pydantic import TypeAdapter
 from starlette.applications import Starlette
 
 from app.features.memory import domain
+from app.features.memory.ports import FileMetadata
 from app.features.memory.schemas import FileEntry
 from app.infra import sqlite_storage
 from app.server import mcp
@@ -56,6 +57,15 @@ async def _rows_in_three_trips(
         raise sqlite_storage._translate(exc) from exc  # pyright: ignore[reportPrivateUsage]
 
 
+def _meta_decoded_each_time(row: Any, offset: int) -> FileMetadata:
+    return FileMetadata(
+        description=row[offset],
+        aliases=tuple(json.loads(row[offset + 1])),
+        sources=tuple(json.loads(row[offset + 2])),
+        last_updated=domain.parse_timestamp(row[offset + 3]),
+    )
+
+
 def _entry_cost_by_json_dumps(entry: FileEntry) -> int:
     text = json.dumps(entry.model_dump(), separators=(",", ":"), ensure_ascii=False)
     return len(text.encode())
@@ -82,6 +92,7 @@ def __getattr__(name: str) -> Starlette:
         return build_app(load_settings())
     if name == "before_optimisations":
         sqlite_storage.SqliteStorage._rows = _rows_in_three_trips  # pyright: ignore[reportPrivateUsage]
+        sqlite_storage._meta = _meta_decoded_each_time  # pyright: ignore[reportPrivateUsage]
         domain.entry_cost = _entry_cost_by_json_dumps
         domain.format_timestamp = _format_timestamp_by_strftime
         domain._epoch_micros = _epoch_micros_by_parts  # pyright: ignore[reportPrivateUsage]
