@@ -25,6 +25,7 @@ from app.features.memory import domain
 from app.features.memory.ports import FileMetadata
 from app.features.memory.schemas import FileEntry
 from app.infra import sqlite_storage
+from app.infra.sqlite_connection import translate_sqlite_error
 from app.server import mcp
 from app.server.asgi import build_app
 from app.server.settings import load_settings
@@ -54,7 +55,7 @@ async def _rows_in_three_trips(
         async with self._db.execute(sql, parameters) as cursor:  # pyright: ignore[reportPrivateUsage]
             return list(await cursor.fetchall())
     except sqlite3.Error as exc:
-        raise sqlite_storage._translate(exc) from exc  # pyright: ignore[reportPrivateUsage]
+        raise translate_sqlite_error(exc) from exc
 
 
 def _meta_decoded_each_time(row: Any, offset: int) -> FileMetadata:
