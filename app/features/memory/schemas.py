@@ -17,6 +17,35 @@ Aliases = Annotated[list[Alias], Field(max_length=256)]
 Version = Annotated[str, Field(max_length=256)]
 Cursor = Annotated[str, Field(max_length=2048)]
 
+ScopeArg = Annotated[
+    Segment, Field(description="A scope of this session, e.g. user (see the index).")
+]
+AreaArg = Annotated[
+    Segment,
+    Field(description="Lowercase slug, e.g. preferences; system/ is read-only."),
+]
+NameArg = Annotated[Segment, Field(description="File name without .md.")]
+ContentArg = Annotated[
+    Text, Field(description="The whole body (markdown), within the per-file limit.")
+]
+DescriptionArg = Annotated[
+    OneLine, Field(description="One line saying what the file holds.")
+]
+AliasesArg = Annotated[
+    Aliases, Field(description="Other names a future session may look for.")
+]
+LineArg = Annotated[
+    OneLine,
+    Field(description="One fact line: - [stated|observed|inferred|system] text"),
+]
+ReadVersion = Annotated[
+    Version, Field(description="The version you read; a conflict returns the current.")
+]
+CURSOR = "next_cursor of the previous page, with the same scope and area."
+LISTED_AREA = "One area to list; omit to list the whole scope."
+ADDED_ALIASES = "Aliases to add; existing ones are never removed."
+NEW_DESCRIPTION = "A new one-line description; omit to keep the stored one."
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -66,52 +95,59 @@ class Deleted(BaseModel):
 
 
 class ReadFile(Strict):
-    scope: Segment
-    area: Segment
+    scope: ScopeArg
+    area: AreaArg
     name: Segment
 
 
 class ListPrefix(Strict):
-    scope: Segment
-    area: Segment | None = None
-    cursor: Cursor | None = None
+    scope: ScopeArg
+    area: Segment | None = Field(default=None, description=LISTED_AREA)
+    cursor: Cursor | None = Field(default=None, description=CURSOR)
 
 
 class WriteFile(Strict):
-    scope: Segment
-    area: Segment
-    name: Segment
-    content: Text
-    description: OneLine
-    aliases: Aliases
-    expected_version: Version | None
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+    content: ContentArg
+    description: DescriptionArg
+    aliases: AliasesArg
+    expected_version: Annotated[
+        Version | None,
+        Field(description="null creates the file; else the version you read."),
+    ]
 
 
 class AppendLine(Strict):
-    scope: Segment
-    area: Segment
-    name: Segment
-    line: OneLine
-    expected_version: Version
-    aliases: Aliases | None = None
-    description: OneLine | None = None
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+    line: LineArg
+    expected_version: ReadVersion
+    aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
+    description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
 
 class ReplaceFact(Strict):
-    scope: Segment
-    area: Segment
-    name: Segment
-    old_string: Text
-    new_string: Text
-    expected_version: Version
-    aliases: Aliases | None = None
-    description: OneLine | None = None
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+    old_string: Annotated[
+        Text, Field(description="Text that occurs exactly once in the file.")
+    ]
+    new_string: Annotated[
+        Text, Field(description="Its replacement; empty removes the span.")
+    ]
+    expected_version: ReadVersion
+    aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
+    description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
 
 class DeleteFile(Strict):
-    scope: Segment
-    area: Segment
-    name: Segment
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
     expected_version: Version
 
 
@@ -135,15 +171,15 @@ class ListQuery(Strict):
 
 
 class FileBody(Strict):
-    content: Text
-    description: OneLine
+    content: ContentArg
+    description: DescriptionArg
     aliases: Aliases
 
 
 class LineBody(Strict):
-    line: OneLine
-    aliases: Aliases | None = None
-    description: OneLine | None = None
+    line: LineArg
+    aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
+    description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
 
 class ReplaceBody(Strict):
