@@ -87,6 +87,23 @@ def with_source(sources: Iterable[str], source: str) -> tuple[str, ...]:
     return tuple(sorted({*sources, source}))
 
 
+def edited_metadata(
+    old: FileMetadata,
+    *,
+    description: str | None,
+    aliases: Iterable[str] | None,
+    source: str,
+    now: datetime,
+) -> FileMetadata:
+    """An edit's metadata: a given description replaces, aliases only grow."""
+    return FileMetadata(
+        old.description if description is None else description,
+        merged_aliases(old.aliases, aliases),
+        with_source(old.sources, source),
+        now,
+    )
+
+
 def render_file(
     location: Location, data: bytes, meta: FileMetadata, version: str
 ) -> MemoryFile:

@@ -4,12 +4,11 @@ from app.shared.identity import require_identity
 
 from ..domain import (
     appended,
+    edited_metadata,
     load_existing,
-    merged_aliases,
     render_file,
     render_stored,
     require_version,
-    with_source,
 )
 from ..policy import (
     locate_file,
@@ -21,7 +20,6 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
-from ..ports import FileMetadata
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -45,12 +43,12 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     data = require_within_limit(
         address, content.encode(), context.limits.max_file_bytes
     )
-    old = stored.metadata
-    meta = FileMetadata(
-        old.description if description is None else description,
-        merged_aliases(old.aliases, aliases),
-        with_source(old.sources, context.source),
-        context.clock(),
+    meta = edited_metadata(
+        stored.metadata,
+        description=description,
+        aliases=aliases,
+        source=context.source,
+        now=context.clock(),
     )
     require_metadata_budget(meta.description, meta.aliases)
     version = await storage.put_if_version(address.key, data, meta, expected)

@@ -4,10 +4,9 @@ from app.shared.identity import require_identity
 
 from ..domain import (
     count_matches,
+    edited_metadata,
     load_existing,
-    merged_aliases,
     render_file,
-    with_source,
 )
 from ..policy import (
     locate_file,
@@ -19,7 +18,6 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
-from ..ports import FileMetadata
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
@@ -50,12 +48,12 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
             raise version_conflict_error(location, content, stored.version)
         edited = content.replace(old_string, new_string, 1).encode()
         data = require_within_limit(address, edited, context.limits.max_file_bytes)
-        old = stored.metadata
-        meta = FileMetadata(
-            old.description if description is None else description,
-            merged_aliases(old.aliases, aliases),
-            with_source(old.sources, context.source),
-            context.clock(),
+        meta = edited_metadata(
+            stored.metadata,
+            description=description,
+            aliases=aliases,
+            source=context.source,
+            now=context.clock(),
         )
         require_metadata_budget(meta.description, meta.aliases)
         version = await storage.put_if_version(address.key, data, meta, stored.version)
