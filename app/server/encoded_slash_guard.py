@@ -8,13 +8,11 @@ An unauthenticated request passes through untouched, so it still gets its 401
 first, as the HTTP check order requires.
 """
 
-import json
-
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 from tenchi.errors import AppError
 
-from app.server.hooks import authenticate
+from app.server.hooks import authenticate, refusal
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import Resolver
 
@@ -54,17 +52,4 @@ class EncodedSlashGuard:
         error = invalid_argument_error(
             argument, f"{argument} must not contain '/' (sent encoded as %2F)"
         )
-        body = json.dumps(
-            {"code": error.code, "message": error.message, "details": error.details}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": error.status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await refusal(error)(scope, receive, send)

@@ -7,12 +7,20 @@ limit, so one runaway client cannot starve the others.
 import hashlib
 from dataclasses import dataclass, replace
 
+from starlette.responses import JSONResponse
+from tenchi.errors import AppError, error_body
 from tenchi.rate_limits import enforce_rate_limit
 from tenchi.server import Hook, RequestInfo
 
 from app.server.context import AppContext
 from app.shared.errors import resolver_failure_error
 from app.shared.identity import Identity, Resolver
+
+
+def refusal(error: AppError) -> JSONResponse:
+    """The Tenchi error envelope for an error raised by an ASGI guard."""
+    body = error_body(code=error.code, message=error.message, details=error.details)
+    return JSONResponse(body, status_code=error.status, headers=error.headers)
 
 
 def authenticate(resolver: Resolver, authorization: str) -> Identity:

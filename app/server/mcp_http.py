@@ -14,15 +14,20 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
-from tenchi.errors import AppError, error_body
+from tenchi.errors import AppError
 from tenchi.mcp import McpRequest
 
 from app.server.body_limit import BodyLimit
 from app.server.context import AppContext
-from app.server.hooks import RateLimit, authenticate, caller_id, require_allowance
+from app.server.hooks import (
+    RateLimit,
+    authenticate,
+    caller_id,
+    refusal,
+    require_allowance,
+)
 from app.server.mcp import Authenticate, SharedContext, create_memory_mcp_server
 from app.server.runtime import Runtime
 from app.server.settings import Settings
@@ -69,14 +74,9 @@ class BearerGuard:
                 caller = caller_id(authorization)
                 await require_allowance(self._context(), caller, self._rate_limit)
             except AppError as exc:
-                await _refusal(exc)(scope, receive, send)
+                await refusal(exc)(scope, receive, send)
                 return
         await self._app(scope, receive, send)
-
-
-def _refusal(error: AppError) -> JSONResponse:
-    body = error_body(code=error.code, message=error.message, details=error.details)
-    return JSONResponse(body, status_code=error.status, headers=error.headers)
 
 
 class HttpMcp:
