@@ -618,3 +618,59 @@ def test_ui_files_ship_in_the_wheel(tmp_path: Path) -> None:
         "vendor/dompurify.LICENSE.txt",
     }
     assert {static + name for name in expected} <= names
+
+
+def test_dark_mode_follows_the_system_setting(browser: Browser, site: Site) -> None:
+    context = browser.new_context(
+        color_scheme="dark", viewport={"width": 1200, "height": 820}
+    )
+    try:
+        tab = context.new_page()
+        write(
+            site,
+            "user/prefs/evening",
+            "# Evening\n\n- [stated] Reads **late**.\n",
+            description="Evening habits.",
+            aliases=["night"],
+        )
+        sign_in(tab, site)
+        background = tab.evaluate(
+            "() => getComputedStyle(document.body).backgroundColor"
+        )
+        red, green, blue = (int(n) for n in re.findall(r"\d+", background)[:3])
+        assert max(red, green, blue) < 64, background
+        check_page(tab, "index-dark")
+        open_file(tab, site, "user/prefs/evening")
+        expect(tab.get_by_role("heading", name="evening", exact=True)).to_be_visible()
+        check_page(tab, "file-dark")
+    finally:
+        context.close()
+
+
+def test_a_phone_sized_screen_needs_no_sideways_scrolling(
+    browser: Browser, site: Site
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        tab = context.new_page()
+        long_line = "- [stated] " + "a-very-long-unbroken-word" * 12 + "\n"
+        write(
+            site,
+            "user/phone/long",
+            long_line + "| a | b |\n|---|---|\n| 1 | 2 |\n",
+            description="A file with a long line.",
+            aliases=["x" * 80],
+        )
+        sign_in(tab, site)
+        for path in ("user/phone/long",):
+            open_file(tab, site, path)
+            expect(
+                tab.get_by_role("heading", name=path.split("/")[-1], exact=True)
+            ).to_be_visible()
+            overflow = tab.evaluate(
+                "() => document.documentElement.scrollWidth - window.innerWidth"
+            )
+            assert overflow <= 0, f"{path} overflows by {overflow}px"
+        check_page(tab, "file-phone")
+    finally:
+        context.close()

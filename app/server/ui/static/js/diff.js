@@ -1,9 +1,16 @@
 // A line diff (longest common subsequence) for showing two versions side by side in time.
 import { h } from "./dom.js";
 
+// "a\nb\n" is two lines, not three: the final newline ends the last line.
+function lines(text) {
+  const split = text.split("\n");
+  if (split.length > 1 && split[split.length - 1] === "") split.pop();
+  return split;
+}
+
 export function lineDiff(before, after) {
-  const a = before.split("\n");
-  const b = after.split("\n");
+  const a = lines(before);
+  const b = lines(after);
   const rows = a.length + 1;
   const cols = b.length + 1;
   const lengths = new Uint32Array(rows * cols);
@@ -21,10 +28,10 @@ export function lineDiff(before, after) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       out.push({ kind: "same", text: a[i++] });
       j++;
-    } else if (j < b.length && (i === a.length || lengths[i * cols + j + 1] >= lengths[(i + 1) * cols + j])) {
-      out.push({ kind: "added", text: b[j++] });
-    } else {
+    } else if (i < a.length && (j === b.length || lengths[(i + 1) * cols + j] >= lengths[i * cols + j + 1])) {
       out.push({ kind: "removed", text: a[i++] });
+    } else {
+      out.push({ kind: "added", text: b[j++] });
     }
   }
   return out;

@@ -22,13 +22,21 @@ function inputs(state) {
   };
 }
 
-function theirsPanel(theirs, yours) {
+function theirsPanel(theirs, yours, fields) {
   if (!theirs) return null;
+  const adopt = h("button", { type: "button" }, "Copy their version into the editor");
+  adopt.addEventListener("click", () => {
+    fields.content.value = theirs.content;
+    fields.description.value = theirs.description;
+    fields.aliases.value = theirs.aliases.join("\n");
+    fields.content.focus();
+  });
   return h("section", { class: "card theirs", "aria-labelledby": "theirs-title" },
     h("h2", { id: "theirs-title" }, "Their version (saved meanwhile)"),
     metadata(theirs),
     h("label", { for: "theirs-content" }, "Their content"),
     h("textarea", { id: "theirs-content", class: "mono", rows: "12", readonly: true }, theirs.content),
+    h("div", { class: "actions" }, adopt),
     diffView(theirs.content, yours, "From their content to yours"));
 }
 
@@ -103,7 +111,7 @@ function render(view, state) {
     h("h1", {}, title),
     conflictNotice(state),
     state.error ? errorBox(state.error) : null,
-    h("div", { class: state.theirs ? "merge" : "" }, theirsPanel(state.theirs, state.content || ""), form));
+    h("div", { class: state.theirs ? "merge" : "" }, theirsPanel(state.theirs, state.content || "", fields), form));
   view.done();
 }
 

@@ -26,7 +26,8 @@ function contentPanels(content) {
     });
     return button;
   });
-  return h("section", { class: "card content", "aria-label": "Content" },
+  return h("section", { class: "card content", "aria-labelledby": "content-title" },
+    h("h2", { id: "content-title", class: "sr-only" }, "Content"),
     h("div", { class: "toggle", role: "group", "aria-label": "Show content as" }, buttons),
     rendered, raw);
 }
