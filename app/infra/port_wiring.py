@@ -17,18 +17,23 @@ from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
 from .redis_rate_limit_store import open_redis_rate_limit_store
 from .sqlite_idempotency_store import open_sqlite_idempotency_store
+from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
 from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
 from .sqlite_storage import open_sqlite_storage
 
 
 @asynccontextmanager
-async def open_storage(url: str) -> AsyncGenerator[Storage]:
+async def open_storage(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[Storage]:
     if url == "memory://":
         yield MemoryStorage()
     elif url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///") :])
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with open_sqlite_storage(str(path)) as storage:
+        async with open_sqlite_storage(
+            str(path), synchronous=sqlite_synchronous
+        ) as storage:
             yield storage
     elif url.startswith("file://"):
         root = filesystem_root(url)
@@ -55,12 +60,16 @@ async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache
 
 
 @asynccontextmanager
-async def open_idempotency_store(url: str) -> AsyncGenerator[IdempotencyStore]:
+async def open_idempotency_store(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[IdempotencyStore]:
     """Idempotency records: ``memory``, ``sqlite:///path`` or ``redis://…``."""
     if url == "memory":
         yield MemoryIdempotencyStore()
     elif url.startswith("sqlite:///"):
-        async with open_sqlite_idempotency_store(url[len("sqlite:///") :]) as store:
+        async with open_sqlite_idempotency_store(
+            url[len("sqlite:///") :], synchronous=sqlite_synchronous
+        ) as store:
             yield store
     elif url.startswith(("redis://", "rediss://")):
         async with open_redis_idempotency_store(url) as store:
