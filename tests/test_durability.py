@@ -209,4 +209,3 @@ async def test_a_delete_is_durable_before_it_returns(disk: DiskLog) -> None:
     area = "user/alice/notes"
     removed = disk.index("unlink", _is(f"{area}/tea.md%meta"))
     assert disk.index("fsync", _is(area)) > removed
-

@@ -38,9 +38,10 @@ class FilesystemStorage:
     under a fresh name, so a crash never pairs a body with another write's
     metadata (it may leave an unreferenced body behind). Durability: a new
     directory, the body and its name are synced before the sidecar is renamed,
-    and the directory after, so a returned write or delete survives power loss. Every operation holds
-    ``root/.lock``, shared to read and exclusive to write, and runs in a worker
-    thread so neither the disk nor the lock ever blocks the event loop.
+    and the directory after, so a returned write or delete survives power loss.
+    Every operation holds ``root/.lock``, shared to read and exclusive to
+    write, and runs in a worker thread so neither the disk nor the lock ever
+    blocks the event loop.
     """
 
     def __init__(

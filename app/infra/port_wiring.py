@@ -16,8 +16,8 @@ from .memory_storage import MemoryStorage
 from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
 from .redis_rate_limit_store import open_redis_rate_limit_store
-from .sqlite_idempotency_store import open_sqlite_idempotency_store
 from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
+from .sqlite_idempotency_store import open_sqlite_idempotency_store
 from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
 from .sqlite_storage import open_sqlite_storage
 

@@ -3,9 +3,9 @@
 import argparse
 import json
 import sys
-from pathlib import Path
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 from app.infra.token_file import (
     create_first_token,
