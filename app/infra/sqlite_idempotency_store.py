@@ -142,8 +142,8 @@ class SqliteIdempotencyStore:
         return IdempotencyInProgress(retry_after_seconds=1)
 
     async def _sweep(self) -> None:
-        # Completed records hold a response, and so file content: drop them soon
-        # after they expire (secure_delete overwrites them), not only when reused.
+        # Drop expired records soon (secure_delete overwrites them), not only
+        # when their key is reused. A record is a receipt and holds no content.
         now = self._clock()
         if self._swept_at is None or now - self._swept_at >= SWEEP_INTERVAL_SECONDS:
             self._swept_at = now

@@ -1,6 +1,6 @@
 from app.server.context import AppContext
 
-from ..domain import run_once
+from ..domain import Receipt, run_once
 from ..policy import expected_from_if_match
 from ..schemas import DeleteFile, FilePath, MatchHeaders
 from .delete_file import delete_file
@@ -26,6 +26,11 @@ async def delete_file_at_path(
         caller=context.caller,
         key=headers.idempotency_key,
         request=request,
-        result_type=type(None),
         run=delete,
+        receipt=lambda _: Receipt(),
+        replay=_nothing,
     )
+
+
+async def _nothing(_: Receipt) -> None:
+    return None

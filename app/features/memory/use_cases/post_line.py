@@ -1,9 +1,10 @@
 from app.server.context import AppContext
 
-from ..domain import run_once
+from ..domain import Receipt, run_once
 from ..policy import expected_from_if_match
-from ..schemas import AppendLine, FilePath, LineBody, MatchHeaders, MemoryFile
+from ..schemas import AppendLine, FilePath, LineBody, MatchHeaders, MemoryFile, ReadFile
 from .append_line import append_line
+from .replay_file import replay_file
 
 
 async def post_line(
@@ -25,6 +26,9 @@ async def post_line(
         caller=context.caller,
         key=headers.idempotency_key,
         request=core,
-        result_type=MemoryFile,
         run=lambda: append_line(core, context),
+        receipt=lambda file: Receipt(version=file.version),
+        replay=lambda receipt: replay_file(
+            ReadFile(scope=core.scope, area=core.area, name=core.name), receipt, context
+        ),
     )

@@ -1,9 +1,17 @@
 from app.server.context import AppContext
 
-from ..domain import run_once
+from ..domain import Receipt, run_once
 from ..policy import expected_from_if_match
-from ..schemas import FilePath, MatchHeaders, MemoryFile, ReplaceBody, ReplaceFact
+from ..schemas import (
+    FilePath,
+    MatchHeaders,
+    MemoryFile,
+    ReadFile,
+    ReplaceBody,
+    ReplaceFact,
+)
 from .replace_fact import replace_fact
+from .replay_file import replay_file
 
 
 async def post_replacement(
@@ -26,6 +34,9 @@ async def post_replacement(
         caller=context.caller,
         key=headers.idempotency_key,
         request=core,
-        result_type=MemoryFile,
         run=lambda: replace_fact(core, context),
+        receipt=lambda file: Receipt(version=file.version),
+        replay=lambda receipt: replay_file(
+            ReadFile(scope=core.scope, area=core.area, name=core.name), receipt, context
+        ),
     )
