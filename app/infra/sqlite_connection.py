@@ -44,7 +44,7 @@ async def open_sqlite_connection(
             await connection.execute("PRAGMA journal_mode = WAL")
             await connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             await connection.execute("PRAGMA secure_delete = ON")
-            await connection.execute(schema)
+            await connection.executescript(schema)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc) from exc
         yield connection

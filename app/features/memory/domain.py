@@ -6,14 +6,13 @@ import hashlib
 import hmac
 import re
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import NoReturn
 
-from pydantic import BaseModel, TypeAdapter
-from tenchi.idempotency import IdempotencyStore, fingerprint, run_idempotently
+from pydantic import TypeAdapter
 
 from app.shared.errors import Location, file_absent_error, version_conflict_error
 
@@ -297,59 +296,3 @@ async def list_batches(
         if len(page) < batch:
             return
         start_after = page[-1].key
-
-
-IDEMPOTENCY_RETENTION_SECONDS = 600
-"""How long a completed result is replayed: retries come within minutes.
-
-A record is a receipt (the version a mutation produced, never file content): a
-replay reads the file back, so no copy of content outlives a delete or purge."""
-IDEMPOTENCY_LEASE_SECONDS = 60
-
-
-class Receipt(BaseModel):
-    """What an Idempotency-Key record keeps of a landed mutation."""
-
-    version: str | None = None
-    created: bool | None = None
-
-
-async def run_once[ResultT](
-    store: IdempotencyStore,
-    *,
-    operation: str,
-    caller: str,
-    key: str | None,
-    request: BaseModel,
-    run: Callable[[], Awaitable[ResultT]],
-    receipt: Callable[[ResultT], Receipt],
-    replay: Callable[[Receipt], Awaitable[ResultT]],
-) -> ResultT:
-    """Run ``run``; with an Idempotency-Key, at most once per caller and key.
-
-    A retry with the same key and request gets the result of the first run
-    back (``replay`` rebuilds it from the receipt) instead of applying again;
-    the same key with another request is IDEMPOTENCY_CONFLICT, and one still
-    running is IDEMPOTENCY_IN_PROGRESS.
-    """
-    if key is None:
-        return await run()
-    fresh: list[ResultT] = []
-
-    async def first_run() -> Receipt:
-        result = await run()
-        fresh.append(result)
-        return receipt(result)
-
-    kept = await run_idempotently(
-        store,
-        namespace=f"memory.{operation}",
-        scope=caller or "local",
-        key=key,
-        fingerprint=fingerprint(request, annotation=type(request)),
-        result_type=Receipt,
-        operation=first_run,
-        completed_ttl=IDEMPOTENCY_RETENTION_SECONDS,
-        reservation_ttl=IDEMPOTENCY_LEASE_SECONDS,
-    )
-    return fresh[0] if fresh else await replay(kept)
