@@ -64,7 +64,7 @@ def create_lifespan(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,
             open_idempotency_store(settings.request_store_url) as idempotency,
-            open_rate_limit_store(settings.request_store_url) as rate_limits,
+            open_rate_limit_store(settings.rate_limit_store) as rate_limits,
         ):
             context = base_context(settings, storage, cache, surface=surface)
             guarded = replace(context, idempotency=idempotency, rate_limits=rate_limits)
