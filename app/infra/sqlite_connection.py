@@ -38,7 +38,7 @@ async def open_sqlite_connection(
             await connection.execute("PRAGMA journal_mode = WAL")
             await connection.execute("PRAGMA synchronous = NORMAL")
             await connection.execute("PRAGMA secure_delete = ON")
-            await connection.execute(schema)
+            await connection.executescript(schema)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc) from exc
         yield connection

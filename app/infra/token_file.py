@@ -229,7 +229,9 @@ class TokenFileResolver:
             return ResolutionFailure("The bearer token is not valid.")
         if record.expires_at is not None and record.expires_at <= self._clock():
             return ResolutionFailure("The bearer token has expired.")
-        return Identity(grants=record.grants, label=record.label)
+        return Identity(
+            grants=record.grants, label=record.label, token_id=record.token_id
+        )
 
 
 class FixedResolver:

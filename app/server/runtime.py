@@ -1,13 +1,16 @@
 """Process resources of a running Wenchang: storage, index cache and limits."""
 
+import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
+from typing import TextIO
 
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.infra.port_wiring import (
+    open_audit_log,
     open_idempotency_store,
     open_index_cache,
     open_rate_limit_store,
@@ -53,6 +56,11 @@ def base_context(
     )
 
 
+def audit_stream(surface: str) -> TextIO:
+    # A process serving MCP over stdio speaks the protocol on stdout.
+    return sys.stderr if surface == "mcp" else sys.stdout
+
+
 def create_lifespan(
     settings: Settings, *, surface: str = "http"
 ) -> Callable[[], AbstractAsyncContextManager[Runtime]]:
@@ -65,9 +73,16 @@ def create_lifespan(
             ) as cache,
             open_idempotency_store(settings.request_store_url) as idempotency,
             open_rate_limit_store(settings.rate_limit_store) as rate_limits,
+            open_audit_log(
+                settings.audit_url,
+                max_days=settings.audit_max_days,
+                stream=audit_stream(surface),
+            ) as audit,
         ):
             context = base_context(settings, storage, cache, surface=surface)
-            guarded = replace(context, idempotency=idempotency, rate_limits=rate_limits)
+            guarded = replace(
+                context, idempotency=idempotency, rate_limits=rate_limits, audit=audit
+            )
             yield Runtime(guarded)
 
     return lifespan

@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     )
     request_store: str | None = None
     rate_limit_store: str = "memory"
+    audit: str | None = None
+    audit_roles: CommaList = ("owner", "admin")
+    audit_max_days: int = Field(default=365, gt=0, le=36_500)
 
     @field_validator(
         "scope_priority",
@@ -85,6 +88,7 @@ class Settings(BaseSettings):
         "allowed_hosts",
         "allowed_origins",
         "local_identity",
+        "audit_roles",
         mode="before",
     )
     @classmethod
@@ -143,6 +147,26 @@ class Settings(BaseSettings):
             return value
         raise ValueError("use memory, sqlite:///path/to.db or redis://host:6379/0")
 
+    @field_validator("audit")
+    @classmethod
+    def _audit(cls, value: str | None) -> str | None:
+        if value is None or value in ("stdout", "none", "memory"):
+            return value
+        if value.startswith("sqlite:///") or (
+            value.startswith("file://") and len(value) > len("file://")
+        ):
+            return value
+        raise ValueError(
+            "use sqlite:///path/to.db, file:///path/to/dir, stdout or none"
+        )
+
+    @field_validator("audit_roles")
+    @classmethod
+    def _audit_roles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one role, e.g. owner,admin")
+        return value
+
     @field_validator("local_identity")
     @classmethod
     def _local_identity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -189,6 +213,13 @@ class Settings(BaseSettings):
         if self.request_store is not None:
             return self.request_store
         return self.storage if self.sqlite_path is not None else "memory"
+
+    @property
+    def audit_url(self) -> str:
+        """Where audit events go: the SQLite database by default, else stdout."""
+        if self.audit is not None:
+            return self.audit
+        return self.storage if self.sqlite_path is not None else "stdout"
 
     @property
     def tokens_path(self) -> Path:
