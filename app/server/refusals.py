@@ -40,7 +40,7 @@ REFUSALS: dict[str, Refusal] = {
     ),
     "UNSUPPORTED_MEDIA_TYPE": Refusal(
         "UnsupportedMediaTypeError",
-        Category.RECOVERABLE,
+        Category.PERMANENT,
         "Send the body as the route expects, e.g. content-type: application/json.",
     ),
     "REQUEST_TOO_LARGE": Refusal(
