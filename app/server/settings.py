@@ -8,7 +8,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
@@ -78,6 +78,7 @@ class Settings(BaseSettings):
     )
     request_store: str | None = None
     rate_limit_store: str = "memory"
+    sqlite_synchronous: Literal["full", "normal"] = "full"
     audit: str | None = None
     audit_roles: CommaList = ("owner", "admin")
     audit_max_days: int = Field(default=365, gt=0, le=36_500)
@@ -94,6 +95,11 @@ class Settings(BaseSettings):
     @classmethod
     def _split(cls, value: Any) -> Any:
         return _comma_list(value)
+
+    @field_validator("sqlite_synchronous", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("scope_priority")
     @classmethod
