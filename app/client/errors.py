@@ -22,6 +22,7 @@ one. The hierarchy, by what a caller should do::
     │   ├── ResolverFailureError
     │   ├── IdempotencyConflictError
     │   ├── ImportConflictError         .existing_count
+    │   ├── AuditUnavailableError       .store
     │   └── ApiMismatchError            the server does not speak this API
     │       ├── RouteNotFoundError
     │       ├── MethodNotAllowedError
@@ -44,6 +45,7 @@ from typing import Any, ClassVar, cast
 
 __all__ = [
     "ApiMismatchError",
+    "AuditUnavailableError",
     "BackendUnavailableError",
     "FileQuotaExceededError",
     "IdempotencyConflictError",
@@ -221,6 +223,11 @@ class ImportConflictError(PermanentError):
     existing_count: int
 
 
+class AuditUnavailableError(PermanentError):
+    code = "AUDIT_UNAVAILABLE"
+    store: str
+
+
 class ApiMismatchError(PermanentError):
     """The server does not serve a request this client sent as designed."""
 
@@ -281,6 +288,7 @@ _BY_CODE: Mapping[str, type[WenchangError]] = {
         ResolverFailureError,
         IdempotencyConflictError,
         ImportConflictError,
+        AuditUnavailableError,
         RouteNotFoundError,
         MethodNotAllowedError,
         UnsupportedMediaTypeError,
