@@ -9,7 +9,6 @@ statement: a crash between the two leaves events a re-run purge removes.
 """
 
 import json
-import sqlite3
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
@@ -28,7 +27,7 @@ from app.features.audit.ports import (
 
 from .audit_buffer import AuditBuffer
 from .audit_records import event_from_record, event_to_record, stamp
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import fetch_rows, open_sqlite_connection
 
 SWEEP_INTERVAL_SECONDS = 60.0
 
@@ -108,10 +107,7 @@ class SqliteAuditLog:
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
-        try:
-            return list(await self._db.execute_fetchall(sql, parameters))
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     def _floor(self) -> datetime:
         return datetime.now(UTC) - self._max_age
