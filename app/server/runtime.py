@@ -11,9 +11,8 @@ from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.infra.port_wiring import (
     open_audit_log,
-    open_idempotency_store,
     open_index_cache,
-    open_rate_limit_store,
+    open_request_stores,
     open_storage,
 )
 from app.infra.token_file import ensure_cursor_secret
@@ -71,8 +70,7 @@ def create_lifespan(
             open_index_cache(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,
-            open_idempotency_store(settings.request_store_url) as idempotency,
-            open_rate_limit_store(settings.request_store_url) as rate_limits,
+            open_request_stores(settings.request_store_url) as guards,
             open_audit_log(
                 settings.audit_url,
                 max_days=settings.audit_max_days,
@@ -81,7 +79,10 @@ def create_lifespan(
         ):
             context = base_context(settings, storage, cache, surface=surface)
             guarded = replace(
-                context, idempotency=idempotency, rate_limits=rate_limits, audit=audit
+                context,
+                idempotency=guards.idempotency,
+                rate_limits=guards.rate_limits,
+                audit=audit,
             )
             yield Runtime(guarded)
 
