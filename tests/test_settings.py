@@ -12,8 +12,9 @@ import pytest
 
 from app.infra.port_wiring import (
     open_audit_log,
+    open_idempotency_store,
     open_index_cache,
-    open_request_stores,
+    open_rate_limit_store,
     open_storage,
 )
 from app.server.settings import SettingsError, load_settings
@@ -286,7 +287,8 @@ def test_wenchang_config_selects_the_toml_file(
 OPENERS: dict[str, Callable[[str], AbstractAsyncContextManager[object]]] = {
     "storage": open_storage,
     "index_cache": partial(open_index_cache, ttl=1),
-    "request_store": open_request_stores,
+    "request_store": open_idempotency_store,
+    "rate_limit_store": open_rate_limit_store,
     "audit": partial(open_audit_log, max_days=1, stream=io.StringIO()),
 }
 

@@ -2,7 +2,6 @@
 
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TextIO
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
@@ -26,23 +25,15 @@ from .gcs_storage import open_gcs_storage
 from .memory_audit_log import MemoryAuditLog
 from .memory_index_cache import MemoryIndexCache, NoIndexCache
 from .memory_storage import MemoryStorage
-from .redis_connection import open_redis_client
-from .redis_idempotency_store import RedisIdempotencyStore
+from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
-from .redis_rate_limit_store import RedisRateLimitStore
+from .redis_rate_limit_store import open_redis_rate_limit_store
 from .sqlite_audit_log import open_sqlite_audit_log
+from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
 from .sqlite_idempotency_store import open_sqlite_idempotency_store
 from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
 from .sqlite_storage import open_sqlite_storage
 from .stream_audit_log import NoAuditLog, StreamAuditLog
-
-
-@dataclass(frozen=True, slots=True)
-class RequestStores:
-    """Tenchi's request-guard ports, kept on one backend."""
-
-    idempotency: IdempotencyStore
-    rate_limits: RateLimitStore
 
 
 def _sqlite_file(url: str) -> str:
@@ -52,10 +43,14 @@ def _sqlite_file(url: str) -> str:
 
 
 @asynccontextmanager
-async def open_storage(url: str) -> AsyncGenerator[Storage]:
+async def open_storage(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[Storage]:
     match backend_of(url, STORAGE_URLS):
         case Backend.SQLITE:
-            async with open_sqlite_storage(_sqlite_file(url)) as storage:
+            async with open_sqlite_storage(
+                _sqlite_file(url), synchronous=sqlite_synchronous
+            ) as storage:
                 yield storage
         case Backend.FILE:
             root = filesystem_root(url)
@@ -81,35 +76,49 @@ async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache
 
 
 @asynccontextmanager
-async def open_request_stores(url: str) -> AsyncGenerator[RequestStores]:
-    """Idempotency records and rate-limit windows, both on the backend of ``url``."""
+async def open_idempotency_store(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[IdempotencyStore]:
     match backend_of(url, REQUEST_STORE_URLS):
         case Backend.SQLITE:
-            path = _sqlite_file(url)
-            async with (
-                open_sqlite_idempotency_store(path) as idempotency,
-                open_sqlite_rate_limit_store(path) as rate_limits,
-            ):
-                yield RequestStores(idempotency, rate_limits)
+            async with open_sqlite_idempotency_store(
+                _sqlite_file(url), synchronous=sqlite_synchronous
+            ) as store:
+                yield store
         case Backend.REDIS:
-            async with open_redis_client(url) as client:
-                yield RequestStores(
-                    RedisIdempotencyStore(client), RedisRateLimitStore(client)
-                )
+            async with open_redis_idempotency_store(url) as store:
+                yield store
         case _:
-            yield RequestStores(MemoryIdempotencyStore(), MemoryRateLimitStore())
+            yield MemoryIdempotencyStore()
+
+
+@asynccontextmanager
+async def open_rate_limit_store(url: str) -> AsyncGenerator[RateLimitStore]:
+    match backend_of(url, REQUEST_STORE_URLS):
+        case Backend.SQLITE:
+            async with open_sqlite_rate_limit_store(_sqlite_file(url)) as store:
+                yield store
+        case Backend.REDIS:
+            async with open_redis_rate_limit_store(url) as store:
+                yield store
+        case _:
+            yield MemoryRateLimitStore()
 
 
 @asynccontextmanager
 async def open_audit_log(
-    url: str, *, max_days: int, stream: TextIO
+    url: str,
+    *,
+    max_days: int,
+    stream: TextIO,
+    sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
 ) -> AsyncGenerator[AuditLog]:
     """Audit events on the backend of ``url`` (``stdout`` writes to ``stream``);
     buffered events are written on exit."""
     match backend_of(url, AUDIT_URLS):
         case Backend.SQLITE:
             async with open_sqlite_audit_log(
-                _sqlite_file(url), max_days=max_days
+                _sqlite_file(url), max_days=max_days, synchronous=sqlite_synchronous
             ) as log:
                 yield log
         case Backend.FILE:

@@ -11,8 +11,9 @@ from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.infra.port_wiring import (
     open_audit_log,
+    open_idempotency_store,
     open_index_cache,
-    open_request_stores,
+    open_rate_limit_store,
     open_storage,
 )
 from app.infra.token_file import ensure_cursor_secret
@@ -66,23 +67,27 @@ def create_lifespan(
     @asynccontextmanager
     async def lifespan() -> AsyncGenerator[Runtime]:
         async with (
-            open_storage(settings.storage) as storage,
+            open_storage(
+                settings.storage, sqlite_synchronous=settings.sqlite_synchronous
+            ) as storage,
             open_index_cache(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,
-            open_request_stores(settings.request_store_url) as guards,
+            open_idempotency_store(
+                settings.request_store_url,
+                sqlite_synchronous=settings.sqlite_synchronous,
+            ) as idempotency,
+            open_rate_limit_store(settings.rate_limit_store) as rate_limits,
             open_audit_log(
                 settings.audit_url,
                 max_days=settings.audit_max_days,
                 stream=audit_stream(surface),
+                sqlite_synchronous=settings.sqlite_synchronous,
             ) as audit,
         ):
             context = base_context(settings, storage, cache, surface=surface)
             guarded = replace(
-                context,
-                idempotency=guards.idempotency,
-                rate_limits=guards.rate_limits,
-                audit=audit,
+                context, idempotency=idempotency, rate_limits=rate_limits, audit=audit
             )
             yield Runtime(guarded)
 
