@@ -96,7 +96,3 @@ def create_lifespan(
 
 def create_context(runtime: Runtime) -> AppContext:
     return runtime.context
-
-
-def with_surface(context: AppContext, surface: str) -> AppContext:
-    return replace(context, surface=surface)
