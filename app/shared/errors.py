@@ -9,11 +9,12 @@ entity id or a storage path.
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from tenchi.errors import AppError, ErrorDef
+
+from .locations import Location
 
 
 class Category(StrEnum):
@@ -36,18 +37,6 @@ GUIDANCE: dict[Category, str] = {
     ),
     Category.INTERNAL: "An unexpected failure occurred; it has been logged.",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """Where a memory file lives, as the caller named it (never the entity id)."""
-
-    scope: str
-    area: str
-    name: str
-
-    def describe(self) -> str:
-        return f"scope {self.scope}, area {self.area}, name {self.name}"
 
 
 version_conflict = ErrorDef(
@@ -209,7 +198,7 @@ def invalid_argument_error(argument: str, detail: str) -> AppError:
     )
 
 
-def file_absent_error(location: Location) -> AppError:
+def memory_not_found_error(location: Location) -> AppError:
     return memory_error(
         memory_not_found,
         error="NotFoundError",

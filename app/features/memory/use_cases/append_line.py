@@ -2,14 +2,7 @@ from app.server.context import AppContext
 from app.shared.errors import version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import (
-    appended,
-    edited_metadata,
-    load_existing,
-    render_file,
-    render_stored,
-    require_version,
-)
+from ..domain import appended, edited_metadata, render_file, render_stored
 from ..policy import (
     locate_file,
     require_aliases,
@@ -20,6 +13,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
+from ..ports.storage_reads import load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
 

@@ -2,12 +2,7 @@ from app.server.context import AppContext
 from app.shared.errors import replace_fact_match_error, version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import (
-    count_matches,
-    edited_metadata,
-    load_existing,
-    render_file,
-)
+from ..domain import count_matches, edited_metadata, render_file
 from ..policy import (
     locate_file,
     require_aliases,
@@ -18,6 +13,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
+from ..ports.storage_reads import load_existing
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
