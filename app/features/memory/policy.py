@@ -16,6 +16,7 @@ from app.shared.identity import Grant, Identity
 from app.shared.locations import SEGMENT_RULE, Location, is_valid_segment
 
 from .domain import SYSTEM_AREA, Address, address_of, entity_prefix, is_fact_line
+from .ports import FileMetadata
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -180,6 +181,15 @@ def require_old_string(old_string: str) -> str:
 def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
     if len(data) > limit:
         raise oversize_write_error(address.location, len(data), limit)
+    return data
+
+
+def require_edit_fits(
+    address: Address, content: str, meta: FileMetadata, limit: int
+) -> bytes:
+    """An edited body within the size limit, then its metadata within budget."""
+    data = require_within_limit(address, content.encode(), limit)
+    require_metadata_budget(meta.description, meta.aliases)
     return data
 
 

@@ -3,6 +3,7 @@
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Protocol
 
 from ..ports import FileMetadata
 
@@ -42,18 +43,24 @@ def with_source(sources: Iterable[str], source: str) -> tuple[str, ...]:
     return tuple(sorted({*sources, source}))
 
 
+class MetadataChanges(Protocol):
+    """What an edit asks of the metadata; None leaves a field as stored."""
+
+    @property
+    def description(self) -> str | None: ...
+
+    @property
+    def aliases(self) -> Sequence[str] | None: ...
+
+
 def edited_metadata(
-    old: FileMetadata,
-    *,
-    description: str | None,
-    aliases: Iterable[str] | None,
-    source: str,
-    now: datetime,
+    old: FileMetadata, changes: MetadataChanges, source: str, now: datetime
 ) -> FileMetadata:
     """An edit's metadata: a given description replaces, aliases only grow."""
+    description = changes.description
     return FileMetadata(
         old.description if description is None else description,
-        merged_aliases(old.aliases, aliases),
+        merged_aliases(old.aliases, changes.aliases),
         with_source(old.sources, source),
         now,
     )
