@@ -106,7 +106,7 @@ def require_name(name: str) -> str:
 
 
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
-    """SPEC order: grant -> path (area, then name) -> area slug -> name characters."""
+    """Check order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
     require_path(area, name)
     require_area(area)
