@@ -21,6 +21,7 @@ from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
 from .redis_rate_limit_store import open_redis_rate_limit_store
 from .sqlite_audit_log import open_sqlite_audit_log
+from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
 from .sqlite_idempotency_store import open_sqlite_idempotency_store
 from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
 from .sqlite_storage import open_sqlite_storage
@@ -28,13 +29,17 @@ from .stream_audit_log import NoAuditLog, StreamAuditLog
 
 
 @asynccontextmanager
-async def open_storage(url: str) -> AsyncGenerator[Storage]:
+async def open_storage(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[Storage]:
     if url == "memory://":
         yield MemoryStorage()
     elif url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///") :])
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with open_sqlite_storage(str(path)) as storage:
+        async with open_sqlite_storage(
+            str(path), synchronous=sqlite_synchronous
+        ) as storage:
             yield storage
     elif url.startswith("file://"):
         root = filesystem_root(url)
@@ -61,12 +66,16 @@ async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache
 
 
 @asynccontextmanager
-async def open_idempotency_store(url: str) -> AsyncGenerator[IdempotencyStore]:
+async def open_idempotency_store(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[IdempotencyStore]:
     """Idempotency records: ``memory``, ``sqlite:///path`` or ``redis://…``."""
     if url == "memory":
         yield MemoryIdempotencyStore()
     elif url.startswith("sqlite:///"):
-        async with open_sqlite_idempotency_store(url[len("sqlite:///") :]) as store:
+        async with open_sqlite_idempotency_store(
+            url[len("sqlite:///") :], synchronous=sqlite_synchronous
+        ) as store:
             yield store
     elif url.startswith(("redis://", "rediss://")):
         async with open_redis_idempotency_store(url) as store:
@@ -92,7 +101,11 @@ async def open_rate_limit_store(url: str) -> AsyncGenerator[RateLimitStore]:
 
 @asynccontextmanager
 async def open_audit_log(
-    url: str, *, max_days: int, stream: TextIO
+    url: str,
+    *,
+    max_days: int,
+    stream: TextIO,
+    sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
 ) -> AsyncGenerator[AuditLog]:
     """Audit events: ``sqlite:///path``, ``file:///dir``, ``stdout`` (``stream``),
     ``memory`` or ``none``; buffered events are written on exit."""
@@ -105,7 +118,9 @@ async def open_audit_log(
     elif url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///") :])
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with open_sqlite_audit_log(str(path), max_days=max_days) as log:
+        async with open_sqlite_audit_log(
+            str(path), max_days=max_days, synchronous=sqlite_synchronous
+        ) as log:
             yield log
     elif url.startswith("file://"):
         log = FileAuditLog(filesystem_root(url), max_days=max_days)

@@ -28,7 +28,12 @@ from app.features.audit.ports import (
 
 from .audit_buffer import AuditBuffer
 from .audit_records import event_from_record, event_to_record, stamp
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    open_sqlite_connection,
+    translate_sqlite_error,
+)
 
 SWEEP_INTERVAL_SECONDS = 60.0
 
@@ -167,10 +172,12 @@ class SqliteAuditLog:
 
 @asynccontextmanager
 async def open_sqlite_audit_log(
-    path: str, *, max_days: int
+    path: str, *, max_days: int, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
 ) -> AsyncGenerator[SqliteAuditLog]:
     """The log in the database at ``path``; buffered events are written on exit."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous=synchronous
+    ) as connection:
         log = SqliteAuditLog(connection, max_days=max_days)
         try:
             yield log
