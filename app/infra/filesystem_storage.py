@@ -13,16 +13,14 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem_layout import (
     HASHED,
     SEGMENT_FILE,
     SIDECAR,
     encode_segment,
     read_record,
-    replace_file,
-    sync_directory,
     walk,
-    write_new,
 )
 from app.infra.object_metadata import metadata_to_map
 from app.shared.errors import backend_unavailable_error
