@@ -11,6 +11,12 @@ from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 from app.features.audit.ports import AuditLog
 from app.features.memory.ports import IndexCache, Storage
 
+from .change_markers import (
+    ChangeMarkers,
+    ProcessChangeMarkers,
+    StorageChangeMarkers,
+    open_sqlite_change_markers,
+)
 from .file_audit_log import FileAuditLog
 from .filesystem_storage import FilesystemStorage, filesystem_root
 from .gcs_storage import open_gcs_storage
@@ -53,16 +59,41 @@ async def open_storage(
 
 
 @asynccontextmanager
-async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache]:
-    if url == "none":
-        yield NoIndexCache()
-    elif url == "memory":
-        yield MemoryIndexCache(ttl=ttl)
-    elif url.startswith(("redis://", "rediss://")):
+async def open_change_markers(
+    storage_url: str, storage: Storage | None
+) -> AsyncGenerator[ChangeMarkers]:
+    """Where every process on ``storage_url`` finds the entities' change markers."""
+    if storage_url.startswith("sqlite:///"):
+        path = storage_url[len("sqlite:///") :]
+        async with open_sqlite_change_markers(path) as markers:
+            yield markers
+    elif storage is None or storage_url == "memory://":
+        yield ProcessChangeMarkers()
+    else:
+        yield StorageChangeMarkers(storage)
+
+
+@asynccontextmanager
+async def open_index_cache(
+    url: str,
+    *,
+    ttl: float,
+    storage_url: str = "memory://",
+    storage: Storage | None = None,
+) -> AsyncGenerator[IndexCache]:
+    """The index cache; ``memory`` and ``none`` check the backend's markers,
+    Redis keeps its own shared stamps."""
+    if url.startswith(("redis://", "rediss://")):
         async with open_redis_index_cache(url, ttl=ttl) as cache:
             yield cache
-    else:
+        return
+    if url not in ("none", "memory"):
         raise ValueError(f"unsupported index cache {url!r}")
+    async with open_change_markers(storage_url, storage) as markers:
+        if url == "none":
+            yield NoIndexCache(markers)
+        else:
+            yield MemoryIndexCache(ttl=ttl, markers=markers)
 
 
 @asynccontextmanager
