@@ -9,9 +9,12 @@ checked by axe-core and photographed into test-artifacts/browser/.
 import re
 import shutil
 import subprocess
+import threading
 import zipfile
 from collections.abc import Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -577,6 +580,82 @@ def tab_to(page: Page, name: str, limit: int = 60) -> None:
             assert outline != "none", f"{name} has no visible focus"
             return
     raise AssertionError(f"Tab never reached {name!r}")
+
+
+@contextmanager
+def another_origin() -> Generator[str]:
+    """A page on another origin (another loopback port) that a person might visit."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>elsewhere</title><p>elsewhere</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+FORGE = r"""async (api) => {
+  const outcomes = {};
+  try {
+    const response = await fetch(api + "/v1/files/user/forged/by-fetch", {
+      method: "PUT", credentials: "include",
+      headers: {"Content-Type": "application/json", "If-None-Match": "*"},
+      body: JSON.stringify({content: "Forged.", description: "", aliases: []}),
+    });
+    outcomes.fetch = response.status;
+  } catch (error) {
+    outcomes.fetch = "refused";
+  }
+  try {
+    const response = await fetch(api + "/v1/files/user/forged/by-form/lines", {
+      method: "POST", mode: "no-cors", credentials: "include",
+      headers: {"Content-Type": "text/plain"}, body: "line=- [stated] Forged.",
+    });
+    outcomes.simple = response.type;
+  } catch (error) {
+    outcomes.simple = "refused";
+  }
+  outcomes.stored = sessionStorage.length;
+  return outcomes;
+}"""
+
+
+def test_another_origin_cannot_change_memory_for_a_signed_in_person(
+    browser: Browser, site: Site
+) -> None:
+    """With the person signed in, a page elsewhere forges writes: none lands."""
+    write(site, "user/forged/by-form", "- [stated] Original.\n")
+    context = browser.new_context()
+    try:
+        person = context.new_page()
+        sign_in(person, site)
+        with another_origin() as elsewhere:
+            attacker = context.new_page()
+            attacker.goto(elsewhere)
+            outcomes = attacker.evaluate(FORGE, site.server.url)
+    finally:
+        context.close()
+
+    assert outcomes == {"fetch": "refused", "simple": "opaque", "stored": 0}
+    assert read(site, "user/forged/by-fetch").status_code == 404
+    assert (
+        read(site, "user/forged/by-form").json()["content"] == "- [stated] Original.\n"
+    )
 
 
 def test_sign_out_forgets_the_token(page: Page, site: Site) -> None:

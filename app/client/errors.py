@@ -191,7 +191,7 @@ class RequestTooLargeError(RecoverableError):
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         super().__init__(message, details)
-        limit = self.details.get("limit_bytes", self.details.get("max_bytes"))
+        limit = self.details.get("limit")
         self.limit = limit if isinstance(limit, int) else None
 
 

@@ -25,6 +25,9 @@ from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
 MAX_REQUEST_BYTES_CEILING = 16 * 1_048_576
+DEFAULT_RATE_LIMIT = 100_000
+"""Requests per token per window by default: above what one process serves, so
+the default never throttles an ordinary client (see docs/configuration.md)."""
 CommaList = Annotated[tuple[str, ...], NoDecode]
 RolesTable = Annotated[dict[str, list[str]], NoDecode]
 
@@ -68,12 +71,13 @@ class Settings(BaseSettings):
     )
     local_identity: CommaList = ("user=local:owner",)
     cursor_secret: str | None = Field(default=None, min_length=16)
-    rate_limit: int = Field(default=1200, ge=0)
+    rate_limit: int = Field(default=DEFAULT_RATE_LIMIT, ge=0)
     rate_limit_window: float = Field(default=60, gt=0, le=86_400)
     max_request_bytes: int = Field(
         default=1_048_576, ge=1024, le=MAX_REQUEST_BYTES_CEILING
     )
     request_store: str | None = None
+    rate_limit_store: str = "memory"
     sqlite_synchronous: Literal["full", "normal"] = "full"
     audit: str | None = None
     audit_roles: CommaList = ("owner", "admin")
@@ -140,7 +144,7 @@ class Settings(BaseSettings):
             return value
         raise ValueError("use none, memory or redis://host:6379/0")
 
-    @field_validator("request_store")
+    @field_validator("request_store", "rate_limit_store")
     @classmethod
     def _request_store(cls, value: str | None) -> str | None:
         if value is None or value == "memory":
@@ -205,10 +209,12 @@ class Settings(BaseSettings):
 
     @property
     def request_store_url(self) -> str:
-        """Where rate-limit windows and idempotency records live.
+        """Where idempotency records live.
 
         By default they share the SQLite database (so processes on one file share
-        them); other storage keeps them in this process.
+        them); other storage keeps them in this process. Rate-limit windows have
+        their own setting, ``rate_limit_store``: in process unless shared on purpose,
+        so counting a request never costs a storage write.
         """
         if self.request_store is not None:
             return self.request_store
