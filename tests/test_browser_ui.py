@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 import zipfile
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from app.infra.token_file import create_token
+from app.infra.token_file import create_token, revoke_token
 from app.shared.identity import Grant
 from tests.support.browser import check_page, running_chromium, screenshot
 from tests.support.server import ServerProcess, running_server
@@ -47,6 +48,8 @@ class Site:
     owner: str
     other_writer: str
     bulk: str
+    tokens: Path
+    revocable: tuple[str, str]
 
     def api(self, token: str | None = None) -> httpx.Client:
         return httpx.Client(
@@ -70,6 +73,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Generator[Site]:
     owner, _ = create_token(tokens, ada, label="ada-browser")
     other, _ = create_token(tokens, ada, label="other-agent")
     bulk, _ = create_token(tokens, {"user": Grant("bulk", "owner")}, label="bulk")
+    revocable, record = create_token(tokens, ada, label="revocable")
     settings = {
         "WENCHANG_TOKENS_FILE": str(tokens),
         "WENCHANG_STORAGE": f"sqlite:///{directory / 'memory.db'}",
@@ -77,7 +81,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Generator[Site]:
     }
     logs = tmp_path_factory.mktemp("browser-logs")
     with running_server(directory, logs=logs, settings=settings) as server:
-        yield Site(server, owner, other, bulk)
+        yield Site(server, owner, other, bulk, tokens, (revocable, record.token_id))
 
 
 @pytest.fixture(scope="module")
@@ -530,7 +534,7 @@ def test_a_hostile_file_renders_as_text_and_runs_no_script(
 
 
 def test_every_action_works_from_the_keyboard(page: Page, site: Site) -> None:
-    """Create and delete a file with Tab, typing and Enter only."""
+    """Create, read raw, append to and delete a file with Tab, typing and Enter."""
     sign_in(page, site)
     tab_to(page, "New file")
     page.keyboard.press("Enter")
@@ -548,6 +552,16 @@ def test_every_action_works_from_the_keyboard(page: Page, site: Site) -> None:
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="typed", exact=True)).to_be_visible()
     assert read(site, "user/keys/typed").json()["content"] == "- [stated] Typed."
+
+    tab_to(page, "Raw text")
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("Raw text")).to_be_visible()
+    tab_to(page, "Fact")
+    page.keyboard.type("Appended by keyboard.")
+    tab_to(page, "Append")
+    page.keyboard.press("Enter")
+    expect(page.locator(".markdown")).to_contain_text("Appended by keyboard.")
+    expect(page.get_by_role("heading", name="typed", exact=True)).to_be_focused()
 
     tab_to(page, "Delete…")
     page.keyboard.press("Enter")
@@ -656,6 +670,26 @@ def test_another_origin_cannot_change_memory_for_a_signed_in_person(
     assert (
         read(site, "user/forged/by-form").json()["content"] == "- [stated] Original.\n"
     )
+
+
+def test_a_revoked_token_returns_the_person_to_sign_in(page: Page, site: Site) -> None:
+    secret, token_id = site.revocable
+    write(site, "user/prefs/revoked", "- [stated] Seen once.\n")
+    sign_in(page, site, secret)
+    assert revoke_token(site.tokens, token_id)
+    with site.api(secret) as http:
+        for _ in range(200):  # the server re-reads its token file within a second
+            if http.get("/index").status_code == 401:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the revoked token still works")
+
+    open_file(page, site, "user/prefs/revoked")
+
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("no longer accepted")
+    assert page.evaluate("() => sessionStorage.length") == 0
 
 
 def test_sign_out_forgets_the_token(page: Page, site: Site) -> None:
