@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from app.features.audit.domain import parse_stamp, stamp
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -31,7 +32,7 @@ from app.features.audit.ports import (
 from app.shared.errors import backend_unavailable_error
 
 from .audit_buffer import AuditBuffer
-from .audit_records import event_from_record, event_to_line, parse_stamp, stamp
+from .audit_records import event_from_record, event_to_line
 
 LOCK_NAME = ".lock"
 ERASURES_NAME = "erasures.json"
@@ -93,7 +94,12 @@ def _selects(
 ) -> bool:
     if _subject_key(record["scope"], record["entity_id"]) not in subjects:
         return False
-    if selection.operation is not None and record["operation"] != selection.operation:
+    wanted = (
+        ("operation", selection.operation),
+        ("area", selection.area),
+        ("name", selection.name),
+    )
+    if any(value is not None and record[key] != value for key, value in wanted):
         return False
     return selection.until is None or record["at"] <= stamp(selection.until)
 

@@ -20,6 +20,8 @@ def _selected(event: AuditEvent, selection: AuditSelection) -> bool:
         and (selection.since is None or event.at >= selection.since)
         and (selection.until is None or event.at <= selection.until)
         and (selection.operation is None or event.operation == selection.operation)
+        and (selection.area is None or event.area == selection.area)
+        and (selection.name is None or event.name == selection.name)
     )
 
 

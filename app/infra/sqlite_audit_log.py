@@ -18,6 +18,7 @@ from typing import Any
 
 import aiosqlite
 
+from app.features.audit.domain import stamp
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -27,7 +28,7 @@ from app.features.audit.ports import (
 )
 
 from .audit_buffer import AuditBuffer
-from .audit_records import event_from_record, event_to_record, stamp
+from .audit_records import event_from_record, event_to_record
 from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
 
 SWEEP_INTERVAL_SECONDS = 60.0
@@ -39,6 +40,8 @@ CREATE TABLE IF NOT EXISTS audit_events (
     scope TEXT,
     entity_id TEXT,
     operation TEXT NOT NULL,
+    area TEXT,
+    name TEXT,
     record TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS audit_events_by_subject
@@ -52,8 +55,10 @@ CREATE TABLE IF NOT EXISTS audit_erasures (
 ) WITHOUT ROWID;
 """
 _INSERT = """
-INSERT OR IGNORE INTO audit_events (id, at, scope, entity_id, operation, record)
-SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
+INSERT OR IGNORE INTO audit_events
+    (id, at, scope, entity_id, operation, area, name, record)
+SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,
+    v.column7, v.column8
 FROM (VALUES {rows}) AS v
 WHERE NOT EXISTS (
     SELECT 1 FROM audit_erasures AS e
@@ -69,7 +74,7 @@ ON CONFLICT (scope, entity_id) DO UPDATE SET
 _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?"
 
 
-def _row(event: AuditEvent) -> tuple[str, str, str | None, str | None, str, str]:
+def _row(event: AuditEvent) -> tuple[str | None, ...]:
     record = json.dumps(event_to_record(event), ensure_ascii=False)
     return (
         event.id,
@@ -77,8 +82,19 @@ def _row(event: AuditEvent) -> tuple[str, str, str | None, str | None, str, str]
         event.scope,
         event.entity_id,
         event.operation,
+        event.area,
+        event.name,
         record,
     )
+
+
+def _exact(selection: AuditSelection) -> list[tuple[str, str]]:
+    wanted = {
+        "operation": selection.operation,
+        "area": selection.area,
+        "name": selection.name,
+    }
+    return [(column, value) for column, value in wanted.items() if value is not None]
 
 
 def _where(
@@ -91,9 +107,9 @@ def _where(
     if selection.until is not None:
         clauses.append("at <= ?")
         values.append(stamp(selection.until))
-    if selection.operation is not None:
-        clauses.append("operation = ?")
-        values.append(selection.operation)
+    for column, wanted in _exact(selection):
+        clauses.append(f"{column} = ?")
+        values.append(wanted)
     if before is not None:
         clauses.append("(at < ? OR (at = ? AND id < ?))")
         values += [stamp(before.at), stamp(before.at), before.id]
@@ -117,7 +133,7 @@ class SqliteAuditLog:
         return datetime.now(UTC) - self._max_age
 
     async def _insert(self, events: Sequence[AuditEvent]) -> None:
-        rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
+        rows = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?)" for _ in events)
         values = [value for event in events for value in _row(event)]
         await self._rows(_INSERT.format(rows=rows), values)
         await self._sweep()

@@ -53,6 +53,8 @@ class AuditSelection:
     since: datetime | None = None
     until: datetime | None = None
     operation: str | None = None
+    area: str | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,8 @@ class AuditLog(Protocol):
 
         Order is ``at`` descending, ties by ``id`` descending; ``before`` skips
         to events strictly after that position in this order. ``since`` and
-        ``until`` are inclusive bounds on ``at``. A store that keeps nothing to
+        ``until`` are inclusive bounds on ``at``; ``operation``, ``area`` and
+        ``name`` match exactly when given. A store that keeps nothing to
         query (a log stream, ``none``) raises the AUDIT_UNAVAILABLE AppError.
         """
         ...
