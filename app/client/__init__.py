@@ -1,6 +1,7 @@
 """The typed Python client of Wenchang's HTTP API and its exceptions."""
 
 from app.client.errors import (
+    AuditUnavailableError,
     BackendUnavailableError,
     FileQuotaExceededError,
     IdempotencyConflictError,
@@ -36,6 +37,7 @@ from app.client.memory_client import (
 )
 
 __all__ = [
+    "AuditUnavailableError",
     "BackendUnavailableError",
     "FileQuotaExceededError",
     "IdempotencyConflictError",

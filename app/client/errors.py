@@ -22,6 +22,7 @@ one. The hierarchy, by what a caller should do::
     │   ├── ResolverFailureError
     │   ├── IdempotencyConflictError
     │   ├── ImportConflictError         .existing_count
+    │   ├── AuditUnavailableError       .store (the server keeps no audit log)
     │   ├── RouteNotFoundError          } the server does not speak this
     │   ├── MethodNotAllowedError       } client's API: upgrade one of them
     │   └── UnsupportedMediaTypeError   }
@@ -42,6 +43,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
 __all__ = [
+    "AuditUnavailableError",
     "BackendUnavailableError",
     "FileQuotaExceededError",
     "IdempotencyConflictError",
@@ -219,6 +221,11 @@ class ImportConflictError(PermanentError):
     existing_count: int
 
 
+class AuditUnavailableError(PermanentError):
+    code = "AUDIT_UNAVAILABLE"
+    store: str
+
+
 _UPGRADE = "The server does not serve this client's API; upgrade the client or server."
 
 
@@ -279,6 +286,7 @@ _BY_CODE: Mapping[str, type[WenchangError]] = {
         ResolverFailureError,
         IdempotencyConflictError,
         ImportConflictError,
+        AuditUnavailableError,
         RouteNotFoundError,
         MethodNotAllowedError,
         UnsupportedMediaTypeError,

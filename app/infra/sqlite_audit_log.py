@@ -18,7 +18,7 @@ from typing import Any
 
 import aiosqlite
 
-from app.features.audit.domain import stamp
+from app.features.audit.domain import PURGE, erasure_key, stamp
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -48,10 +48,8 @@ CREATE INDEX IF NOT EXISTS audit_events_by_subject
     ON audit_events (scope, entity_id, at, id);
 CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (at);
 CREATE TABLE IF NOT EXISTS audit_erasures (
-    scope TEXT NOT NULL,
-    entity_id TEXT NOT NULL,
-    erased_at TEXT NOT NULL,
-    PRIMARY KEY (scope, entity_id)
+    subject TEXT PRIMARY KEY,
+    erased_at TEXT NOT NULL
 ) WITHOUT ROWID;
 """
 _INSERT = """
@@ -60,15 +58,14 @@ INSERT OR IGNORE INTO audit_events
 SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,
     v.column7, v.column8
 FROM (VALUES {rows}) AS v
-WHERE NOT EXISTS (
+WHERE v.column5 = '{purge}' OR NOT EXISTS (
     SELECT 1 FROM audit_erasures AS e
-    WHERE e.scope = v.column3 AND e.entity_id = v.column4
-      AND e.erased_at >= v.column2
+    WHERE e.subject = v.column9 AND e.erased_at >= v.column2
 )
 """
 _MARK_ERASED = """
-INSERT INTO audit_erasures (scope, entity_id, erased_at) VALUES (?, ?, ?)
-ON CONFLICT (scope, entity_id) DO UPDATE SET
+INSERT INTO audit_erasures (subject, erased_at) VALUES (?, ?)
+ON CONFLICT (subject) DO UPDATE SET
     erased_at = max(erased_at, excluded.erased_at)
 """
 _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?"
@@ -85,6 +82,7 @@ def _row(event: AuditEvent) -> tuple[str | None, ...]:
         event.area,
         event.name,
         record,
+        erasure_key(event.scope, event.entity_id),
     )
 
 
@@ -133,9 +131,9 @@ class SqliteAuditLog:
         return datetime.now(UTC) - self._max_age
 
     async def _insert(self, events: Sequence[AuditEvent]) -> None:
-        rows = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?)" for _ in events)
+        rows = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in events)
         values = [value for event in events for value in _row(event)]
-        await self._rows(_INSERT.format(rows=rows), values)
+        await self._rows(_INSERT.format(rows=rows, purge=PURGE), values)
         await self._sweep()
 
     async def _sweep(self) -> None:
@@ -170,9 +168,10 @@ class SqliteAuditLog:
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
         self._buffer.discard(subject, until=at)
-        marker = (subject.scope, subject.entity_id, stamp(at))
-        await self._rows(_MARK_ERASED, marker)
-        await self._rows(_ERASE, marker)
+        until = stamp(at)
+        key = erasure_key(subject.scope, subject.entity_id)
+        await self._rows(_MARK_ERASED, (key, until))
+        await self._rows(_ERASE, (subject.scope, subject.entity_id, until))
 
     async def flush(self) -> None:
         await self._buffer.flush()

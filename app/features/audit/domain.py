@@ -9,6 +9,7 @@ exactly its part. Events never hold content, only ``area/name`` of what an
 index, listing or search returned, at most ``MAX_FILES`` of them.
 """
 
+import hashlib
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from .ports import AuditEvent, AuditSelection, Position
 from .schemas import AuditEventView
 
 MAX_FILES = 1000
+PURGE = "memory.purge"
+"""The one operation whose event an erasure of its entity never drops."""
 INTERNAL = "INTERNAL_SERVER_ERROR"
 """The outcome of a call that failed with an unexpected error."""
 
@@ -124,6 +127,11 @@ def call_events(
             )
         )
     return events
+
+
+def erasure_key(scope: str | None, entity_id: str | None) -> str:
+    """How an erasure names its entity: a digest, so no byte of the id is kept."""
+    return hashlib.sha256(f"{scope}\0{entity_id}".encode()).hexdigest()
 
 
 def stamp(moment: datetime) -> str:

@@ -77,8 +77,9 @@ class AuditLog(Protocol):
         With ``durable`` this returns only once the events (and every event
         recorded before them in this process) would survive a crash of this
         process; otherwise they may wait in a buffer for at most one second or
-        256 events. If an erasure of an event's entity was recorded after the
-        event happened, the event is dropped instead of kept.
+        256 events. If an erasure of an event's entity was recorded at or
+        after the time the event happened, the event is dropped instead of
+        kept, unless it is the ``memory.purge`` event that follows an erasure.
         """
         ...
 
