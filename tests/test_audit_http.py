@@ -83,7 +83,11 @@ async def four_calls(api: Audited) -> None:
     read = await api.http.get("/v1/files/user/notes/tea", headers=alice)
     listed = await api.http.get("/v1/files/user/notes", headers=alice)
     index = await api.http.get("/v1/index", headers=alice)
-    body = {"content": "- [stated] green\n", "description": "d", "aliases": []}
+    body: dict[str, Any] = {
+        "content": "- [stated] green\n",
+        "description": "d",
+        "aliases": [],
+    }
     written = await api.http.put(
         "/v1/files/user/notes/green",
         json=body,
