@@ -9,7 +9,6 @@ statement: a crash between the two leaves events a re-run purge removes.
 """
 
 import json
-import sqlite3
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
@@ -29,7 +28,12 @@ from app.features.audit.ports import (
 
 from .audit_buffer import AuditBuffer
 from .audit_records import event_from_record, event_to_record
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    fetch_rows,
+    open_sqlite_connection,
+)
 
 SWEEP_INTERVAL_SECONDS = 60.0
 
@@ -122,10 +126,7 @@ class SqliteAuditLog:
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
-        try:
-            return list(await self._db.execute_fetchall(sql, parameters))
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     def _floor(self) -> datetime:
         return datetime.now(UTC) - self._max_age
@@ -182,10 +183,12 @@ class SqliteAuditLog:
 
 @asynccontextmanager
 async def open_sqlite_audit_log(
-    path: str, *, max_days: int
+    path: str, *, max_days: int, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
 ) -> AsyncGenerator[SqliteAuditLog]:
     """The log in the database at ``path``; buffered events are written on exit."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous=synchronous
+    ) as connection:
         log = SqliteAuditLog(connection, max_days=max_days)
         try:
             yield log

@@ -69,16 +69,22 @@ def create_lifespan(
     @asynccontextmanager
     async def lifespan() -> AsyncGenerator[Runtime]:
         async with (
-            open_storage(settings.storage) as storage,
+            open_storage(
+                settings.storage, sqlite_synchronous=settings.sqlite_synchronous
+            ) as storage,
             open_index_cache(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,
-            open_idempotency_store(settings.request_store_url) as idempotency,
-            open_rate_limit_store(settings.request_store_url) as rate_limits,
+            open_idempotency_store(
+                settings.request_store_url,
+                sqlite_synchronous=settings.sqlite_synchronous,
+            ) as idempotency,
+            open_rate_limit_store(settings.rate_limit_store) as rate_limits,
             open_audit_log(
                 settings.audit_url,
                 max_days=settings.audit_max_days,
                 stream=audit_stream(surface),
+                sqlite_synchronous=settings.sqlite_synchronous,
             ) as audit,
         ):
             context = base_context(settings, storage, cache, surface=surface)

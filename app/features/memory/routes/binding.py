@@ -9,9 +9,9 @@ ETag. The operation itself never sees a header.
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from tenchi.contracts import Contract
 from tenchi.idempotency import fingerprint, run_idempotently
 from tenchi.responses import PresentedResponse
@@ -19,13 +19,29 @@ from tenchi.routes import Route, route
 
 from app.server.context import AppContext
 
-from ..schemas import CreateOrMatchHeaders, MatchHeaders, VersionHeaders
+from ..schemas import (
+    CreateOrMatchHeaders,
+    MatchHeaders,
+    MemoryFile,
+    ReadFile,
+    VersionHeaders,
+)
+from ..use_cases.read_file import read_file
 from .headers import expected_version, version_headers
 
 IDEMPOTENCY_RETENTION_SECONDS = 600
-"""How long a completed result is replayed: retries come within minutes, and
-the stored result holds file content that a delete must not keep alive for long."""
+"""How long a completed result is replayed: retries come within minutes."""
 IDEMPOTENCY_LEASE_SECONDS = 60
+
+
+class Receipt(BaseModel):
+    """What an Idempotency-Key record keeps: the version a mutation produced.
+
+    Never file content: a replay reads the file back, so no copy of content
+    outlives a delete or a purge in the request store.
+    """
+
+    version: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,14 +155,47 @@ async def run_once[ResultT](
     """
     if key is None:
         return await run()
-    return await run_idempotently(
+    fresh: list[ResultT] = []
+
+    async def first_run() -> Receipt:
+        result = await run()
+        fresh.append(result)
+        version = result.version if isinstance(result, MemoryFile) else None
+        return Receipt(version=version)
+
+    kept = await run_idempotently(
         context.idempotency,
         namespace=f"memory.{operation}",
         scope=context.caller or "local",
         key=key,
         fingerprint=fingerprint(request, annotation=type(request)),
-        result_type=result_type,
-        operation=run,
+        result_type=Receipt,
+        operation=first_run,
         completed_ttl=IDEMPOTENCY_RETENTION_SECONDS,
         reservation_ttl=IDEMPOTENCY_LEASE_SECONDS,
     )
+    if fresh:
+        return fresh[0]
+    return await _replay(kept, request, result_type, context)
+
+
+async def _replay[ResultT](
+    receipt: Receipt,
+    request: BaseModel,
+    result_type: type[ResultT],
+    context: AppContext,
+) -> ResultT:
+    """The answer to a retry whose first run landed, rebuilt from its receipt.
+
+    A file result is read back: while the file is still at the receipt's
+    version that is exactly the first answer; if it has moved on since, the
+    retry gets the file as it stands now (a consistent content and version).
+    A result without a file (a delete) carries nothing to read back.
+    """
+    if receipt.version is None:
+        return TypeAdapter(result_type).validate_python({})
+    where = ReadFile.model_validate(request.model_dump(include=_LOCATION))
+    return cast(ResultT, await read_file(where, context))
+
+
+_LOCATION = {"scope", "area", "name"}
