@@ -231,6 +231,11 @@ def test_browse_groups_the_index_by_scope_and_area(page: Page, site: Site) -> No
     expect(page.locator("time").first).to_have_attribute("datetime", re.compile("Z$"))
     check_page(page, "index")
 
+    page.get_by_label("Filter this page").fill("beverages")
+    expect(page.get_by_role("link", name="drinks")).to_be_visible()
+    expect(page.get_by_role("link", name="grace")).to_be_hidden()
+    expect(page.get_by_role("region", name="Scope team")).to_be_hidden()
+
 
 def test_a_capped_index_says_so_and_lists_the_rest(page: Page, site: Site) -> None:
     for number in range(40):
@@ -463,15 +468,27 @@ def test_search_highlights_matches(page: Page, site: Site) -> None:
     expect(page.get_by_role("heading", name="kyoto", exact=True)).to_be_visible()
 
 
-def test_a_files_audit_trail_lists_its_reads_and_writes(page: Page, site: Site) -> None:
+def test_a_files_audit_trail_lists_its_reads_writes_and_refusals(
+    page: Page, site: Site
+) -> None:
     requires(site, "/v1/audit")
     write(site, "user/work/audited", "- [stated] Watched.\n")
     read(site, "user/work/audited")
+    with site.api(site.other_writer) as http:
+        stale = http.put(
+            "/files/user/work/audited",
+            json={"content": "x", "description": "", "aliases": []},
+            headers={"If-Match": '"not-the-version"'},
+        )
+    assert stale.status_code == 412
     sign_in(page, site)
     open_file(page, site, "user/work/audited", "audit")
     table = page.get_by_role("table", name="Events of audited")
-    expect(table.get_by_role("cell", name="write_file")).to_be_visible()
+    expect(table.get_by_role("cell", name="write_file").first).to_be_visible()
     expect(table.get_by_role("cell", name="read_file").first).to_be_visible()
+    refused = table.get_by_role("row").filter(has_text="VERSION_CONFLICT")
+    expect(refused).to_contain_text("other-agent")
+    expect(page.get_by_role("button", name="Older events")).to_be_hidden()
     check_page(page, "audit")
 
 

@@ -4,9 +4,10 @@ from app.server.context import AppContext
 from app.shared.errors import purge_incomplete_error
 
 from ...audit.ports import Subject
-from ..domain import list_batches, split_key
+from ..domain import split_key
 from ..policy import locate_entity
 from ..ports import ListedObject, Storage
+from ..ports.storage_reads import list_batches
 from ..schemas import FileName, PurgeMemory, PurgeReport
 
 PURGE_MAX_PASSES = 5
