@@ -370,6 +370,29 @@ def test_a_conflicting_edit_shows_their_version_beside_mine_and_saves_the_merge(
     assert {"ada-browser", "other-agent"} <= set(merged["sources"])
 
 
+def test_saving_a_file_deleted_meanwhile_offers_to_recreate_it(
+    page: Page, site: Site
+) -> None:
+    first = write(site, "user/work/gone", "- [stated] Old.\n")
+    sign_in(page, site)
+    open_file(page, site, "user/work/gone", "edit")
+    page.get_by_label("Content (markdown)").fill("- [stated] New.\n")
+    with site.api(site.other_writer) as http:
+        gone = http.delete(
+            "/files/user/work/gone", headers={"If-Match": f'"{first["version"]}"'}
+        )
+    assert gone.status_code == 204
+    page.get_by_role("button", name="Save", exact=True).click()
+
+    expect(
+        page.get_by_role("heading", name="This file was deleted meanwhile")
+    ).to_be_visible()
+    assert read(site, "user/work/gone").status_code == 404
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="gone", exact=True)).to_be_visible()
+    assert read(site, "user/work/gone").json()["content"] == "- [stated] New.\n"
+
+
 def test_a_stale_delete_is_refused_and_shows_the_current_file(
     page: Page, site: Site
 ) -> None:
