@@ -188,6 +188,12 @@ def test_sign_in_refuses_a_wrong_token_and_keeps_the_right_one_in_the_tab(
     assert page.evaluate("() => sessionStorage.getItem('wenchang.token')") == site.owner
     assert page.evaluate("() => document.cookie") == ""
     assert site.owner not in page.url
+    history = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => e.name)"
+    )
+    assert not [url for url in history if site.owner in url]
+    logs = site.server.stdout() + site.server.stderr()
+    assert site.owner not in logs and "wct_not-a-real-token" not in logs
 
 
 def test_browse_groups_the_index_by_scope_and_area(page: Page, site: Site) -> None:
