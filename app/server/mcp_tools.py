@@ -12,6 +12,7 @@ from tenchi.tools import Tool, ToolBinding, ToolGroup, tool, tool_group, tool_ha
 
 from app.features.memory.tools import get_memory_index_tool
 from app.features.memory.tools import tools as memory_tools
+from app.server.auditing import audited_use_case
 from app.server.mcp_settings import (
     registered_name,
     require_description_fits,
@@ -55,7 +56,10 @@ def _served(
         idempotent=declared.idempotent,
         open_world=declared.open_world,
     )
-    return tool_handler(served, _reporting_failures(served, binding.use_case))
+    audited = audited_use_case(
+        declared.name, binding.use_case, mutates=not declared.read_only
+    )
+    return tool_handler(served, _reporting_failures(served, audited))
 
 
 def _reporting_failures(
