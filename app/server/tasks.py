@@ -4,23 +4,29 @@ Settings are read when a task runs, not on import, so ``tenchi task list`` works
 anywhere; ``build_task_runner`` composes a runner for explicit settings (tests).
 """
 
-from collections.abc import AsyncGenerator
+import os
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 
+from tenchi.execution import UseCaseObserver
 from tenchi.tasks import TaskRunner, create_task_runner
 
 from app.features.memory.tasks import tasks
+from app.server.otel import Telemetry, telemetry_from_environment
 from app.server.runtime import Runtime, create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 
 SURFACE = "task"
 
 
-def build_task_runner(settings: Settings) -> TaskRunner:
+def build_task_runner(
+    settings: Settings, *, telemetry: Telemetry | None = None
+) -> TaskRunner:
     return create_task_runner(
         tasks=tasks,
         context_factory=create_context,
         lifespan=create_lifespan(settings, surface=SURFACE),
+        use_case_observers=telemetry.use_case_observers if telemetry else (),
     )
 
 
@@ -30,6 +36,14 @@ async def _configured_lifespan() -> AsyncGenerator[Runtime]:
         yield runtime
 
 
+def _observers() -> Sequence[UseCaseObserver]:
+    telemetry = telemetry_from_environment(os.environ)
+    return () if telemetry is None else telemetry.use_case_observers
+
+
 runner = create_task_runner(
-    tasks=tasks, context_factory=create_context, lifespan=_configured_lifespan
+    tasks=tasks,
+    context_factory=create_context,
+    lifespan=_configured_lifespan,
+    use_case_observers=_observers(),
 )
