@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
@@ -20,11 +20,27 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from app.infra.gcs_client import parse_gcs_url
+from app.infra.backend_urls import (
+    AUDIT_URLS,
+    INDEX_CACHE_URLS,
+    REQUEST_STORE_URLS,
+    STORAGE_URLS,
+    Backend,
+    UrlForm,
+    backend_of,
+    sqlite_path,
+)
 from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
 MAX_REQUEST_BYTES_CEILING = 16 * 1_048_576
+BACKEND_URLS: dict[str, tuple[UrlForm, ...]] = {
+    "storage": STORAGE_URLS,
+    "index_cache": INDEX_CACHE_URLS,
+    "request_store": REQUEST_STORE_URLS,
+    "rate_limit_store": REQUEST_STORE_URLS,
+    "audit": AUDIT_URLS,
+}
 DEFAULT_RATE_LIMIT = 100_000
 """Requests per token per window by default: above what one process serves, so
 the default never throttles an ordinary client (see docs/configuration.md)."""
@@ -123,49 +139,14 @@ class Settings(BaseSettings):
                 'use a JSON object of scope to roles, e.g. {"project": ["owner"]}'
             ) from None
 
-    @field_validator("storage")
+    @field_validator(
+        "storage", "index_cache", "request_store", "rate_limit_store", "audit"
+    )
     @classmethod
-    def _storage(cls, value: str) -> str:
-        if value.startswith("gcs://"):
-            parse_gcs_url(value)
-            return value
-        if value.startswith("sqlite:///") or value == "memory://":
-            return value
-        if value.startswith("file://") and len(value) > len("file://"):
-            return value
-        raise ValueError(
-            "use sqlite:///path/to.db, file:///path/to/dir, gcs://bucket[/prefix] "
-            "or memory://"
-        )
-
-    @field_validator("index_cache")
-    @classmethod
-    def _index_cache(cls, value: str) -> str:
-        if value in ("none", "memory") or value.startswith(("redis://", "rediss://")):
-            return value
-        raise ValueError("use none, memory or redis://host:6379/0")
-
-    @field_validator("request_store", "rate_limit_store")
-    @classmethod
-    def _request_store(cls, value: str | None) -> str | None:
-        if value is None or value == "memory":
-            return value
-        if value.startswith(("sqlite:///", "redis://", "rediss://")):
-            return value
-        raise ValueError("use memory, sqlite:///path/to.db or redis://host:6379/0")
-
-    @field_validator("audit")
-    @classmethod
-    def _audit(cls, value: str | None) -> str | None:
-        if value is None or value in ("stdout", "none", "memory"):
-            return value
-        if value.startswith("sqlite:///") or (
-            value.startswith("file://") and len(value) > len("file://")
-        ):
-            return value
-        raise ValueError(
-            "use sqlite:///path/to.db, file:///path/to/dir, stdout or none"
-        )
+    def _backend_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            backend_of(value, BACKEND_URLS[str(info.field_name)])
+        return value
 
     @field_validator("audit_roles")
     @classmethod
@@ -204,8 +185,8 @@ class Settings(BaseSettings):
 
     @property
     def sqlite_path(self) -> Path | None:
-        if self.storage.startswith("sqlite:///"):
-            return Path(self.storage[len("sqlite:///") :])
+        if backend_of(self.storage, STORAGE_URLS) is Backend.SQLITE:
+            return sqlite_path(self.storage)
         return None
 
     @property
