@@ -1,7 +1,7 @@
 """Every caller-visible Wenchang error: its definition, category and payload.
 
 Each memory error is one ``ErrorDef`` (the HTTP status and envelope code) plus a
-builder that renders the SPEC §4 payload into ``details``: ``error``,
+builder that renders the error payload (docs/errors.md) into ``details``: ``error``,
 ``category``, ``message``, the location when it parses, and the error's extra
 fields. HTTP, MCP and the typed client all read the same payload, so an agent
 can recover from any of them without another call. Messages never carry an

@@ -42,7 +42,7 @@ def entity_prefix(scope: str, entity_id: str) -> str:
 
 def format_timestamp(moment: datetime) -> str:
     # isoformat writes six fractional digits exactly when microseconds are
-    # non-zero, as SPEC §2 wants, at a third of strftime's cost.
+    # non-zero, as docs/concepts.md specifies, at a third of strftime's cost.
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
 
 
