@@ -21,7 +21,13 @@ from redis.asyncio import Redis
 from tenchi.errors import AppError
 
 from app.features.memory.domain import file_key
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+)
 from app.features.memory.schemas import AppendLine, PurgeMemory, WriteFile
 from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.get_memory_index import get_memory_index
@@ -188,19 +194,44 @@ class ConcurrentWriter:
     async def get(self, key: str) -> StoredObject | None:
         return await self.inner.get(key)
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
-        return await self.inner.put(key, data, metadata)
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
+        return await self.inner.put(key, data, metadata, change=change)
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
-        return await self.inner.put_if_version(key, data, metadata, expected)
+        return await self.inner.put_if_version(
+            key, data, metadata, expected, change=change
+        )
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
         if key == self.key and self.rewrites:
             self.rewrites -= 1
             await self.inner.put(key, b"- [stated] rewritten\n", META)
-        return await self.inner.delete_if_version(key, expected)
+        return await self.inner.delete_if_version(key, expected, change=change)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        return await self.inner.list_versions(key, after=after, limit=limit)
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        return await self.inner.get_version(key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -7,7 +7,7 @@ from pathlib import Path
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
-from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 
 from .filesystem_storage import FilesystemStorage, filesystem_root
 from .gcs_storage import open_gcs_storage
@@ -22,20 +22,23 @@ from .sqlite_storage import open_sqlite_storage
 
 
 @asynccontextmanager
-async def open_storage(url: str) -> AsyncGenerator[Storage]:
+async def open_storage(
+    url: str, *, retention: HistoryRetention | None = None
+) -> AsyncGenerator[Storage]:
+    """Storage at ``url``, keeping version history within ``retention``."""
     if url == "memory://":
-        yield MemoryStorage()
+        yield MemoryStorage(retention=retention)
     elif url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///") :])
         path.parent.mkdir(parents=True, exist_ok=True)
-        async with open_sqlite_storage(str(path)) as storage:
+        async with open_sqlite_storage(str(path), retention=retention) as storage:
             yield storage
     elif url.startswith("file://"):
         root = filesystem_root(url)
         root.mkdir(parents=True, exist_ok=True)
-        yield FilesystemStorage(root)
+        yield FilesystemStorage(root, retention=retention)
     elif url.startswith("gcs://"):
-        async with open_gcs_storage(url) as storage:
+        async with open_gcs_storage(url, retention=retention) as storage:
             yield storage
     else:
         raise ValueError(f"unsupported storage URL {url!r}")

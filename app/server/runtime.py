@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
-from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.infra.port_wiring import (
     open_idempotency_store,
     open_index_cache,
@@ -35,6 +35,13 @@ def limits_from(settings: Settings) -> MemoryLimits:
     )
 
 
+def history_retention(settings: Settings) -> HistoryRetention:
+    return HistoryRetention(
+        max_versions=settings.history_max_versions,
+        max_days=settings.history_max_days,
+    )
+
+
 def cursor_key_from(settings: Settings) -> bytes:
     secret = settings.cursor_secret or ensure_cursor_secret(settings.tokens_path)
     return secret.encode()
@@ -59,7 +66,9 @@ def create_lifespan(
     @asynccontextmanager
     async def lifespan() -> AsyncGenerator[Runtime]:
         async with (
-            open_storage(settings.storage) as storage,
+            open_storage(
+                settings.storage, retention=history_retention(settings)
+            ) as storage,
             open_index_cache(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,

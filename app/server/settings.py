@@ -74,6 +74,9 @@ class Settings(BaseSettings):
         default=1_048_576, ge=1024, le=MAX_REQUEST_BYTES_CEILING
     )
     request_store: str | None = None
+    history_max_versions: int = Field(default=100, gt=0, le=100_000)
+    history_max_days: int = Field(default=90, ge=0, le=36_500)
+    history_tools: bool = True
 
     @field_validator(
         "scope_priority",

@@ -20,6 +20,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
+from ..ports import Change
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -51,7 +52,10 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         now=context.clock(),
     )
     require_metadata_budget(meta.description, meta.aliases)
-    version = await storage.put_if_version(address.key, data, meta, expected)
+    change = Change("append_line", context.source, meta.last_updated)
+    version = await storage.put_if_version(
+        address.key, data, meta, expected, change=change
+    )
     if version is None:
         current = await load_existing(storage, address)
         if current.data != data or current.metadata != meta:

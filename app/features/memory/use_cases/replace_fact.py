@@ -18,6 +18,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
+from ..ports import Change
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
@@ -56,7 +57,10 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
             now=context.clock(),
         )
         require_metadata_budget(meta.description, meta.aliases)
-        version = await storage.put_if_version(address.key, data, meta, stored.version)
+        change = Change("replace_fact", context.source, meta.last_updated)
+        version = await storage.put_if_version(
+            address.key, data, meta, stored.version, change=change
+        )
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)
             return render_file(location, data, meta, version)
