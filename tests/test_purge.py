@@ -28,10 +28,18 @@ from app.features.memory.ports import (
     StoredObject,
     VersionRecord,
 )
-from app.features.memory.schemas import AppendLine, PurgeMemory, WriteFile
+from app.features.memory.schemas import (
+    AppendLine,
+    DeleteFile,
+    PurgeMemory,
+    ReadFile,
+    WriteFile,
+)
 from app.features.memory.use_cases.append_line import append_line
+from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.purge_memory import PURGE_MAX_PASSES, purge_memory
+from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.memory_storage import MemoryStorage
@@ -48,6 +56,7 @@ from tests.support.storage_adapters import storage_url
 CANARY = "canary"
 CANARY_ENTITY = "canary-entity"
 CANARY_FILES = 12
+GHOST = "ghost-canary-past"
 NEIGHBOUR_ENTITIES = [f"{side}{i:04d}" for side in "ae" for i in range(150)]
 MEDIA = {"alt": "media"}
 DUMP_KEYS = """
@@ -130,7 +139,46 @@ async def seed_canary(context: AppContext) -> None:
             ),
             canary,
         )
+    await seed_past_canary(canary)
     assert len((await get_memory_index(canary)).entries) == CANARY_FILES
+
+
+async def seed_past_canary(canary: AppContext) -> None:
+    """Canary text that only ever lived in old versions, and a deleted file."""
+    area, ghost = "canary-area", f"- [stated] {GHOST}\n"
+    current = await read_file(
+        ReadFile(scope="user", area=area, name="canary-00"), canary
+    )
+    version = current.version
+    for content in (ghost, "- [stated] plain\n"):
+        request = WriteFile(
+            scope="user",
+            area=area,
+            name="canary-00",
+            content=content,
+            description="plain",
+            aliases=[],
+            expected_version=version,
+        )
+        version = (await write_file(request, canary)).version
+    gone = WriteFile(
+        scope="user",
+        area=area,
+        name="gone",
+        content=ghost,
+        description=GHOST,
+        aliases=[GHOST],
+        expected_version=None,
+    )
+    created = await write_file(gone, canary)
+    deleted = DeleteFile(
+        scope="user", area=area, name="gone", expected_version=created.version
+    )
+    await delete_file(deleted, canary)
+    key = file_key("user", CANARY_ENTITY, area, "canary-00")
+    records = await canary.storage.list_versions(key, after=None, limit=10)
+    past = await canary.storage.get_version(key, records[1].version)
+    assert past is not None and past.data == ghost.encode()
 
 
 async def purge_canary(context: AppContext) -> None:
@@ -138,6 +186,8 @@ async def purge_canary(context: AppContext) -> None:
 
     assert (report.objects, report.passes) == (CANARY_FILES, 1)
     assert await context.storage.count("user/") == len(NEIGHBOUR_ENTITIES)
+    key = file_key("user", CANARY_ENTITY, "canary-area", "gone")
+    assert await context.storage.list_versions(key, after=None, limit=9) == []
 
 
 def raw_files(root: Path) -> bytes:
