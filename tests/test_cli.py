@@ -17,11 +17,12 @@ from tenchi.testing import open_http
 from app.infra.token_file import (
     TokenFileResolver,
     create_token,
+    ensure_cursor_secret,
     read_token_file,
     revoke_token,
 )
 from app.server.asgi import build_app
-from app.server.cli import main
+from app.server.cli import ensure_first_token, main
 from app.server.settings import load_settings
 from app.shared.identity import Identity, parse_grants
 from tests.support.server import free_port, run_wenchang, running_server
@@ -365,3 +366,51 @@ def test_revocation_is_seen_even_if_the_file_keeps_its_size_and_mtime() -> None:
     while isinstance(resolver.resolve(secret), Identity):
         assert time.monotonic() < deadline, "the revoked token is still accepted"
         time.sleep(0.05)
+
+
+def _first_serve(capsys: pytest.CaptureFixture[str]) -> tuple[str | None, str]:
+    notice = ensure_first_token(load_settings(), "http://127.0.0.1:8000")
+    return notice, capsys.readouterr().err
+
+
+def test_first_serve_mints_a_token_only_when_the_file_does_not_exist(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    notice, _ = _first_serve(capsys)
+    assert notice is not None and TOKEN_PATTERN.search(notice)
+    assert len(read_token_file(TOKENS).tokens) == 1
+    assert _first_serve(capsys) == (None, "")
+
+
+def test_a_file_made_only_for_the_cursor_secret_still_gets_the_first_token(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`wenchang mcp` before the first serve writes the file without a token."""
+    ensure_cursor_secret(TOKENS)
+    notice, _ = _first_serve(capsys)
+    assert notice is not None and TOKEN_PATTERN.search(notice)
+
+
+def test_revoking_every_token_means_no_access_not_a_new_owner_token(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _first_serve(capsys)
+    (record,) = read_token_file(TOKENS).tokens
+    assert revoke_token(TOKENS, record.token_id)
+    notice, warning = _first_serve(capsys)
+    assert notice is None
+    assert read_token_file(TOKENS).tokens == ()
+    assert "holds no tokens" in warning and "wenchang token create" in warning
+
+
+def test_an_empty_token_file_means_no_access(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    TOKENS.write_text("")
+    notice, warning = _first_serve(capsys)
+    assert notice is None and "wenchang token create" in warning
+    assert read_token_file(TOKENS).tokens == ()
+    # The cursor secret is then kept in the file, the same for every process.
+    secret = ensure_cursor_secret(TOKENS)
+    assert ensure_cursor_secret(TOKENS) == secret
+    assert _first_serve(capsys)[0] is None

@@ -348,3 +348,24 @@ async def test_mcp_bodies_have_the_same_ceiling_as_the_api(tmp_path: Path) -> No
     assert declared.json()["code"] == "REQUEST_TOO_LARGE"
     assert chunked.status_code == 413
     assert small.status_code == 200
+
+
+async def test_a_retry_after_the_file_moved_on_gets_the_file_as_it_stands(
+    tmp_path: Path,
+) -> None:
+    """Records keep a receipt, not content: a late retry re-reads the file."""
+    async with open_api(tmp_path) as api:
+        created = (await put_new(api, api.alice)).json()
+        line_headers = api.alice | if_match(created["version"])
+        line_headers |= {"Idempotency-Key": "late"}
+        first = await api.http.post(f"{FILE}/lines", json=LINE, headers=line_headers)
+        moved = await api.http.post(
+            f"{FILE}/lines",
+            json={"line": "- [stated] Hot"},
+            headers=api.alice | if_match(first.json()["version"]),
+        )
+        retry = await api.http.post(f"{FILE}/lines", json=LINE, headers=line_headers)
+
+    assert (first.status_code, moved.status_code, retry.status_code) == (200,) * 3
+    assert retry.json() == moved.json()
+    assert retry.json()["content"].count(LINE["line"]) == 1

@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.features.memory.ports import VersionRecord
-from app.infra.filesystem_layout import Record, encode_segment, write_new
+from app.infra.filesystem_layout import (
+    Record,
+    encode_segment,
+    sync_directory,
+    write_new,
+)
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 
 HISTORY_DIR = ".history"
@@ -82,7 +87,7 @@ def archive(
     directory: Path, key: str, record: VersionRecord, replaces: str | None = None
 ) -> None:
     """Add ``record`` as the newest archive file, unless it is archived already."""
-    directory.mkdir(parents=True, exist_ok=True)
+    _ensure(directory)
     names = _names(directory)
     if any(_parse(name)[0] == record.version for name in names):
         return
@@ -97,9 +102,19 @@ def archive(
         "metadata": metadata_to_map(record.metadata),
     }
     name = f"{sequence:012d}-{record.version}" + (f"~{replaces}" if replaces else "")
-    write_new(
-        directory / name, json.dumps(header).encode() + b"\n" + (record.data or b"")
-    )
+    document = json.dumps(header).encode() + b"\n" + (record.data or b"")
+    write_new(directory / name, document)
+    # Durable before the mutation that replaces this version commits.
+    sync_directory(directory)
+
+
+def _ensure(directory: Path) -> None:
+    """Create ``directory`` and missing parents, each name made durable."""
+    if directory.is_dir():
+        return
+    _ensure(directory.parent)
+    directory.mkdir()
+    sync_directory(directory.parent)
 
 
 def _valid(directory: Path, current: str | None) -> list[str]:

@@ -29,6 +29,7 @@ from app.infra.filesystem_layout import (
     remove_empty,
     replace_file,
     scrub_objects,
+    sync_directory,
     walk,
     write_new,
 )
@@ -46,9 +47,12 @@ class FilesystemStorage:
 
     Replacing the sidecar is the commit: the body it names is written first
     under a fresh name, so a crash never pairs a body with another write's
-    metadata (it may leave an unreferenced body behind). Every operation holds
-    ``root/.lock``, shared to read and exclusive to write, and runs in a worker
-    thread so neither the disk nor the lock ever blocks the event loop.
+    metadata (it may leave an unreferenced body behind). Durability: a new
+    directory, the body and its name are synced before the sidecar is renamed,
+    and the directory after, so a returned write or delete survives power loss.
+    Every operation holds ``root/.lock``, shared to read and exclusive to
+    write, and runs in a worker thread so neither the disk nor the lock ever
+    blocks the event loop.
     Version history is kept as ``filesystem_history`` describes.
     """
 
@@ -105,6 +109,7 @@ class FilesystemStorage:
         body = directory / f"{stem}%{version}"
         write_new(body, data)
         try:
+            sync_directory(directory)  # the body's name, before a sidecar names it
             replace_file(sidecar, json.dumps(document).encode())
         except OSError:
             body.unlink(missing_ok=True)
@@ -147,6 +152,7 @@ class FilesystemStorage:
                 dead = tombstone(secrets.token_hex(10), current.metadata, change)
                 archive(history_directory(self._root, key), key, dead, current.version)
             sidecar.unlink()
+            sync_directory(directory)
             (directory / f"{stem}%{current.version}").unlink(missing_ok=True)
             remove_empty(self._root, directory)
             self._history.trim(key, change)

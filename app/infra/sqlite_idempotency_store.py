@@ -26,7 +26,12 @@ from tenchi.idempotency import (
     IdempotencyStoreError,
 )
 
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    open_sqlite_connection,
+    translate_sqlite_error,
+)
 
 SWEEP_INTERVAL_SECONDS = 60.0
 CLAIM_ATTEMPTS = 3
@@ -137,8 +142,8 @@ class SqliteIdempotencyStore:
         return IdempotencyInProgress(retry_after_seconds=1)
 
     async def _sweep(self) -> None:
-        # Completed records hold a response, and so file content: drop them soon
-        # after they expire (secure_delete overwrites them), not only when reused.
+        # Drop expired records soon (secure_delete overwrites them), not only
+        # when their key is reused. A record is a receipt and holds no content.
         now = self._clock()
         if self._swept_at is None or now - self._swept_at >= SWEEP_INTERVAL_SECONDS:
             self._swept_at = now
@@ -177,8 +182,17 @@ def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:
 
 @asynccontextmanager
 async def open_sqlite_idempotency_store(
-    path: str, *, clock: Callable[[], float] = time.time
+    path: str,
+    *,
+    clock: Callable[[], float] = time.time,
+    synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
 ) -> AsyncGenerator[SqliteIdempotencyStore]:
-    """A store on its own connection to ``path`` (usually the memory database)."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    """A store on its own connection to ``path`` (usually the memory database).
+
+    A record is as durable as the write it protects, so a retry after power
+    loss still replays instead of applying twice.
+    """
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous=synchronous
+    ) as connection:
         yield SqliteIdempotencyStore(connection, clock=clock)

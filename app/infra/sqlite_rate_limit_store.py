@@ -111,6 +111,12 @@ class SqliteRateLimitStore:
 async def open_sqlite_rate_limit_store(
     path: str, *, clock: Callable[[], float] = time.time
 ) -> AsyncGenerator[SqliteRateLimitStore]:
-    """A store on its own connection to ``path`` (usually the memory database)."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    """A store on its own connection to ``path`` (usually the memory database).
+
+    Windows are counters, not acknowledged writes: losing the last ones to a
+    power cut is harmless, and syncing on every request (reads included) is not.
+    """
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous="normal"
+    ) as connection:
         yield SqliteRateLimitStore(connection, clock=clock)

@@ -6,8 +6,8 @@ statement (``sqlite_history``).
 One process-wide connection serialises this process's statements; several
 processes may share the file because each write is a single compare-and-swap
 statement and SQLite's file locks order them (``busy_timeout`` waits).
-``synchronous=NORMAL`` keeps every committed write across a process crash; only
-an operating-system crash or power loss can drop the last few commits.
+With ``synchronous=FULL`` (the default) a returned write survives power loss;
+the ``sqlite_synchronous`` setting can trade that for ``NORMAL``.
 """
 
 import functools
@@ -31,7 +31,12 @@ from app.features.memory.ports import (
 )
 from app.shared.errors import backend_unavailable_error
 
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    open_sqlite_connection,
+    translate_sqlite_error,
+)
 from .sqlite_history import OBJECTS_TABLE, RECORD_COLUMNS, prepare_history
 
 _COLUMNS = "description, aliases, sources, last_updated, version"
@@ -245,9 +250,14 @@ class SqliteStorage:
 
 @asynccontextmanager
 async def open_sqlite_storage(
-    path: str, *, retention: HistoryRetention | None = None
+    path: str,
+    *,
+    synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+    retention: HistoryRetention | None = None,
 ) -> AsyncGenerator[SqliteStorage]:
     """Open the database (creating it), configure WAL, and close it on exit."""
-    async with open_sqlite_connection(path, schema=OBJECTS_TABLE) as connection:
+    async with open_sqlite_connection(
+        path, schema=OBJECTS_TABLE, synchronous=synchronous
+    ) as connection:
         await prepare_history(connection, retention or HistoryRetention())
         yield SqliteStorage(connection)

@@ -1,4 +1,4 @@
-"""The ASGI application: the memory API over HTTP and tool-MCP at /mcp.
+"""The ASGI application: the memory API, tool-MCP at /mcp and the browser at /ui/.
 
 Run it with ``wenchang serve`` (or ``uvicorn app.server.asgi:app``).
 """
@@ -17,6 +17,7 @@ from app.server.routes import routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
+from app.server.ui.mount import ui_routes
 from app.shared.identity import Resolver
 
 
@@ -38,6 +39,7 @@ def build_app(
         middleware=(Middleware(EncodedSlashGuard, resolver=resolver),),
     )
     app.router.routes.append(mcp.route)
+    app.router.routes.extend(ui_routes())
     return app
 
 

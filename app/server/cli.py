@@ -5,8 +5,14 @@ import json
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
-from app.infra.token_file import create_token, read_token_file, revoke_token
+from app.infra.token_file import (
+    create_first_token,
+    create_token,
+    read_token_file,
+    revoke_token,
+)
 from app.server.settings import Settings, SettingsError, load_settings
 from app.shared.identity import parse_grants
 
@@ -74,12 +80,29 @@ def client_snippet(url: str, token: str) -> str:
     )
 
 
+def no_access_warning(path: Path) -> str:
+    return (
+        f"wenchang: warning: {path} holds no tokens, so every HTTP and MCP request "
+        "is refused (401). No token is created automatically once a token file "
+        "exists. Create one with\n  wenchang token create --grant user=me:owner "
+        "--label laptop\n(a running server accepts it without a restart)."
+    )
+
+
 def ensure_first_token(settings: Settings, url: str) -> str | None:
-    """On an empty machine, create one owner token for the local identity."""
+    """On an empty machine, create one owner token for the local identity.
+
+    Only a missing token file (or one created just for the cursor secret) gets
+    one: a file whose tokens were revoked means "no access" and gets a warning.
+    """
     path = settings.tokens_path
     if read_token_file(path).tokens:
         return None
-    secret, record = create_token(path, settings.local_grants, label="local")
+    created = create_first_token(path, settings.local_grants, label="local")
+    if created is None:
+        print(no_access_warning(path), file=sys.stderr, flush=True)
+        return None
+    secret, record = created
     grants = ", ".join(
         f"{scope}={g.entity_id}:{g.role}" for scope, g in record.grants.items()
     )

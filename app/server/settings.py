@@ -8,7 +8,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
@@ -74,6 +74,10 @@ class Settings(BaseSettings):
         default=1_048_576, ge=1024, le=MAX_REQUEST_BYTES_CEILING
     )
     request_store: str | None = None
+    sqlite_synchronous: Literal["full", "normal"] = "full"
+    audit: str | None = None
+    audit_roles: CommaList = ("owner", "admin")
+    audit_max_days: int = Field(default=365, gt=0, le=36_500)
     history_max_versions: int = Field(default=100, gt=0, le=100_000)
     history_max_days: int = Field(default=90, ge=0, le=36_500)
     history_tools: bool = True
@@ -84,11 +88,17 @@ class Settings(BaseSettings):
         "allowed_hosts",
         "allowed_origins",
         "local_identity",
+        "audit_roles",
         mode="before",
     )
     @classmethod
     def _split(cls, value: Any) -> Any:
         return _comma_list(value)
+
+    @field_validator("sqlite_synchronous", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("scope_priority")
     @classmethod
@@ -142,6 +152,26 @@ class Settings(BaseSettings):
             return value
         raise ValueError("use memory, sqlite:///path/to.db or redis://host:6379/0")
 
+    @field_validator("audit")
+    @classmethod
+    def _audit(cls, value: str | None) -> str | None:
+        if value is None or value in ("stdout", "none", "memory"):
+            return value
+        if value.startswith("sqlite:///") or (
+            value.startswith("file://") and len(value) > len("file://")
+        ):
+            return value
+        raise ValueError(
+            "use sqlite:///path/to.db, file:///path/to/dir, stdout or none"
+        )
+
+    @field_validator("audit_roles")
+    @classmethod
+    def _audit_roles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one role, e.g. owner,admin")
+        return value
+
     @field_validator("local_identity")
     @classmethod
     def _local_identity(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -186,6 +216,13 @@ class Settings(BaseSettings):
         if self.request_store is not None:
             return self.request_store
         return self.storage if self.sqlite_path is not None else "memory"
+
+    @property
+    def audit_url(self) -> str:
+        """Where audit events go: the SQLite database by default, else stdout."""
+        if self.audit is not None:
+            return self.audit
+        return self.storage if self.sqlite_path is not None else "stdout"
 
     @property
     def tokens_path(self) -> Path:

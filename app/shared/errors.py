@@ -335,3 +335,24 @@ def purge_incomplete_error(remaining: int, passes: int) -> AppError:
         remaining=remaining,
         passes=passes,
     )
+
+
+audit_unavailable = ErrorDef(
+    code="AUDIT_UNAVAILABLE",
+    status=501,
+    message="This server keeps no audit log that can be queried.",
+)
+
+
+def audit_unavailable_error(store: str) -> AppError:
+    return memory_error(
+        audit_unavailable,
+        error="AuditUnavailableError",
+        category=Category.PERMANENT,
+        detail=(
+            f"This server sends audit events to {store} and keeps none to query; "
+            "ask its operator, who can set WENCHANG_AUDIT to sqlite:///path or "
+            "file:///dir to keep them."
+        ),
+        store=store,
+    )

@@ -22,6 +22,8 @@ class Grant:
 class Identity:
     grants: Mapping[str, Grant]
     label: str | None = None
+    token_id: str | None = None
+    """The token's public id (``wenchang token list``); None without a token."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,14 +6,13 @@ import hashlib
 import hmac
 import re
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from typing import NoReturn
 
-from pydantic import BaseModel, TypeAdapter
-from tenchi.idempotency import IdempotencyStore, fingerprint, run_idempotently
+from pydantic import TypeAdapter
 
 from app.shared.errors import Location, file_absent_error, version_conflict_error
 
@@ -297,40 +296,3 @@ async def list_batches(
         if len(page) < batch:
             return
         start_after = page[-1].key
-
-
-IDEMPOTENCY_RETENTION_SECONDS = 600
-"""How long a completed result is replayed: retries come within minutes, and
-the stored result holds file content that a delete must not keep alive for long."""
-IDEMPOTENCY_LEASE_SECONDS = 60
-
-
-async def run_once[ResultT](
-    store: IdempotencyStore,
-    *,
-    operation: str,
-    caller: str,
-    key: str | None,
-    request: BaseModel,
-    result_type: type[ResultT],
-    run: Callable[[], Awaitable[ResultT]],
-) -> ResultT:
-    """Run ``run``; with an Idempotency-Key, at most once per caller and key.
-
-    A retry with the same key and request gets the first result back instead of
-    applying again; the same key with another request is IDEMPOTENCY_CONFLICT,
-    and one still running is IDEMPOTENCY_IN_PROGRESS.
-    """
-    if key is None:
-        return await run()
-    return await run_idempotently(
-        store,
-        namespace=f"memory.{operation}",
-        scope=caller or "local",
-        key=key,
-        fingerprint=fingerprint(request, annotation=type(request)),
-        result_type=result_type,
-        operation=run,
-        completed_ttl=IDEMPOTENCY_RETENTION_SECONDS,
-        reservation_ttl=IDEMPOTENCY_LEASE_SECONDS,
-    )

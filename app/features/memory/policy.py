@@ -10,7 +10,6 @@ from app.shared.errors import (
     Location,
     invalid_argument_error,
     oversize_write_error,
-    precondition_required_error,
     role_required_error,
     system_read_only_error,
 )
@@ -119,6 +118,18 @@ def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address
     )
 
 
+def locate_entity(scope: str, entity_id: str) -> str:
+    """The prefix of an entity an operator names directly (tasks carry no grants)."""
+    for argument, value in (("scope", scope), ("entity_id", entity_id)):
+        if not is_valid_segment(value):
+            raise invalid_argument_error(
+                argument,
+                f"{argument} {value!r} must be non-empty, not '.' or '..', and "
+                "contain no '/', '\\' or control characters",
+            )
+    return entity_prefix(scope, entity_id)
+
+
 def locate_prefix(identity: Identity, scope: str, area: str | None) -> str:
     grant = require_grant(identity, scope)
     prefix = entity_prefix(scope, grant.entity_id)
@@ -184,38 +195,6 @@ def granted_prefixes(identity: Identity) -> list[str]:
         entity_prefix(scope, grant.entity_id)
         for scope, grant in identity.grants.items()
     ]
-
-
-def _version_of(if_match: str) -> str:
-    return if_match[1:-1]
-
-
-def expected_from_if_match(if_match: str | None, if_none_match: str | None) -> str:
-    """The version a POST or DELETE is guarded by; If-None-Match has no meaning here."""
-    if if_none_match is not None:
-        raise invalid_argument_error(
-            "expected_version",
-            "If-None-Match applies only to creating a file with PUT; send If-Match: "
-            '"<version>" instead',
-        )
-    if if_match is None:
-        raise precondition_required_error()
-    return _version_of(if_match)
-
-
-def expected_from_put(if_match: str | None, if_none_match: str | None) -> str | None:
-    """None to create (If-None-Match: *), else the version a replace is guarded by."""
-    if if_match is not None and if_none_match is not None:
-        raise invalid_argument_error(
-            "expected_version",
-            'send either If-None-Match: * (create) or If-Match: "<version>" '
-            "(replace), not both",
-        )
-    if if_match is not None:
-        return _version_of(if_match)
-    if if_none_match is None:
-        raise precondition_required_error()
-    return None
 
 
 METADATA_BUDGET_BYTES = 6144

@@ -1,4 +1,3 @@
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -220,12 +219,6 @@ class CreateOrMatchHeaders(BaseModel):
 
 class VersionHeaders(BaseModel):
     etag: str = Field(alias="ETag")
-
-
-@dataclass(frozen=True, slots=True)
-class PutOutcome:
-    file: MemoryFile
-    created: bool
 
 
 def _key_segment(value: str) -> str:

@@ -3,8 +3,7 @@
 import itertools
 from collections.abc import Awaitable, Callable
 
-from app.features.memory.policy import locate_file, require_grant
-from app.server.client_errors import (
+from app.client.errors import (
     FileQuotaExceededError,
     InvalidArgumentError,
     NotFoundError,
@@ -13,6 +12,7 @@ from app.server.client_errors import (
     VersionConflictError,
     WenchangError,
 )
+from app.features.memory.policy import locate_file, require_grant
 from app.shared.errors import (
     Location,
     file_quota_exceeded_error,

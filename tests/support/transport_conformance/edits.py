@@ -2,17 +2,17 @@
 
 import pytest
 
-from app.features.memory.policy import (
-    require_description,
-    require_fact_line,
-    require_old_string,
-)
-from app.server.client_errors import (
+from app.client.errors import (
     InvalidArgumentError,
     NotFoundError,
     OversizeWriteError,
     ReplaceFactMatchError,
     VersionConflictError,
+)
+from app.features.memory.policy import (
+    require_description,
+    require_fact_line,
+    require_old_string,
 )
 from app.shared.errors import (
     Location,

@@ -2,12 +2,12 @@
 
 import re
 
-from app.features.memory.schemas import Deleted
-from app.server.client_errors import (
+from app.client.errors import (
     NotFoundError,
     OversizeWriteError,
     VersionConflictError,
 )
+from app.features.memory.schemas import Deleted
 from app.shared.errors import (
     Location,
     file_absent_error,

@@ -7,6 +7,7 @@ from app.shared.errors import Location, import_conflict_error, invalid_argument_
 
 from ..domain import Address, entity_prefix, file_key, raise_current_state
 from ..policy import (
+    locate_entity,
     require_area,
     require_description,
     require_metadata_budget,
@@ -36,7 +37,7 @@ async def import_memory(request: ImportMemory, context: AppContext) -> ImportRep
     recorded as written by this surface (``task``), one without last_updated at
     the clock's time.
     """
-    # doctor: public -- operator task; the operator names the entity directly.
+    prefix = locate_entity(request.scope, request.entity_id)
     restores = [_restore(request, item, context) for item in request.files]
     _require_distinct(restores)
     storage, mode = context.storage, request.mode
@@ -53,9 +54,7 @@ async def import_memory(request: ImportMemory, context: AppContext) -> ImportRep
             )
             outcomes[outcome].append(_name(restore))
     finally:
-        await context.index_cache.invalidate(
-            entity_prefix(request.scope, request.entity_id)
-        )
+        await context.index_cache.invalidate(prefix)
     return ImportReport(
         scope=request.scope,
         entity_id=request.entity_id,
