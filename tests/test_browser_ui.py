@@ -9,9 +9,13 @@ checked by axe-core and photographed into test-artifacts/browser/.
 import re
 import shutil
 import subprocess
+import threading
+import time
 import zipfile
 from collections.abc import Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from app.infra.token_file import create_token
+from app.infra.token_file import create_token, revoke_token
 from app.shared.identity import Grant
 from tests.support.browser import check_page, running_chromium, screenshot
 from tests.support.server import ServerProcess, running_server
@@ -44,6 +48,8 @@ class Site:
     owner: str
     other_writer: str
     bulk: str
+    tokens: Path
+    revocable: tuple[str, str]
 
     def api(self, token: str | None = None) -> httpx.Client:
         return httpx.Client(
@@ -67,6 +73,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Generator[Site]:
     owner, _ = create_token(tokens, ada, label="ada-browser")
     other, _ = create_token(tokens, ada, label="other-agent")
     bulk, _ = create_token(tokens, {"user": Grant("bulk", "owner")}, label="bulk")
+    revocable, record = create_token(tokens, ada, label="revocable")
     settings = {
         "WENCHANG_TOKENS_FILE": str(tokens),
         "WENCHANG_STORAGE": f"sqlite:///{directory / 'memory.db'}",
@@ -74,7 +81,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Generator[Site]:
     }
     logs = tmp_path_factory.mktemp("browser-logs")
     with running_server(directory, logs=logs, settings=settings) as server:
-        yield Site(server, owner, other, bulk)
+        yield Site(server, owner, other, bulk, tokens, (revocable, record.token_id))
 
 
 @pytest.fixture(scope="module")
@@ -527,7 +534,7 @@ def test_a_hostile_file_renders_as_text_and_runs_no_script(
 
 
 def test_every_action_works_from_the_keyboard(page: Page, site: Site) -> None:
-    """Create and delete a file with Tab, typing and Enter only."""
+    """Create, read raw, append to and delete a file with Tab, typing and Enter."""
     sign_in(page, site)
     tab_to(page, "New file")
     page.keyboard.press("Enter")
@@ -545,6 +552,16 @@ def test_every_action_works_from_the_keyboard(page: Page, site: Site) -> None:
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="typed", exact=True)).to_be_visible()
     assert read(site, "user/keys/typed").json()["content"] == "- [stated] Typed."
+
+    tab_to(page, "Raw text")
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("Raw text")).to_be_visible()
+    tab_to(page, "Fact")
+    page.keyboard.type("Appended by keyboard.")
+    tab_to(page, "Append")
+    page.keyboard.press("Enter")
+    expect(page.locator(".markdown")).to_contain_text("Appended by keyboard.")
+    expect(page.get_by_role("heading", name="typed", exact=True)).to_be_focused()
 
     tab_to(page, "Delete…")
     page.keyboard.press("Enter")
@@ -577,6 +594,102 @@ def tab_to(page: Page, name: str, limit: int = 60) -> None:
             assert outline != "none", f"{name} has no visible focus"
             return
     raise AssertionError(f"Tab never reached {name!r}")
+
+
+@contextmanager
+def another_origin() -> Generator[str]:
+    """A page on another origin (another loopback port) that a person might visit."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>elsewhere</title><p>elsewhere</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+FORGE = r"""async (api) => {
+  const outcomes = {};
+  try {
+    const response = await fetch(api + "/v1/files/user/forged/by-fetch", {
+      method: "PUT", credentials: "include",
+      headers: {"Content-Type": "application/json", "If-None-Match": "*"},
+      body: JSON.stringify({content: "Forged.", description: "", aliases: []}),
+    });
+    outcomes.fetch = response.status;
+  } catch (error) {
+    outcomes.fetch = "refused";
+  }
+  try {
+    const response = await fetch(api + "/v1/files/user/forged/by-form/lines", {
+      method: "POST", mode: "no-cors", credentials: "include",
+      headers: {"Content-Type": "text/plain"}, body: "line=- [stated] Forged.",
+    });
+    outcomes.simple = response.type;
+  } catch (error) {
+    outcomes.simple = "refused";
+  }
+  outcomes.stored = sessionStorage.length;
+  return outcomes;
+}"""
+
+
+def test_another_origin_cannot_change_memory_for_a_signed_in_person(
+    browser: Browser, site: Site
+) -> None:
+    """With the person signed in, a page elsewhere forges writes: none lands."""
+    write(site, "user/forged/by-form", "- [stated] Original.\n")
+    context = browser.new_context()
+    try:
+        person = context.new_page()
+        sign_in(person, site)
+        with another_origin() as elsewhere:
+            attacker = context.new_page()
+            attacker.goto(elsewhere)
+            outcomes = attacker.evaluate(FORGE, site.server.url)
+    finally:
+        context.close()
+
+    assert outcomes == {"fetch": "refused", "simple": "opaque", "stored": 0}
+    assert read(site, "user/forged/by-fetch").status_code == 404
+    assert (
+        read(site, "user/forged/by-form").json()["content"] == "- [stated] Original.\n"
+    )
+
+
+def test_a_revoked_token_returns_the_person_to_sign_in(page: Page, site: Site) -> None:
+    secret, token_id = site.revocable
+    write(site, "user/prefs/revoked", "- [stated] Seen once.\n")
+    sign_in(page, site, secret)
+    assert revoke_token(site.tokens, token_id)
+    with site.api(secret) as http:
+        for _ in range(200):  # the server re-reads its token file within a second
+            if http.get("/index").status_code == 401:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the revoked token still works")
+
+    open_file(page, site, "user/prefs/revoked")
+
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("no longer accepted")
+    assert page.evaluate("() => sessionStorage.length") == 0
 
 
 def test_sign_out_forgets_the_token(page: Page, site: Site) -> None:

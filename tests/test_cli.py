@@ -368,6 +368,64 @@ def test_revocation_is_seen_even_if_the_file_keeps_its_size_and_mtime() -> None:
         time.sleep(0.05)
 
 
+def test_an_unknown_variable_is_named_with_the_closest_setting(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A typo such as WENCHANG_STORAGES is named once, with WENCHANG_STORAGE."""
+    monkeypatch.setenv("WENCHANG_STORAGES", "memory://")
+
+    code, out, err = wenchang(capsys, "config")
+
+    assert code == 0
+    assert err.count("WENCHANG_STORAGES") == 1
+    assert "did you mean WENCHANG_STORAGE?" in err
+    assert 'storage = "sqlite:///./wenchang.db"' in out
+
+
+def test_serve_warns_about_an_unknown_variable_at_startup(
+    workdir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`wenchang serve` names the typo once on stderr, then serves."""
+    settings = {"WENCHANG_STORAGE": "memory://", "WENCHANG_RATE_LIMT": "5"}
+    logs = tmp_path_factory.mktemp("logs")
+
+    with running_server(workdir, logs=logs, settings=settings) as server:
+        stderr = server.stderr()
+
+    assert stderr.count("WENCHANG_RATE_LIMT") == 1
+    assert "did you mean WENCHANG_RATE_LIMIT?" in stderr
+
+
+def test_config_prints_every_setting_with_secrets_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The effective settings, as wenchang.toml lines; secrets never printed."""
+    monkeypatch.setenv("WENCHANG_CURSOR_SECRET", "s3cret-s3cret-s3cret")
+    monkeypatch.setenv("WENCHANG_INDEX_CACHE", "redis://:hunter2@cache:6379/0")
+    monkeypatch.setenv("WENCHANG_RATE_LIMIT", "50")
+
+    code, out, _ = wenchang(capsys, "config")
+
+    assert code == 0
+    assert "s3cret" not in out and "hunter2" not in out
+    assert 'cursor_secret = "****"' in out
+    assert 'index_cache = "redis://:****@cache:6379/0"' in out
+    assert "rate_limit = 50  # WENCHANG_RATE_LIMIT" in out
+
+
+def test_config_exits_2_naming_an_invalid_setting(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An invalid value stops `wenchang config` with the variable and a fix."""
+    monkeypatch.setenv("WENCHANG_STORAGE", "postgres://db")
+
+    code, out, err = wenchang(capsys, "config")
+
+    assert code == 2
+    assert out == ""
+    assert "WENCHANG_STORAGE" in err and "sqlite:///" in err
+
+
 def _first_serve(capsys: pytest.CaptureFixture[str]) -> tuple[str | None, str]:
     notice = ensure_first_token(load_settings(), "http://127.0.0.1:8000")
     return notice, capsys.readouterr().err

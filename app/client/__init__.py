@@ -1,69 +1,8 @@
 """The typed Python client of Wenchang's HTTP API and its exceptions."""
 
-from app.client.errors import (
-    BackendUnavailableError,
-    FileQuotaExceededError,
-    IdempotencyConflictError,
-    IdempotencyInProgressError,
-    ImportConflictError,
-    InternalError,
-    InvalidArgumentError,
-    MethodNotAllowedError,
-    NotFoundError,
-    OversizeWriteError,
-    PermanentError,
-    PreconditionRequiredError,
-    PurgeIncompleteError,
-    RateLimitedError,
-    RecoverableError,
-    ReplaceFactMatchError,
-    RequestTimeoutError,
-    RequestTooLargeError,
-    RequestValidationError,
-    ResolverFailureError,
-    RestrictedScopeError,
-    RouteNotFoundError,
-    TransientError,
-    UnsupportedMediaTypeError,
-    VersionConflictError,
-    WenchangError,
-    error_from_payload,
-)
-from app.client.memory_client import (
-    MemoryClient,
-    open_memory_client,
-    transient_retry,
-)
+from app.client import errors
+from app.client.errors import *  # noqa: F403
+from app.client.memory_client import MemoryClient, open_memory_client, transient_retry
 
-__all__ = [
-    "BackendUnavailableError",
-    "FileQuotaExceededError",
-    "IdempotencyConflictError",
-    "IdempotencyInProgressError",
-    "ImportConflictError",
-    "InternalError",
-    "InvalidArgumentError",
-    "MemoryClient",
-    "MethodNotAllowedError",
-    "NotFoundError",
-    "OversizeWriteError",
-    "PermanentError",
-    "PreconditionRequiredError",
-    "PurgeIncompleteError",
-    "RateLimitedError",
-    "RecoverableError",
-    "ReplaceFactMatchError",
-    "RequestTimeoutError",
-    "RequestTooLargeError",
-    "RequestValidationError",
-    "ResolverFailureError",
-    "RestrictedScopeError",
-    "RouteNotFoundError",
-    "TransientError",
-    "UnsupportedMediaTypeError",
-    "VersionConflictError",
-    "WenchangError",
-    "error_from_payload",
-    "open_memory_client",
-    "transient_retry",
-]
+__all__ = ["MemoryClient", "open_memory_client", "transient_retry"]
+__all__ += errors.__all__

@@ -22,9 +22,11 @@ one. The hierarchy, by what a caller should do::
     │   ├── ResolverFailureError
     │   ├── IdempotencyConflictError
     │   ├── ImportConflictError         .existing_count
-    │   ├── RouteNotFoundError          } the server does not speak this
-    │   ├── MethodNotAllowedError       } client's API: upgrade one of them
-    │   └── UnsupportedMediaTypeError   }
+    │   ├── AuditUnavailableError       .store
+    │   └── ApiMismatchError            the server does not speak this API
+    │       ├── RouteNotFoundError
+    │       ├── MethodNotAllowedError
+    │       └── UnsupportedMediaTypeError
     ├── TransientError                  retry (see ``transient_retry``)
     │   ├── BackendUnavailableError     .reason
     │   ├── RateLimitedError
@@ -42,6 +44,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
 __all__ = [
+    "ApiMismatchError",
+    "AuditUnavailableError",
     "BackendUnavailableError",
     "FileQuotaExceededError",
     "IdempotencyConflictError",
@@ -191,7 +195,7 @@ class RequestTooLargeError(RecoverableError):
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         super().__init__(message, details)
-        limit = self.details.get("limit_bytes", self.details.get("max_bytes"))
+        limit = self.details.get("limit")
         self.limit = limit if isinstance(limit, int) else None
 
 
@@ -219,22 +223,27 @@ class ImportConflictError(PermanentError):
     existing_count: int
 
 
-_UPGRADE = "The server does not serve this client's API; upgrade the client or server."
+class AuditUnavailableError(PermanentError):
+    code = "AUDIT_UNAVAILABLE"
+    store: str
 
 
-class RouteNotFoundError(PermanentError):
+class ApiMismatchError(PermanentError):
+    """The server does not serve a request this client sent as designed."""
+
+    advice = "The server does not serve this client's API; upgrade one of them."
+
+
+class RouteNotFoundError(ApiMismatchError):
     code = "NOT_FOUND"
-    advice = _UPGRADE
 
 
-class MethodNotAllowedError(PermanentError):
+class MethodNotAllowedError(ApiMismatchError):
     code = "METHOD_NOT_ALLOWED"
-    advice = _UPGRADE
 
 
-class UnsupportedMediaTypeError(PermanentError):
+class UnsupportedMediaTypeError(ApiMismatchError):
     code = "UNSUPPORTED_MEDIA_TYPE"
-    advice = _UPGRADE
 
 
 class BackendUnavailableError(TransientError):
@@ -279,6 +288,7 @@ _BY_CODE: Mapping[str, type[WenchangError]] = {
         ResolverFailureError,
         IdempotencyConflictError,
         ImportConflictError,
+        AuditUnavailableError,
         RouteNotFoundError,
         MethodNotAllowedError,
         UnsupportedMediaTypeError,

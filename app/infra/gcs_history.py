@@ -125,18 +125,15 @@ class GcsHistory:
         if start is not None:
             params["startOffset"] = start
         found: list[VersionRecord] = []
-        while True:
-            result = await self._objects.list(params)
-            for item in result.get("items", []):
+        async with contextlib.aclosing(self._objects.items(params)) as items:
+            async for item in items:
                 record = record_of(item, None)
                 if item["name"] == start or record.version == skip:
                     continue
                 found.append(record)
                 if len(found) == limit:
-                    return found
-            if not result.get("nextPageToken"):
-                return found
-            params["pageToken"] = str(result["nextPageToken"])
+                    break
+        return found
 
     async def prune(
         self, key: str, newest: VersionRecord | None, now: datetime
@@ -168,10 +165,5 @@ class GcsHistory:
         params = {"prefix": f"{self._prefix}{HISTORY}{prefix}", "versions": "true"}
         params |= {"fields": "items(name,generation),nextPageToken"}
         params["maxResults"] = str(LIST_BATCH)
-        while True:
-            result = await self._objects.list(params)
-            for item in result.get("items", []):
-                await self._objects.erase(str(item["name"]), str(item["generation"]))
-            if not result.get("nextPageToken"):
-                return
-            params["pageToken"] = str(result["nextPageToken"])
+        async for item in self._objects.items(params):
+            await self._objects.erase(str(item["name"]), str(item["generation"]))

@@ -31,7 +31,7 @@ from app.infra.gcs_history import (
     is_tracked,
     record_of,
 )
-from app.infra.gcs_objects import GcsObjects, GcsRefusedError
+from app.infra.gcs_objects import GcsObjects
 from app.infra.history_records import written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
@@ -43,8 +43,6 @@ LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
 SCRUB_FIELDS = "items(name,generation,timeDeleted,metadata),nextPageToken"
 _GENERATION = re.compile(r"[1-9][0-9]{0,18}")
 _MAX_GENERATION = 2**63 - 1
-
-__all__ = ["GcsRefusedError", "GcsStorage", "open_gcs_storage"]
 
 logger = logging.getLogger(__name__)
 
@@ -253,9 +251,8 @@ class GcsStorage:
             # startOffset is inclusive; the object named start_after is dropped.
             params["startOffset"] = self._prefix + start_after
         page: list[ListedObject] = []
-        while True:
-            result = await self._objects.list(params)
-            for item in result.get("items", []):
+        async with contextlib.aclosing(self._objects.items(params)) as items:
+            async for item in items:
                 key = str(item["name"])[len(self._prefix) :]
                 if start_after is not None and key <= start_after:
                     continue
@@ -264,21 +261,14 @@ class GcsStorage:
                 metadata = metadata_from_map(item.get("metadata") or {})
                 page.append(ListedObject(key, metadata, str(item["generation"])))
                 if len(page) == limit:
-                    return page
-            if not result.get("nextPageToken"):
-                return page
-            params["pageToken"] = str(result["nextPageToken"])
+                    break
+        return page
 
     async def count(self, prefix: str) -> int:
         params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
         params["maxResults"] = str(LIST_BATCH)
-        total = 0
-        while True:
-            result = await self._objects.list(params)
-            total += sum(1 for item in result.get("items", []) if self._visible(item))
-            if not result.get("nextPageToken"):
-                return total
-            params["pageToken"] = str(result["nextPageToken"])
+        items = self._objects.items(params)
+        return len([item async for item in items if self._visible(item)])
 
     async def ping(self) -> None:
         # Listing needs only storage.objects.list, which roles/storage.objectUser
@@ -292,16 +282,9 @@ class GcsStorage:
         # API can erase: disable it for purges.
         params = {"prefix": self._prefix + prefix, "versions": "true"}
         params |= {"fields": SCRUB_FIELDS, "maxResults": str(LIST_BATCH)}
-        while True:
-            result = await self._objects.list(params)
-            for item in result.get("items", []):
-                if item.get("timeDeleted") or is_tombstone(item):
-                    await self._objects.erase(
-                        str(item["name"]), str(item["generation"])
-                    )
-            if not result.get("nextPageToken"):
-                break
-            params["pageToken"] = str(result["nextPageToken"])
+        async for item in self._objects.items(params):
+            if item.get("timeDeleted") or is_tombstone(item):
+                await self._objects.erase(str(item["name"]), str(item["generation"]))
         await self._history.scrub(prefix)
 
 

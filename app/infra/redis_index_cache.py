@@ -8,19 +8,13 @@ from typing import cast
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.features.memory.ports import CachedListing, ListedObject
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
-from app.shared.errors import backend_unavailable_error
+from app.infra.redis_connection import open_redis_client, run_script
 
 KEY_PREFIX = "wenchang:index:"
 STAMP_TTL_SECONDS = 86_400
-SOCKET_TIMEOUT_SECONDS = 2.0
 RETRIES = 2
 
 # A prefix's stamp is created on first read and replaced by every invalidation;
@@ -81,21 +75,9 @@ class RedisIndexCache:
     def _keys(self, prefix: str) -> list[str]:
         return [f"{self._key_prefix}stamp:{prefix}", f"{self._key_prefix}list:{prefix}"]
 
-    async def _run(
-        self, script: AsyncScript, keys: list[str], args: list[str]
-    ) -> object:
-        """Run one script; every Redis failure is translated here."""
-        try:
-            reply: object = await script(keys=keys, args=args)
-            return reply
-        except RedisTimeoutError as exc:
-            raise backend_unavailable_error("timeout") from exc
-        except RedisError as exc:
-            raise backend_unavailable_error("unavailable") from exc
-
     async def get(self, prefix: str) -> CachedListing:
         fresh = secrets.token_hex(16)
-        reply = await self._run(
+        reply = await run_script(
             self._read, self._keys(prefix), [fresh, str(STAMP_TTL_SECONDS)]
         )
         stamp, stored = cast(list[str | None], reply)
@@ -109,14 +91,14 @@ class RedisIndexCache:
     async def set(
         self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
     ) -> None:
-        await self._run(
+        await run_script(
             self._store,
             self._keys(prefix),
             [stamp, _encode(listing), str(self._ttl_ms)],
         )
 
     async def invalidate(self, prefix: str) -> None:
-        await self._run(self._invalidate, self._keys(prefix), [])
+        await run_script(self._invalidate, self._keys(prefix), [])
 
 
 def _split_url(url: str) -> tuple[str, str]:
@@ -138,15 +120,7 @@ async def open_redis_index_cache(
     server; calls fail with BackendUnavailable until it answers.
     """
     redis_url, key_prefix = _split_url(url)
-    # redis-py leaves from_url's **kwargs untyped; every option here is typed.
-    client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
-        redis_url,
-        decode_responses=True,
-        socket_timeout=SOCKET_TIMEOUT_SECONDS,
-        socket_connect_timeout=SOCKET_TIMEOUT_SECONDS,
-        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), RETRIES),
-    )
-    try:
+    async with open_redis_client(
+        redis_url, decode_responses=True, retries=RETRIES
+    ) as client:
         yield RedisIndexCache(client, ttl=ttl, key_prefix=key_prefix)
-    finally:
-        await client.aclose()

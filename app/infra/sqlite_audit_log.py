@@ -9,7 +9,6 @@ statement: a crash between the two leaves events a re-run purge removes.
 """
 
 import json
-import sqlite3
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
@@ -31,8 +30,8 @@ from .audit_records import event_from_record, event_to_record, stamp
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
+    fetch_rows,
     open_sqlite_connection,
-    translate_sqlite_error,
 )
 
 SWEEP_INTERVAL_SECONDS = 60.0
@@ -113,10 +112,7 @@ class SqliteAuditLog:
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
-        try:
-            return list(await self._db.execute_fetchall(sql, parameters))
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     def _floor(self) -> datetime:
         return datetime.now(UTC) - self._max_age

@@ -9,9 +9,9 @@ across a process crash only.
 """
 
 import sqlite3
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal
+from typing import Any, Literal
 
 import aiosqlite
 
@@ -27,6 +27,20 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     message = str(exc).lower()
     reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
     return backend_unavailable_error(reason)
+
+
+async def fetch_rows(
+    connection: aiosqlite.Connection,
+    sql: str,
+    parameters: Sequence[Any] | Mapping[str, Any],
+) -> list[Any]:
+    """Run one statement and fetch its rows, its errors translated."""
+    # One trip to the connection's thread (execute, fetch and close there)
+    # rather than three; each trip costs a thread wake-up and a GIL hand-off.
+    try:
+        return list(await connection.execute_fetchall(sql, parameters))
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
 
 
 @asynccontextmanager

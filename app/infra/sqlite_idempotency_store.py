@@ -8,7 +8,6 @@ its own; a crash between the two leaves a reservation that expires after its
 lease, after which the version guard of the retried write decides.
 """
 
-import sqlite3
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -29,8 +28,8 @@ from tenchi.idempotency import (
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
+    fetch_rows,
     open_sqlite_connection,
-    translate_sqlite_error,
 )
 
 SWEEP_INTERVAL_SECONDS = 60.0
@@ -110,11 +109,7 @@ class SqliteIdempotencyStore:
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        try:
-            async with self._db.execute(sql, parameters) as cursor:
-                return list(await cursor.fetchall())
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     async def reserve(
         self,

@@ -34,6 +34,7 @@ from app.shared.errors import backend_unavailable_error
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
+    fetch_rows,
     open_sqlite_connection,
     translate_sqlite_error,
 )
@@ -106,12 +107,7 @@ class SqliteStorage:
             raise translate_sqlite_error(exc) from exc
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
-        # One trip to the connection's thread (execute, fetch and close there)
-        # rather than three; each trip costs a thread wake-up and a GIL hand-off.
-        try:
-            return list(await self._db.execute_fetchall(sql, parameters))
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     async def get(self, key: str) -> StoredObject | None:
         rows = await self._rows(

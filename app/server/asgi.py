@@ -11,6 +11,7 @@ from tenchi.server import create_app
 
 from app.infra.token_file import TokenFileResolver
 from app.server.encoded_slash_guard import EncodedSlashGuard
+from app.server.error_envelope import ErrorEnvelope
 from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp_http import HttpMcp
 from app.server.routes import routes
@@ -36,7 +37,10 @@ def build_app(
         lifespan=mcp.lifespan(create_lifespan(settings)),
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
-        middleware=(Middleware(EncodedSlashGuard, resolver=resolver),),
+        middleware=(
+            Middleware(ErrorEnvelope),
+            Middleware(EncodedSlashGuard, resolver=resolver),
+        ),
     )
     app.router.routes.append(mcp.route)
     app.router.routes.extend(ui_routes())

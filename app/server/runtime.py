@@ -86,7 +86,7 @@ def create_lifespan(
                 settings.request_store_url,
                 sqlite_synchronous=settings.sqlite_synchronous,
             ) as idempotency,
-            open_rate_limit_store(settings.request_store_url) as rate_limits,
+            open_rate_limit_store(settings.rate_limit_store) as rate_limits,
             open_audit_log(
                 settings.audit_url,
                 max_days=settings.audit_max_days,

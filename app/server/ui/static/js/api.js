@@ -58,6 +58,11 @@ export async function call(method, path, { body, headers = {}, query, secret } =
   const response = await fetch(url, init);
   const text = await response.text();
   const data = text ? safeJson(text) : null;
+  if (response.status === 401 && secret === undefined) {
+    // The kept token stopped working (revoked, expired): forget it and ask again.
+    forget();
+    window.dispatchEvent(new CustomEvent("wenchang:signed-out", { detail: data }));
+  }
   if (!response.ok) throw new ApiError(response.status, data);
   return { status: response.status, data };
 }

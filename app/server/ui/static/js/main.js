@@ -64,5 +64,9 @@ function signOut() {
 }
 
 document.getElementById("sign-out").addEventListener("click", signOut);
+window.addEventListener("wenchang:signed-out", () => {
+  render();
+  announce("Your token is no longer accepted; sign in again.");
+});
 window.addEventListener("hashchange", render);
 render();
