@@ -463,15 +463,27 @@ def test_search_highlights_matches(page: Page, site: Site) -> None:
     expect(page.get_by_role("heading", name="kyoto", exact=True)).to_be_visible()
 
 
-def test_a_files_audit_trail_lists_its_reads_and_writes(page: Page, site: Site) -> None:
+def test_a_files_audit_trail_lists_its_reads_writes_and_refusals(
+    page: Page, site: Site
+) -> None:
     requires(site, "/v1/audit")
     write(site, "user/work/audited", "- [stated] Watched.\n")
     read(site, "user/work/audited")
+    with site.api(site.other_writer) as http:
+        stale = http.put(
+            "/files/user/work/audited",
+            json={"content": "x", "description": "", "aliases": []},
+            headers={"If-Match": '"not-the-version"'},
+        )
+    assert stale.status_code == 412
     sign_in(page, site)
     open_file(page, site, "user/work/audited", "audit")
     table = page.get_by_role("table", name="Events of audited")
-    expect(table.get_by_role("cell", name="write_file")).to_be_visible()
+    expect(table.get_by_role("cell", name="write_file").first).to_be_visible()
     expect(table.get_by_role("cell", name="read_file").first).to_be_visible()
+    refused = table.get_by_role("row").filter(has_text="VERSION_CONFLICT")
+    expect(refused).to_contain_text("other-agent")
+    expect(page.get_by_role("button", name="Older events")).to_be_hidden()
     check_page(page, "audit")
 
 
