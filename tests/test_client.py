@@ -39,11 +39,12 @@ from app.server.settings import Settings
 from app.shared import errors as shared_errors
 from app.shared.errors import GUIDANCE, Category, backend_unavailable_error
 from app.shared.identity import Grant, Identity
+from app.shared.locations import Location
 from tests.support.in_process_client import open_in_process_client
 from tests.support.transports import TokenRegistry, serve_in_thread
 
 ALICE = Identity(grants={"user": Grant("alice", "owner")}, label="client-tests")
-LOCATION = shared_errors.Location("user", "notes", "tea")
+LOCATION = Location("user", "notes", "tea")
 
 
 def settings_for(root: Path) -> Settings:
@@ -376,7 +377,7 @@ def test_exception_categories_match_the_server_payload() -> None:
         shared_errors.file_quota_exceeded_error(LOCATION, 1),
         shared_errors.replace_fact_match_error(LOCATION, "c", "1", 0),
         shared_errors.invalid_argument_error("name", "bad"),
-        shared_errors.file_absent_error(LOCATION),
+        shared_errors.memory_not_found_error(LOCATION),
         shared_errors.role_required_error(LOCATION, ["admin"]),
         shared_errors.resolver_failure_error(),
         shared_errors.backend_unavailable_error("timeout"),

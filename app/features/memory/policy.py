@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 from tenchi.errors import AppError
 
 from app.shared.errors import (
-    Location,
     invalid_argument_error,
     oversize_write_error,
     role_required_error,
     system_read_only_error,
 )
-from app.shared.identity import Grant, Identity, is_valid_segment
+from app.shared.identity import Grant, Identity
+from app.shared.locations import SEGMENT_RULE, Location, is_valid_segment
 
-from .domain import SYSTEM_AREA, Address, entity_prefix, file_key, is_fact_line
+from .domain import SYSTEM_AREA, Address, address_of, entity_prefix, is_fact_line
+from .ports import FileMetadata
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -64,8 +65,7 @@ def _invalid_area(area: str) -> AppError:
 def _invalid_name(name: str) -> AppError:
     return invalid_argument_error(
         "name",
-        f"name {name!r} must be non-empty, not '.' or '..', and contain no '/', "
-        "'\\' or control characters",
+        f"name {name!r} {SEGMENT_RULE}",
     )
 
 
@@ -106,16 +106,12 @@ def require_name(name: str) -> str:
 
 
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
-    """SPEC order: grant -> path (area, then name) -> area slug -> name characters."""
+    """Check order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
     require_path(area, name)
     require_area(area)
     require_name(name)
-    return Address(
-        location=Location(scope=scope, area=area, name=name),
-        key=file_key(scope, grant.entity_id, area, name),
-        entity_prefix=entity_prefix(scope, grant.entity_id),
-    )
+    return address_of(Location(scope, area, name), grant.entity_id)
 
 
 def locate_entity(scope: str, entity_id: str) -> str:
@@ -124,8 +120,7 @@ def locate_entity(scope: str, entity_id: str) -> str:
         if not is_valid_segment(value):
             raise invalid_argument_error(
                 argument,
-                f"{argument} {value!r} must be non-empty, not '.' or '..', and "
-                "contain no '/', '\\' or control characters",
+                f"{argument} {value!r} {SEGMENT_RULE}",
             )
     return entity_prefix(scope, entity_id)
 
@@ -186,6 +181,15 @@ def require_old_string(old_string: str) -> str:
 def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
     if len(data) > limit:
         raise oversize_write_error(address.location, len(data), limit)
+    return data
+
+
+def require_edit_fits(
+    address: Address, content: str, meta: FileMetadata, limit: int
+) -> bytes:
+    """An edited body within the size limit, then its metadata within budget."""
+    data = require_within_limit(address, content.encode(), limit)
+    require_metadata_budget(meta.description, meta.aliases)
     return data
 
 

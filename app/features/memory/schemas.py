@@ -3,7 +3,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
-from app.shared.identity import is_valid_segment
+from app.shared.locations import SEGMENT_RULE, is_valid_segment
 
 MAX_CONTENT_CHARS = 1_048_576
 """Schema bound on any body; the configurable byte limit is enforced below it."""
@@ -223,10 +223,7 @@ class VersionHeaders(BaseModel):
 
 def _key_segment(value: str) -> str:
     if not is_valid_segment(value):
-        raise ValueError(
-            "must be non-empty, not '.' or '..', and contain no '/', '\\' or "
-            "control characters"
-        )
+        raise ValueError(SEGMENT_RULE)
     return value
 
 

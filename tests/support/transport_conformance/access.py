@@ -14,12 +14,12 @@ from app.client.errors import (
 )
 from app.features.memory.policy import locate_file, require_grant
 from app.shared.errors import (
-    Location,
     file_quota_exceeded_error,
     role_required_error,
     system_read_only_error,
 )
 from app.shared.identity import Identity
+from app.shared.locations import Location
 
 from .harness import (
     MAX_FILE_BYTES,

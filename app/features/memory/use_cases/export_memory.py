@@ -1,7 +1,8 @@
 from app.server.context import AppContext
 
-from ..domain import format_timestamp, list_batches, split_key
+from ..domain import format_timestamp, split_key
 from ..policy import locate_entity
+from ..ports.storage_reads import list_batches
 from ..schemas import EntityPrefix, ExportedFile, MemoryExport
 
 

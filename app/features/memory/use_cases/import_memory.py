@@ -3,9 +3,10 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from app.server.context import AppContext
-from app.shared.errors import Location, import_conflict_error, invalid_argument_error
+from app.shared.errors import import_conflict_error, invalid_argument_error
+from app.shared.locations import Location
 
-from ..domain import Address, entity_prefix, file_key, raise_current_state
+from ..domain import Address, address_of
 from ..policy import (
     locate_entity,
     require_area,
@@ -16,6 +17,7 @@ from ..policy import (
     require_within_limit,
 )
 from ..ports import Change, FileMetadata, Storage
+from ..ports.storage_reads import raise_current_state
 from ..schemas import FileName, ImportedFile, ImportMemory, ImportMode, ImportReport
 
 ATTEMPTS = 3
@@ -70,11 +72,7 @@ def _restore(
 ) -> _Restore:
     require_path(item.area, item.name)
     location = Location(request.scope, require_area(item.area), require_name(item.name))
-    address = Address(
-        location=location,
-        key=file_key(request.scope, request.entity_id, item.area, item.name),
-        entity_prefix=entity_prefix(request.scope, request.entity_id),
-    )
+    address = address_of(location, request.entity_id)
     data = require_within_limit(
         address, item.content.encode(), context.limits.max_file_bytes
     )
