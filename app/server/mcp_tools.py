@@ -83,7 +83,7 @@ def _reporting_failures(
 
 
 def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
-    """The memory tools as MCP registers them, in the order of SPEC §6."""
+    """The memory tools as MCP registers them, in the documented order (docs/mcp.md)."""
     require_one_line_product(settings)
     return tool_group(
         *(_served(binding, settings, purpose) for binding in memory_tools)
