@@ -46,13 +46,24 @@ async def _replace(context: AppContext, version: str) -> object:
 
 
 async def _append(context: AppContext, version: str) -> object:
-    line = AppendLine(**WHERE, line="- [stated] Hot.", expected_version=version)
+    line = AppendLine(
+        scope="team",
+        area="notes",
+        name="tea",
+        line="- [stated] Hot.",
+        expected_version=version,
+    )
     return await append_line(line, context)
 
 
 async def _replace_fact(context: AppContext, version: str) -> object:
     request = ReplaceFact(
-        **WHERE, old_string="tea", new_string="oolong", expected_version=version
+        scope="team",
+        area="notes",
+        name="tea",
+        old_string="tea",
+        new_string="oolong",
+        expected_version=version,
     )
     return await replace_fact(request, context)
 
