@@ -1,27 +1,33 @@
-"""Index caches for one process: a TTL cache, and one that never keeps anything."""
+"""Index caches for one process, checked against the backend's change markers.
 
-import itertools
+A listing is kept with the entity's marker read before it was listed, and
+served only while the backend still holds that marker: a write or purge made
+by any process replaces the marker, so no process serves a listing it missed.
+"""
+
 import time
 from collections.abc import Callable, Sequence
 
 from app.features.memory.ports import CachedListing, ListedObject
 
+from .change_markers import ChangeMarkers, ProcessChangeMarkers
+
 
 class MemoryIndexCache:
     def __init__(
-        self, *, ttl: float, clock: Callable[[], float] = time.monotonic
+        self,
+        *,
+        ttl: float,
+        markers: ChangeMarkers | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        self._markers = markers or ProcessChangeMarkers()
         self._ttl = ttl
         self._clock = clock
         self._entries: dict[str, tuple[float, str, Sequence[ListedObject]]] = {}
-        self._stamps: dict[str, str] = {}
-        self._counter = itertools.count(1)
-
-    def _stamp(self, prefix: str) -> str:
-        return self._stamps.setdefault(prefix, str(next(self._counter)))
 
     async def get(self, prefix: str) -> CachedListing:
-        stamp = self._stamp(prefix)
+        stamp = await self._markers.read(prefix)
         entry = self._entries.get(prefix)
         if entry is None or entry[1] != stamp or entry[0] <= self._clock():
             return CachedListing(listing=None, stamp=stamp)
@@ -30,19 +36,25 @@ class MemoryIndexCache:
     async def set(
         self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
     ) -> None:
-        if self._stamps.get(prefix) == stamp:
+        # A listing read under an older marker is refused, so it can neither
+        # be served nor replace a fresher one.
+        if await self._markers.read(prefix) == stamp:
             self._entries[prefix] = (self._clock() + self._ttl, stamp, tuple(listing))
 
     async def invalidate(self, prefix: str) -> None:
-        # Forgetting the stamp also rejects a racing set: stamps never repeat.
         # Nothing of the prefix is kept, so a purged entity leaves no trace here.
-        self._stamps.pop(prefix, None)
         self._entries.pop(prefix, None)
+        await self._markers.bump(prefix)
 
 
 class NoIndexCache:
+    """Keeps nothing; still moves the marker, which conditional reads compare."""
+
+    def __init__(self, markers: ChangeMarkers | None = None) -> None:
+        self._markers = markers or ProcessChangeMarkers()
+
     async def get(self, prefix: str) -> CachedListing:
-        return CachedListing(listing=None, stamp="")
+        return CachedListing(listing=None, stamp=await self._markers.read(prefix))
 
     async def set(
         self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
@@ -50,4 +62,4 @@ class NoIndexCache:
         return None
 
     async def invalidate(self, prefix: str) -> None:
-        return None
+        await self._markers.bump(prefix)

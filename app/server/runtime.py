@@ -73,7 +73,10 @@ def create_lifespan(
                 settings.storage, sqlite_synchronous=settings.sqlite_synchronous
             ) as storage,
             open_index_cache(
-                settings.index_cache, ttl=settings.index_cache_ttl
+                settings.index_cache,
+                ttl=settings.index_cache_ttl,
+                storage_url=settings.storage,
+                storage=storage,
             ) as cache,
             open_idempotency_store(
                 settings.request_store_url,
