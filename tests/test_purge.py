@@ -21,11 +21,25 @@ from redis.asyncio import Redis
 from tenchi.errors import AppError
 
 from app.features.memory.domain import file_key
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
-from app.features.memory.schemas import AppendLine, PurgeMemory, WriteFile
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+)
+from app.features.memory.schemas import (
+    AppendLine,
+    DeleteFile,
+    PurgeMemory,
+    ReadFile,
+    WriteFile,
+)
 from app.features.memory.use_cases.append_line import append_line
+from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.purge_memory import PURGE_MAX_PASSES, purge_memory
+from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.change_markers import MARKER_KEYS
 from app.infra.memory_index_cache import MemoryIndexCache
@@ -43,6 +57,7 @@ from tests.support.storage_adapters import storage_url
 CANARY = "canary"
 CANARY_ENTITY = "canary-entity"
 CANARY_FILES = 12
+GHOST = "ghost-canary-past"
 NEIGHBOUR_ENTITIES = [f"{side}{i:04d}" for side in "ae" for i in range(150)]
 MEDIA = {"alt": "media"}
 DUMP_KEYS = """
@@ -125,7 +140,46 @@ async def seed_canary(context: AppContext) -> None:
             ),
             canary,
         )
+    await seed_past_canary(canary)
     assert len((await get_memory_index(canary)).entries) == CANARY_FILES
+
+
+async def seed_past_canary(canary: AppContext) -> None:
+    """Canary text that only ever lived in old versions, and a deleted file."""
+    area, ghost = "canary-area", f"- [stated] {GHOST}\n"
+    current = await read_file(
+        ReadFile(scope="user", area=area, name="canary-00"), canary
+    )
+    version = current.version
+    for content in (ghost, "- [stated] plain\n"):
+        request = WriteFile(
+            scope="user",
+            area=area,
+            name="canary-00",
+            content=content,
+            description="plain",
+            aliases=[],
+            expected_version=version,
+        )
+        version = (await write_file(request, canary)).version
+    gone = WriteFile(
+        scope="user",
+        area=area,
+        name="gone",
+        content=ghost,
+        description=GHOST,
+        aliases=[GHOST],
+        expected_version=None,
+    )
+    created = await write_file(gone, canary)
+    deleted = DeleteFile(
+        scope="user", area=area, name="gone", expected_version=created.version
+    )
+    await delete_file(deleted, canary)
+    key = file_key("user", CANARY_ENTITY, area, "canary-00")
+    records = await canary.storage.list_versions(key, after=None, limit=10)
+    past = await canary.storage.get_version(key, records[1].version)
+    assert past is not None and past.data == ghost.encode()
 
 
 async def purge_canary(context: AppContext) -> None:
@@ -133,6 +187,8 @@ async def purge_canary(context: AppContext) -> None:
 
     assert (report.objects, report.passes) == (CANARY_FILES, 1)
     assert await context.storage.count("user/") == len(NEIGHBOUR_ENTITIES)
+    key = file_key("user", CANARY_ENTITY, "canary-area", "gone")
+    assert await context.storage.list_versions(key, after=None, limit=9) == []
 
 
 def raw_files(root: Path) -> bytes:
@@ -189,19 +245,44 @@ class ConcurrentWriter:
     async def get(self, key: str) -> StoredObject | None:
         return await self.inner.get(key)
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
-        return await self.inner.put(key, data, metadata)
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
+        return await self.inner.put(key, data, metadata, change=change)
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
-        return await self.inner.put_if_version(key, data, metadata, expected)
+        return await self.inner.put_if_version(
+            key, data, metadata, expected, change=change
+        )
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
         if key == self.key and self.rewrites:
             self.rewrites -= 1
             await self.inner.put(key, b"- [stated] rewritten\n", META)
-        return await self.inner.delete_if_version(key, expected)
+        return await self.inner.delete_if_version(key, expected, change=change)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        return await self.inner.list_versions(key, after=after, limit=limit)
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        return await self.inner.get_version(key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -8,7 +8,7 @@ from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
 from app.features.audit.ports import AuditLog
-from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 
 from .backend_urls import (
     AUDIT_URLS,
@@ -50,23 +50,27 @@ def _sqlite_file(url: str) -> str:
 
 @asynccontextmanager
 async def open_storage(
-    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+    url: str,
+    *,
+    sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+    retention: HistoryRetention | None = None,
 ) -> AsyncGenerator[Storage]:
+    """Storage at ``url``, keeping version history within ``retention``."""
     match backend_of(url, STORAGE_URLS):
         case Backend.SQLITE:
             async with open_sqlite_storage(
-                _sqlite_file(url), synchronous=sqlite_synchronous
+                _sqlite_file(url), synchronous=sqlite_synchronous, retention=retention
             ) as storage:
                 yield storage
         case Backend.FILE:
             root = filesystem_root(url)
             root.mkdir(parents=True, exist_ok=True)
-            yield FilesystemStorage(root)
+            yield FilesystemStorage(root, retention=retention)
         case Backend.GCS:
-            async with open_gcs_storage(url) as storage:
+            async with open_gcs_storage(url, retention=retention) as storage:
                 yield storage
         case _:
-            yield MemoryStorage()
+            yield MemoryStorage(retention=retention)
 
 
 @asynccontextmanager
