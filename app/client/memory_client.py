@@ -2,26 +2,25 @@
 
 ``MemoryClient`` wraps Tenchi's contract-driven ``Client``: reads go through
 ``_read``, mutations through ``_mutate``, which sends the ``If-None-Match: *`` /
-``If-Match: "<version>"`` precondition derived from ``expected_version``.
+``If-Match: "<version>"`` precondition derived from ``expected_version`` and a
+fresh ``Idempotency-Key`` that every retry of that call reuses, so a retry
+whose first attempt landed gets the first result back (exactly once).
 Methods return the feature's models and raise the exceptions of
-``app.client.errors``. Open one with ``open_memory_client``.
+``app.client.errors``. Open one with ``app.client.open_memory_client``.
 """
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from contextlib import asynccontextmanager
+import uuid
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import httpx
 from pydantic import BaseModel
-from tenchi.client import Client, ClientAttemptObserver
+from tenchi.client import Client
 from tenchi.contracts import Contract
-from tenchi.idempotency import IDEMPOTENCY_IN_PROGRESS
-from tenchi.rate_limits import RATE_LIMITED
 from tenchi.retries import RetryPolicy
 
 from app.client.segments import file_path, require_url_segments
-from app.client.translate import keep_refusal, translate_errors
+from app.client.translate import translate_errors
 from app.features.audit.contracts import read_audit_contract
 from app.features.audit.schemas import AuditEvents
 from app.features.memory.contracts import (
@@ -45,20 +44,14 @@ from app.features.memory.schemas import (
     MemoryIndex,
     ReplaceBody,
 )
-from app.shared.errors import backend_unavailable, etag, invalid_argument, unauthorized
+from app.shared.errors import etag
 
-API_PREFIX = "/v1"
-CLIENT_ERRORS = (
-    unauthorized,
-    RATE_LIMITED,
-    backend_unavailable,
-    invalid_argument,
-    IDEMPOTENCY_IN_PROGRESS,
-)
-"""Errors any call may meet: the API group's, and the one ``transient_retry``
-retries on that not every contract declares; pass them to a raw ``Client``."""
+__all__ = ["MemoryClient"]
 
-__all__ = ["CLIENT_ERRORS", "MemoryClient", "open_memory_client"]
+
+def new_key() -> str:
+    """A fresh Idempotency-Key: random, so no two calls ever share one."""
+    return f"wc-{uuid.uuid4().hex}"
 
 
 def _precondition(expected_version: str | None) -> CreateOrMatchHeaders:
@@ -108,8 +101,10 @@ class MemoryClient:
             call: dict[str, Any] = {"params": file_path(*where)}
             if body is not None:
                 call["request"] = body[0].model_validate(body[1])
+            # One key per call, the same on each of its retries.
+            keyed = precondition.model_copy(update={"idempotency_key": new_key()})
             return await self._client.call(
-                contract, headers=precondition, retry=self._retry_writes, **call
+                contract, headers=keyed, retry=self._retry_writes, **call
             )
 
     async def get_memory_index(self) -> MemoryIndex:
@@ -219,31 +214,3 @@ class MemoryClient:
             delete_file_contract, (scope, area, name), _if_match(expected_version)
         )
         return Deleted()
-
-
-@asynccontextmanager
-async def open_memory_client(
-    base_url: str,
-    *,
-    token: str,
-    retry: RetryPolicy | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    attempt_observers: Sequence[ClientAttemptObserver] = (),
-) -> AsyncGenerator[MemoryClient]:
-    """A client of the Wenchang at ``base_url`` (e.g. ``http://127.0.0.1:8000``).
-
-    ``transport`` replaces the network, e.g. ``httpx.ASGITransport(app=app)``
-    to call an app in this process (its lifespan must be running).
-    """
-    async with (
-        httpx.AsyncClient(
-            base_url=base_url.rstrip("/") + API_PREFIX,
-            headers={"Authorization": f"Bearer {token}"},
-            transport=transport,
-            event_hooks={"response": [keep_refusal]},
-        ) as http,
-        Client(
-            http=http, errors=CLIENT_ERRORS, attempt_observers=attempt_observers
-        ) as client,
-    ):
-        yield MemoryClient(client, retry=retry)

@@ -18,9 +18,10 @@ def transient_retry(
     BACKEND_UNAVAILABLE, 429 RATE_LIMITED, IDEMPOTENCY_IN_PROGRESS, and
     gateway 502/504 (REQUEST_TIMEOUT among them).
 
-    Mutations are retried too: each is version-guarded, so an attempt that
-    already landed comes back as a VersionConflictError (whose content is what
-    you wrote) rather than writing twice; a landed append_line succeeds.
+    Mutations are retried too: each call carries one Idempotency-Key, reused
+    by its retries, so an attempt that landed but whose answer was lost is
+    answered with its first result (kept by the server for 10 minutes) and is
+    never applied twice.
     """
     return retry_policy(
         max_attempts=max_attempts,
