@@ -31,6 +31,7 @@ from tenchi.tools import (
     tool_handler,
 )
 
+from app.features.memory.history_tools import history_tools
 from app.features.memory.tools import get_memory_index_tool
 from app.features.memory.tools import tools as memory_tools
 from app.infra.token_file import FixedResolver
@@ -141,13 +142,20 @@ def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
             f"WENCHANG_PRODUCT must be one non-blank line, e.g. Acme; got {product!r}"
         )
     return tool_group(
-        *(_served(binding, settings, purpose) for binding in memory_tools)
+        *(_served(binding, settings, purpose) for binding in _listed(settings))
     )
+
+
+def _listed(settings: Settings) -> ToolGroup:
+    """The seven, then (unless WENCHANG_HISTORY_TOOLS=false) the history tools."""
+    if settings.history_tools:
+        return tool_group(memory_tools, history_tools)
+    return memory_tools
 
 
 def required_approvals(settings: Settings) -> frozenset[str]:
     """Registered names of the tools `require_approval` lists."""
-    known = [binding.tool.name for binding in memory_tools]
+    known = [binding.tool.name for binding in _listed(settings)]
     unknown = sorted(set(settings.require_approval) - set(known))
     if unknown:
         raise SettingsError(
