@@ -94,6 +94,7 @@ class Settings(BaseSettings):
     )
     request_store: str | None = None
     rate_limit_store: str = "memory"
+    log_format: Literal["text", "json"] = "text"
     sqlite_synchronous: Literal["full", "normal"] = "full"
     audit: str | None = None
     audit_roles: CommaList = ("owner", "admin")
