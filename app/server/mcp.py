@@ -31,8 +31,7 @@ from tenchi.tools import (
     tool_handler,
 )
 
-from app.features.memory.history_tools import history_tools
-from app.features.memory.tools import get_memory_index_tool
+from app.features.memory.tools import get_memory_index_tool, history_tools
 from app.features.memory.tools import tools as memory_tools
 from app.infra.token_file import FixedResolver
 from app.server.auditing import audited_use_case
