@@ -9,6 +9,8 @@ approval gate, and per-call telemetry.
 """
 
 import functools
+import hashlib
+import hmac
 import logging
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
@@ -17,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.transport_security import TransportSecuritySettings
 from tenchi.errors import AppError
 from tenchi.mcp import McpRequest, create_tool_mcp_server
@@ -44,7 +47,7 @@ from app.server.prompt import (
     PromptSlots,
     build_memory_prompt,
 )
-from app.server.runtime import Runtime, create_lifespan
+from app.server.runtime import Runtime, create_lifespan, cursor_key_from
 from app.server.settings import Settings, SettingsError
 from app.server.telemetry import ToolCallObserver, log_tool_call
 from app.shared.identity import Identity, Resolver
@@ -52,6 +55,7 @@ from app.shared.identity import Identity, Resolver
 PROMPT_RESOURCE_URI = "wenchang://memory-prompt"
 MAX_TOOL_DESCRIPTION_CHARS = 2000
 SURFACE = "mcp"
+STATE_KEY_LABEL = b"wenchang mcp request state v1"
 _PRODUCT_SLOT = re.compile(r"\bmemory\b")
 logger = logging.getLogger("wenchang.mcp")
 
@@ -231,6 +235,7 @@ def create_memory_mcp_server(
         instructions=prompt,
         transport_security=transport_security(settings),
     )
+    share_request_state_key(server, settings)
     server.resource(
         PROMPT_RESOURCE_URI,
         name="memory_prompt",
@@ -250,6 +255,25 @@ def create_memory_mcp_server(
         )
     )
     return server
+
+
+def share_request_state_key(
+    server: MCPServer[dict[str, Any]], settings: Settings
+) -> None:
+    """Seal approval questions with a key every replica shares, not a per-process one.
+
+    The key is derived from the cursor secret (``WENCHANG_CURSOR_SECRET`` or the
+    token file, both shared by replicas), so an approval asked by one replica
+    can be answered through any other.
+    """
+    key = hmac.new(cursor_key_from(settings), STATE_KEY_LABEL, hashlib.sha256).digest()
+    security = RequestStateSecurity(keys=[key])
+    chain = server.middleware
+    for position, middleware in enumerate(chain):
+        if isinstance(middleware, RequestStateBoundary):
+            chain[position] = RequestStateBoundary(
+                security, default_audience=server.name
+            )
 
 
 class SharedContext:
