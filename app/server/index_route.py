@@ -17,6 +17,7 @@ from app.features.memory.contracts import (
     index_not_modified,
     memory_index,
 )
+from app.features.memory.domain.index_tags import held_tags
 from app.features.memory.schemas import (
     IndexAnswer,
     IndexConditionHeaders,
@@ -50,7 +51,7 @@ async def get_memory_index(
         context,
         "get_memory_index",
         None,
-        lambda: get_memory_index_if_changed(headers, context),
+        lambda: get_memory_index_if_changed(held_tags(headers.if_none_match), context),
         mutates=False,
     )
 

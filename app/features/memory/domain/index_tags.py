@@ -1,8 +1,11 @@
-"""The entity tag of a caller's whole index, and If-None-Match against it."""
+"""The entity tag of a caller's whole index, and the tags a caller says it holds."""
 
 import hashlib
 import json
 from collections.abc import Sequence
+
+ANY_TAG = "*"
+"""Held by a caller that accepts any current index (``If-None-Match: *``)."""
 
 INDEX_FORMAT = "index-1"
 """Changes whenever the index body's shape or ordering rules change."""
@@ -27,12 +30,9 @@ def index_tag(
     return f'"ix-{hashlib.sha256(material.encode()).hexdigest()[:40]}"'
 
 
-def tag_matches(if_none_match: str | None, tag: str) -> bool:
-    """Whether an If-None-Match header names ``tag`` (weak forms compare equal)."""
+def held_tags(if_none_match: str | None) -> frozenset[str]:
+    """The tags an If-None-Match list names, weak forms as strong ones."""
     if if_none_match is None:
-        return False
-    candidates = (part.strip() for part in if_none_match.split(","))
-    return any(
-        candidate == "*" or candidate.removeprefix("W/") == tag
-        for candidate in candidates
-    )
+        return frozenset()
+    parts = (part.strip() for part in if_none_match.split(","))
+    return frozenset(part.removeprefix("W/") for part in parts if part)

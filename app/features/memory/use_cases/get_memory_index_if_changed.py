@@ -1,18 +1,19 @@
 import asyncio
+from collections.abc import Collection
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain.index_tags import index_tag, tag_matches
+from ..domain.index_tags import ANY_TAG, index_tag
 from ..policy import granted_prefixes
-from ..schemas import IndexAnswer, IndexConditionHeaders
+from ..schemas import IndexAnswer
 from .get_memory_index import index_from
 
 
 async def get_memory_index_if_changed(
-    headers: IndexConditionHeaders, context: AppContext
+    held: Collection[str], context: AppContext
 ) -> IndexAnswer:
-    """The caller's index and its tag, or only the tag when the caller has it.
+    """The caller's index and its tag, or only the tag when ``held`` names it.
 
     The tag is taken from the markers read before the listings, so a write
     landing meanwhile leaves the tag older than the body: the next
@@ -27,7 +28,7 @@ async def get_memory_index_if_changed(
         priority=limits.scope_priority,
         max_bytes=limits.index_max_bytes,
     )
-    if tag_matches(headers.if_none_match, tag):
+    if tag in held or ANY_TAG in held:
         return IndexAnswer(tag=tag, index=None)
     index = await index_from(context, zip(prefixes, cached, strict=True))
     return IndexAnswer(tag=tag, index=index)
