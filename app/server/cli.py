@@ -21,6 +21,7 @@ from app.infra.token_file import (
 from app.server.config_report import effective_settings, unknown_variable_warnings
 from app.server.otel import telemetry_from_environment
 from app.server.request_log import configure_json_logs
+from app.server.serve_workers import run_workers
 from app.server.settings import Settings, SettingsError, load_settings
 from app.server.telemetry import log_tool_call
 from app.shared.identity import parse_grants
@@ -52,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--storage", help="storage URL, e.g. sqlite:///./wenchang.db")
+    serve.add_argument("--workers", type=int, default=1, help="server processes")
     commands.add_parser(
         "mcp", help="serve the memory tools over MCP stdio as WENCHANG_LOCAL_IDENTITY"
     )
@@ -165,6 +167,8 @@ def _serve(arguments: argparse.Namespace) -> int:
     notice = ensure_first_token(settings, url)
     if notice:
         print(notice, flush=True)
+    if arguments.workers != 1:
+        return run_workers(settings, arguments.host, arguments.port, arguments.workers)
     app = build_app(settings, telemetry=telemetry_from_environment(os.environ))
     uvicorn.run(
         app,

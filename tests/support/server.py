@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import count
@@ -109,7 +109,11 @@ class ServerProcess:
 
 
 def start_server(
-    cwd: Path, *, logs: Path, settings: Mapping[str, str] | None = None
+    cwd: Path,
+    *,
+    logs: Path,
+    settings: Mapping[str, str] | None = None,
+    arguments: Sequence[str] = (),
 ) -> ServerProcess:
     """Start ``wenchang serve`` on a free loopback port; it is not yet healthy."""
     port = free_port()
@@ -118,7 +122,10 @@ def start_server(
     stdout_path, stderr_path = stem.with_suffix(".out"), stem.with_suffix(".err")
     with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
-            [wenchang_executable(), "serve", "--host", LOOPBACK, "--port", str(port)],
+            [
+                wenchang_executable(),
+                *("serve", "--host", LOOPBACK, "--port", str(port), *arguments),
+            ],
             cwd=cwd,
             env=clean_env(settings),
             stdin=subprocess.DEVNULL,
