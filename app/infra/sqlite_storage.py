@@ -1,5 +1,8 @@
 """SQLite storage: one table in WAL mode, every port method one statement.
 
+Triggers keep the search postings inside the same statement
+(``sqlite_search_schema``); ``search_index`` reads them.
+
 One process-wide connection serialises this process's statements; several
 processes may share the file because each write is a single compare-and-swap
 statement and SQLite's file locks order them (``busy_timeout`` waits).
@@ -7,6 +10,7 @@ statement and SQLite's file locks order them (``busy_timeout`` waits).
 an operating-system crash or power loss can drop the last few commits.
 """
 
+import asyncio
 import functools
 import json
 import secrets
@@ -22,6 +26,8 @@ from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
 from app.shared.errors import backend_unavailable_error
 
 from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_search import SqliteSearchIndex, open_search_connection
+from .sqlite_search_schema import prepare_search
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memory_objects (
@@ -72,8 +78,12 @@ def _meta(row: Any, offset: int) -> FileMetadata:
 
 
 class SqliteStorage:
-    def __init__(self, connection: aiosqlite.Connection) -> None:
+    def __init__(
+        self, connection: aiosqlite.Connection, search_index: SqliteSearchIndex
+    ) -> None:
         self._db = connection
+        self.search_index = search_index
+        """Ranks the files of this database from the postings its triggers keep."""
 
     async def _run(self, sql: str, parameters: Sequence[Any]) -> aiosqlite.Cursor:
         try:
@@ -172,4 +182,9 @@ class SqliteStorage:
 async def open_sqlite_storage(path: str) -> AsyncGenerator[SqliteStorage]:
     """Open the database (creating it), configure WAL, and close it on exit."""
     async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
-        yield SqliteStorage(connection)
+        await prepare_search(connection)
+        search = await asyncio.to_thread(open_search_connection, path)
+        try:
+            yield SqliteStorage(connection, SqliteSearchIndex(search))
+        finally:
+            search.close()
