@@ -11,9 +11,15 @@ from dataclasses import dataclass
 
 from .analysis import Counts
 
-WEIGHTS = (5.0, 4.0, 2.0, 1.0)
-"""name, aliases, description, content: one name match outweighs any content."""
-LENGTH_NORMALISATION = (0.5, 0.5, 0.75, 0.75)
+WEIGHTS = (5.0, 4.0, 3.0, 1.0)
+"""name, aliases, description, content.
+
+Metadata fields are not length-normalised, so a term found once in any of them
+scores at least its weight (3 or more) while content saturates below
+``SATURATION + 1`` (2.2): a metadata match of a term outranks any amount of it
+in content.
+"""
+LENGTH_NORMALISATION = (0.0, 0.0, 0.0, 0.75)
 SATURATION = 1.2
 
 
