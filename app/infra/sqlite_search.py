@@ -2,9 +2,9 @@
 
 Searches run on a connection of their own, in a worker thread, inside one
 transaction, so a query never sees half of a concurrent write and never holds
-up the write connection. Only the rarest term is read in full; every other term
-is looked up for the files still in the running, and bodies are read for the
-returned page only.
+up the write connection. Document frequencies are counted from the postings,
+one statement ranks and cuts the page (``sqlite_search_rank``), and bodies are
+read for the returned page only.
 """
 
 import asyncio
@@ -14,25 +14,21 @@ from typing import Any
 
 from app.features.search.domain.analysis import Counts, matched, query_grams
 from app.features.search.domain.corpus import SearchDocument
-from app.features.search.domain.ranking import (
-    Candidate,
-    CorpusStats,
-    Ranked,
-    page_after,
-    rank,
-)
+from app.features.search.domain.ranking import CorpusStats, Ranked
 from app.features.search.domain.text import RUN, Term
 from app.features.search.ports import SearchPage
 
 from .object_metadata import metadata_from_map
 from .sqlite_connection import BUSY_TIMEOUT_MS, translate_sqlite_error
+from .sqlite_search_rank import page_parameters, ranking_query
 from .sqlite_search_schema import (
     ANALYSER_VERSION,
+    GRAM_MARK,
     forget_rows,
     index_rows,
     keys_json,
 )
-from .sqlite_search_terms import matches_for, term_frequency
+from .sqlite_search_terms import term_frequency
 
 type Matches = dict[str, Counts]
 
@@ -100,8 +96,7 @@ class SqliteSearchIndex:
         self._catch_up(reach)
         self._db.execute("BEGIN")
         try:
-            ranked = self._rank(reach, terms)
-            page, more = page_after(ranked, after, limit)
+            page, more = self._rank(reach, terms, after, limit)
             documents = self._documents([r.key for r in page])
         finally:
             self._db.execute("COMMIT")
@@ -136,49 +131,39 @@ class SqliteSearchIndex:
         ).fetchone()
         return CorpusStats(row[0], (int(row[1]), int(row[2]), int(row[3]), int(row[4])))
 
-    def _rank(self, reach: Sequence[str], terms: Sequence[Term]) -> list[Ranked]:
+    def _rank(
+        self,
+        reach: Sequence[str],
+        terms: Sequence[Term],
+        after: Ranked | None,
+        limit: int,
+    ) -> tuple[list[Ranked], bool]:
         stats = self._stats(reach)
         where = ranges(reach)
-        known: dict[int, Matches] = {}
+        runs: dict[int, Matches] = {}
         frequencies: list[int] = []
         for position, term in enumerate(terms):
             if term.kind == RUN:
-                known[position] = self._run_matches(term, where)
-                frequencies.append(len(known[position]))
+                runs[position] = self._run_matches(term, where)
+                frequencies.append(len(runs[position]))
             else:
                 frequencies.append(term_frequency(self._db, term, where))
         if stats.documents == 0 or not all(frequencies):
-            return []
+            return [], False
         order = sorted(range(len(terms)), key=lambda p: (frequencies[p], p))
-        found: dict[int, Matches] = {}
-        keys: list[str] | None = None
-        for position in order:
-            matches = known.get(position)
-            if matches is None:
-                matches = matches_for(self._db, terms[position], where, keys)
-            keys = (
-                sorted(matches) if keys is None else [k for k in keys if k in matches]
-            )
-            found[position] = matches
-            if not keys:
-                return []
-        lengths = self._lengths(keys or [])
-        candidates = (
-            Candidate(
-                key, lengths[key], tuple(found[p][key] for p in range(len(terms)))
-            )
-            for key in keys or []
-            if key in lengths
-        )
-        return rank(stats, frequencies, candidates)
+        sql, parameters = ranking_query(reach, terms, order, runs)
+        parameters |= page_parameters(stats, frequencies, after, limit)
+        rows = self._db.execute(sql, parameters).fetchall()
+        ranked = [Ranked(row[0], row[1]) for row in rows]
+        return ranked[:limit], len(ranked) > limit
 
     def _run_matches(self, term: Term, where: tuple[str, list[str]]) -> Matches:
         clause, values = where
         keys: set[str] | None = None
         for gram in sorted(query_grams(term)):
             rows = self._db.execute(
-                f"SELECT key FROM search_grams WHERE gram = ? AND {clause}",
-                [gram, *values],
+                f"SELECT key FROM search_terms WHERE term = ? AND {clause}",
+                [GRAM_MARK + gram, *values],
             ).fetchall()
             found = {row[0] for row in rows}
             keys = found if keys is None else keys & found
@@ -191,14 +176,6 @@ class SqliteSearchIndex:
         ).fetchall()
         counted = {row[0]: _run_counts(row, term.text) for row in rows}
         return {key: counts for key, counts in counted.items() if matched(counts)}
-
-    def _lengths(self, keys: list[str]) -> dict[str, Counts]:
-        rows = self._db.execute(
-            "SELECT key, len_name, len_aliases, len_description, len_content "
-            "FROM search_documents WHERE key IN (SELECT value FROM json_each(?))",
-            (keys_json(keys),),
-        ).fetchall()
-        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
     def _documents(self, keys: list[str]) -> dict[str, SearchDocument]:
         rows = self._db.execute(_PAGE, (keys_json(keys),)).fetchall()

@@ -14,13 +14,25 @@ from typing import Any
 
 import aiosqlite
 
-from app.features.search.domain.analysis import DocumentAnalysis, analyse, field_texts
+from app.features.search.domain.analysis import (
+    COUNT_BITS,
+    DocumentAnalysis,
+    analyse,
+    field_texts,
+)
 
 from .sqlite_connection import translate_sqlite_error
 
-ANALYSER_VERSION = 1
+ANALYSER_VERSION = 5
 """Bump when folding or tokens change: every row is then re-indexed lazily."""
 FUNCTION = "wenchang_search_analysis"
+PREFIX_INDEX = 1
+"""Word prefixes up to this length get postings rows of their own: a one-letter
+prefix starts so many words that scanning their postings would be slow."""
+PREFIX_MARK = "\x1e"
+"""Starts a prefix term's row; no word starts with it, so word ranges skip them."""
+GRAM_MARK = "\x1f"
+"""Starts a run gram's row (its counts are unused)."""
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS search_documents (
@@ -34,30 +46,42 @@ CREATE TABLE IF NOT EXISTS search_documents (
     runs_name TEXT NOT NULL,
     runs_aliases TEXT NOT NULL,
     runs_description TEXT NOT NULL,
-    runs_content TEXT NOT NULL
+    runs_content TEXT NOT NULL,
+    terms TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS search_words (
-    word TEXT NOT NULL,
+CREATE INDEX IF NOT EXISTS search_documents_lengths ON search_documents (
+    key, len_name, len_aliases, len_description, len_content
+);
+CREATE TABLE IF NOT EXISTS search_terms (
+    term TEXT NOT NULL,
     key TEXT NOT NULL,
-    tf_name INTEGER NOT NULL,
-    tf_aliases INTEGER NOT NULL,
-    tf_description INTEGER NOT NULL,
-    tf_content INTEGER NOT NULL,
-    PRIMARY KEY (word, key)
+    counts INTEGER NOT NULL,
+    PRIMARY KEY (term, key)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS search_words_by_key ON search_words (key, word);
-CREATE TABLE IF NOT EXISTS search_grams (
-    gram TEXT NOT NULL,
-    key TEXT NOT NULL,
-    PRIMARY KEY (gram, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS search_grams_by_key ON search_grams (key);
 """
+SEARCH_TABLES = ("search_terms", "search_documents")
 
-_ANALYSIS = f"{FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases)"
+
+def _unpacked() -> tuple[str, ...]:
+    columns: list[str] = []
+    shift = 0
+    for bits in COUNT_BITS:
+        columns.append(f"((counts >> {shift}) & {(1 << bits) - 1})")
+        shift += bits
+    return tuple(columns)
+
+
+UNPACKED = _unpacked()
+"""SQL for each field's count in a ``search_terms`` row, in field order."""
+
+# One call per statement: the analysis is a scalar subquery, cached by Python.
+_ANALYSIS = f"(SELECT {FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases))"
+# The document row lists its terms, so forgetting them is one primary-key
+# lookup each and the postings need no second index by key.
 _FORGET = """
-    DELETE FROM search_words WHERE key = {row}.key;
-    DELETE FROM search_grams WHERE key = {row}.key;
+    DELETE FROM search_terms WHERE key = {row}.key AND term IN (
+        SELECT key FROM json_each((
+            SELECT terms FROM search_documents WHERE key = {row}.key)));
     DELETE FROM search_documents WHERE key = {row}.key;
 """
 _INDEX = f"""
@@ -65,12 +89,10 @@ _INDEX = f"""
     INSERT INTO search_documents
     SELECT NEW.key, NEW.version, {ANALYSER_VERSION},
         j ->> '$.l[0]', j ->> '$.l[1]', j ->> '$.l[2]', j ->> '$.l[3]',
-        j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]'
+        j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]', j -> '$.t'
     FROM (SELECT {_ANALYSIS} AS j);
-    INSERT INTO search_words
-    SELECT value ->> 0, NEW.key, value ->> 1, value ->> 2, value ->> 3, value ->> 4
-    FROM json_each({_ANALYSIS}, '$.w');
-    INSERT INTO search_grams SELECT value, NEW.key FROM json_each({_ANALYSIS}, '$.g');
+    INSERT INTO search_terms
+    SELECT key, NEW.key, value FROM json_each({_ANALYSIS}, '$.t');
 """
 TRIGGERS = (
     "DROP TRIGGER IF EXISTS temp.search_on_insert",
@@ -94,19 +116,42 @@ def analyse_row(
     return analyse(texts)
 
 
+_SHIFTS = (0, COUNT_BITS[0], COUNT_BITS[0] + COUNT_BITS[1], sum(COUNT_BITS[:3]))
+
+
+def term_rows(analysis: DocumentAnalysis) -> dict[str, int]:
+    """Postings of one file, term to packed counts: words, prefixes and grams.
+
+    Packed counts add up field by field without carrying (``FOLDED_LIMITS``),
+    so a prefix's row is the plain sum of its words' rows.
+    """
+    name, aliases, description, content = (f.words for f in analysis.fields)
+    a, b, c, d = _SHIFTS
+    rows = {
+        w: name[w] << a | aliases[w] << b | description[w] << c | content[w] << d
+        for w in {*name, *aliases, *description, *content}
+    }
+    prefixes: dict[str, int] = {}
+    for word, packed in rows.items():
+        prefix = PREFIX_MARK + word[:PREFIX_INDEX]
+        prefixes[prefix] = prefixes.get(prefix, 0) + packed
+    grams = dict.fromkeys((GRAM_MARK + g for g in analysis.grams()), 0)
+    return rows | prefixes | grams
+
+
 @functools.lru_cache(maxsize=8)
 def analysis_json(key: str, data: bytes, description: str, aliases: str) -> str:
-    """The row's analysis as JSON: lengths, runs, word counts and grams.
+    """The row's analysis as JSON: lengths, runs, postings and their terms.
 
-    One trigger calls this three times for the same row; the cache analyses once.
+    A trigger calls this once per statement for the same row; the cache
+    analyses once.
     """
     analysis = analyse_row(key, data, description, aliases)
     return json.dumps(
         {
-            "l": list(analysis.lengths),
+            "l": analysis.lengths,
             "r": [f.runs for f in analysis.fields],
-            "w": [[word, *counts] for word, counts in analysis.word_rows()],
-            "g": sorted(analysis.grams()),
+            "t": term_rows(analysis),
         },
         ensure_ascii=False,
     )
@@ -120,36 +165,32 @@ def index_rows(
     connection: sqlite3.Connection, rows: list[tuple[str, bytes, str, str, str]]
 ) -> None:
     """Re-index (key, data, description, aliases, version) rows, in a transaction."""
-    keys = [(row[0],) for row in rows]
-    for table in ("search_words", "search_grams", "search_documents"):
-        connection.executemany(f"DELETE FROM {table} WHERE key = ?", keys)
+    forget_rows(connection, [row[0] for row in rows])
     for key, data, description, aliases, version in rows:
         analysis = analyse_row(key, data, description, aliases)
+        postings = term_rows(analysis)
         connection.execute(
-            "INSERT INTO search_documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO search_documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 version,
                 ANALYSER_VERSION,
                 *analysis.lengths,
                 *(f.runs for f in analysis.fields),
+                json.dumps(postings, ensure_ascii=False),
             ),
         )
         connection.executemany(
-            "INSERT INTO search_words VALUES (?, ?, ?, ?, ?, ?)",
-            [(word, key, *counts) for word, counts in analysis.word_rows()],
-        )
-        connection.executemany(
-            "INSERT INTO search_grams VALUES (?, ?)",
-            [(gram, key) for gram in sorted(analysis.grams())],
+            "INSERT INTO search_terms VALUES (?, ?, ?)",
+            [(term, key, counts) for term, counts in postings.items()],
         )
 
 
 def forget_rows(connection: sqlite3.Connection, keys: list[str]) -> None:
-    for table in ("search_words", "search_grams", "search_documents"):
-        connection.executemany(
-            f"DELETE FROM {table} WHERE key = ?", [(k,) for k in keys]
-        )
+    """Drop every search row of ``keys``, in the open transaction."""
+    statements = _FORGET.format(row="doomed").replace("doomed.key", "?").split(";")
+    for statement in filter(str.strip, statements):
+        connection.executemany(statement, [(k,) * statement.count("?") for k in keys])
 
 
 def keys_json(keys: Sequence[str]) -> str:

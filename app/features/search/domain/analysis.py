@@ -13,6 +13,13 @@ RUN_SEPARATOR = " "
 type Counts = tuple[int, int, int, int]
 """One integer per field, in ``FIELDS`` order."""
 
+COUNT_BITS = (12, 12, 12, 27)
+"""Bits each field's count takes when four counts pack into one integer."""
+FOLDED_LIMITS = tuple((1 << bits) - 4 for bits in COUNT_BITS)
+"""Folded characters of each field that are searched: any word count, and any
+sum of counts over the words of one file, then fits its ``COUNT_BITS``. Only a
+name or description of thousands of words reaches the limit."""
+
 
 @dataclass(frozen=True, slots=True)
 class FieldAnalysis:
@@ -22,11 +29,11 @@ class FieldAnalysis:
     """Words plus run characters: the field's length for ranking."""
 
 
-def analyse_field(text: str) -> FieldAnalysis:
+def analyse_field(text: str, limit: int) -> FieldAnalysis:
     words: Counter[str] = Counter()
     runs: list[str] = []
     length = 0
-    for token in tokens(fold(text)):
+    for token in tokens(fold(text)[:limit]):
         if token.kind == WORD:
             words[token.text] += 1
             length += 1
@@ -54,12 +61,11 @@ class DocumentAnalysis:
 
     def word_rows(self) -> list[tuple[str, Counts]]:
         """Every distinct word with its count in each field, sorted."""
-        vocabulary = sorted({w for f in self.fields for w in f.words})
-        return [(word, self.word_counts(word)) for word in vocabulary]
-
-    def word_counts(self, word: str) -> Counts:
-        a, b, c, d = (f.words.get(word, 0) for f in self.fields)
-        return (a, b, c, d)
+        name, aliases, description, content = (f.words for f in self.fields)
+        vocabulary = sorted({*name, *aliases, *description, *content})
+        return [
+            (w, (name[w], aliases[w], description[w], content[w])) for w in vocabulary
+        ]
 
     def run_counts(self, run: str) -> Counts:
         a, b, c, d = (f.runs.count(run) for f in self.fields)
@@ -71,7 +77,8 @@ class DocumentAnalysis:
 
 
 def analyse(texts: Iterable[str]) -> DocumentAnalysis:
-    return DocumentAnalysis(tuple(analyse_field(text) for text in texts))
+    fields = zip(texts, FOLDED_LIMITS, strict=True)
+    return DocumentAnalysis(tuple(analyse_field(t, limit) for t, limit in fields))
 
 
 def run_grams(runs: str) -> set[str]:

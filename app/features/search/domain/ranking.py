@@ -52,8 +52,8 @@ def inverse_document_frequency(documents: int, frequency: int) -> float:
 
 def _field_score(count: int, length: int, average: float, field: int) -> float:
     b = LENGTH_NORMALISATION[field]
-    norm = 1.0 - b + b * (length / average)
-    return WEIGHTS[field] * count * (SATURATION + 1.0) / (count + SATURATION * norm)
+    norm = (1.0 - b) + b * (length / average)
+    return (WEIGHTS[field] * count * (SATURATION + 1.0)) / (count + SATURATION * norm)
 
 
 def score(
@@ -89,3 +89,41 @@ def page_after(
         bound = (-after.score, after.key)
         ranked = [r for r in ranked if (-r.score, r.key) > bound]
     return list(ranked[:limit]), len(ranked) > limit
+
+
+_LENGTH_COLUMNS = ("len_name", "len_aliases", "len_description", "len_content")
+
+
+def score_sql(terms: int) -> str:
+    """``score`` as one SQL expression, for backends that rank in the database.
+
+    It reads per-term counts from columns ``t{i}.c{field}`` and lengths from
+    ``d.len_*``, takes ``score_parameters`` and performs the very same floating
+    point operations in the same order (adding 0.0 where ``score`` skips a
+    field changes nothing), so both give bit-identical results.
+    """
+    parts = ["0.0"]
+    for term in range(terms):
+        for field, column in enumerate(_LENGTH_COLUMNS):
+            count = f"t{term}.c{field}"
+            norm = f"(:keep{field} + :b{field} * (d.{column} / :avg{field}))"
+            part = f"(:w{field} * {count} * :k1plus1) / ({count} + :k1 * {norm})"
+            parts.append(
+                f"CASE WHEN {count} = 0 THEN 0.0 ELSE :idf{term} * ({part}) END"
+            )
+    return " + ".join(parts)
+
+
+def score_parameters(
+    stats: CorpusStats, frequencies: Sequence[int]
+) -> dict[str, float]:
+    values: dict[str, float] = {"k1": SATURATION, "k1plus1": SATURATION + 1.0}
+    for field, weight in enumerate(WEIGHTS):
+        b = LENGTH_NORMALISATION[field]
+        values |= {f"w{field}": weight, f"b{field}": b, f"keep{field}": 1.0 - b}
+        # A field no document uses never scores; 1.0 keeps the division defined.
+        total = stats.length_sums[field]
+        values[f"avg{field}"] = total / stats.documents if total else 1.0
+    for term, frequency in enumerate(frequencies):
+        values[f"idf{term}"] = inverse_document_frequency(stats.documents, frequency)
+    return values
