@@ -93,7 +93,8 @@ def ranking_query(
     sql = (
         f"SELECT key, score FROM (SELECT d.key AS key, {score} AS score "
         f"FROM {' CROSS JOIN '.join(joins)} "
-        f"CROSS JOIN search_documents AS d ON d.key = t{first}.key) "
+        f"CROSS JOIN search_documents AS d INDEXED BY search_documents_lengths "
+        f"ON d.key = t{first}.key) "
         f"WHERE {_AFTER} ORDER BY score DESC, key LIMIT :limit"
     )
     return sql, parameters
