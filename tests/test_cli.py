@@ -17,11 +17,12 @@ from tenchi.testing import open_http
 from app.infra.token_file import (
     TokenFileResolver,
     create_token,
+    ensure_cursor_secret,
     read_token_file,
     revoke_token,
 )
 from app.server.asgi import build_app
-from app.server.cli import main
+from app.server.cli import ensure_first_token, main
 from app.server.settings import load_settings
 from app.shared.identity import Identity, parse_grants
 from tests.support.server import free_port, run_wenchang, running_server
@@ -365,3 +366,109 @@ def test_revocation_is_seen_even_if_the_file_keeps_its_size_and_mtime() -> None:
     while isinstance(resolver.resolve(secret), Identity):
         assert time.monotonic() < deadline, "the revoked token is still accepted"
         time.sleep(0.05)
+
+
+def test_an_unknown_variable_is_named_with_the_closest_setting(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A typo such as WENCHANG_STORAGES is named once, with WENCHANG_STORAGE."""
+    monkeypatch.setenv("WENCHANG_STORAGES", "memory://")
+
+    code, out, err = wenchang(capsys, "config")
+
+    assert code == 0
+    assert err.count("WENCHANG_STORAGES") == 1
+    assert "did you mean WENCHANG_STORAGE?" in err
+    assert 'storage = "sqlite:///./wenchang.db"' in out
+
+
+def test_serve_warns_about_an_unknown_variable_at_startup(
+    workdir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`wenchang serve` names the typo once on stderr, then serves."""
+    settings = {"WENCHANG_STORAGE": "memory://", "WENCHANG_RATE_LIMT": "5"}
+    logs = tmp_path_factory.mktemp("logs")
+
+    with running_server(workdir, logs=logs, settings=settings) as server:
+        stderr = server.stderr()
+
+    assert stderr.count("WENCHANG_RATE_LIMT") == 1
+    assert "did you mean WENCHANG_RATE_LIMIT?" in stderr
+
+
+def test_config_prints_every_setting_with_secrets_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The effective settings, as wenchang.toml lines; secrets never printed."""
+    monkeypatch.setenv("WENCHANG_CURSOR_SECRET", "s3cret-s3cret-s3cret")
+    monkeypatch.setenv("WENCHANG_INDEX_CACHE", "redis://:hunter2@cache:6379/0")
+    monkeypatch.setenv("WENCHANG_RATE_LIMIT", "50")
+
+    code, out, _ = wenchang(capsys, "config")
+
+    assert code == 0
+    assert "s3cret" not in out and "hunter2" not in out
+    assert 'cursor_secret = "****"' in out
+    assert 'index_cache = "redis://:****@cache:6379/0"' in out
+    assert "rate_limit = 50  # WENCHANG_RATE_LIMIT" in out
+
+
+def test_config_exits_2_naming_an_invalid_setting(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An invalid value stops `wenchang config` with the variable and a fix."""
+    monkeypatch.setenv("WENCHANG_STORAGE", "postgres://db")
+
+    code, out, err = wenchang(capsys, "config")
+
+    assert code == 2
+    assert out == ""
+    assert "WENCHANG_STORAGE" in err and "sqlite:///" in err
+
+
+def _first_serve(capsys: pytest.CaptureFixture[str]) -> tuple[str | None, str]:
+    notice = ensure_first_token(load_settings(), "http://127.0.0.1:8000")
+    return notice, capsys.readouterr().err
+
+
+def test_first_serve_mints_a_token_only_when_the_file_does_not_exist(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    notice, _ = _first_serve(capsys)
+    assert notice is not None and TOKEN_PATTERN.search(notice)
+    assert len(read_token_file(TOKENS).tokens) == 1
+    assert _first_serve(capsys) == (None, "")
+
+
+def test_a_file_made_only_for_the_cursor_secret_still_gets_the_first_token(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`wenchang mcp` before the first serve writes the file without a token."""
+    ensure_cursor_secret(TOKENS)
+    notice, _ = _first_serve(capsys)
+    assert notice is not None and TOKEN_PATTERN.search(notice)
+
+
+def test_revoking_every_token_means_no_access_not_a_new_owner_token(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _first_serve(capsys)
+    (record,) = read_token_file(TOKENS).tokens
+    assert revoke_token(TOKENS, record.token_id)
+    notice, warning = _first_serve(capsys)
+    assert notice is None
+    assert read_token_file(TOKENS).tokens == ()
+    assert "holds no tokens" in warning and "wenchang token create" in warning
+
+
+def test_an_empty_token_file_means_no_access(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    TOKENS.write_text("")
+    notice, warning = _first_serve(capsys)
+    assert notice is None and "wenchang token create" in warning
+    assert read_token_file(TOKENS).tokens == ()
+    # The cursor secret is then kept in the file, the same for every process.
+    secret = ensure_cursor_secret(TOKENS)
+    assert ensure_cursor_secret(TOKENS) == secret
+    assert _first_serve(capsys)[0] is None

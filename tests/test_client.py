@@ -4,44 +4,47 @@ Everything SPEC §3-§4 says about results and errors is pinned by the transport
 conformance suite; this module covers what only the HTTP client does.
 """
 
+import json
 import uuid
 from collections.abc import AsyncGenerator, Generator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import pytest
+import tenchi.errors as tenchi_errors
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 from tenchi.client import ClientAttemptOutcome
-from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
+from tenchi.errors import ERROR_SOURCE_HEADER, AppError, ErrorDef, error_body
+from tenchi.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS
+from tenchi.rate_limits import RATE_LIMITED
 from tenchi.retries import RetryPolicy, retry_policy
 
-import app.server.client_errors as client_errors
-from app.server.asgi import build_app
-from app.server.client import (
-    MemoryClient,
-    open_in_process_client,
-    open_memory_client,
-    transient_retry,
-)
-from app.server.client_errors import (
+import app.client.errors as client_errors
+from app.client import MemoryClient, open_memory_client, transient_retry
+from app.client.errors import (
     BackendUnavailableError,
     InternalError,
     InvalidArgumentError,
+    NotFoundError,
     ResolverFailureError,
     VersionConflictError,
     WenchangError,
     error_from_payload,
 )
+from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared import errors as shared_errors
 from app.shared.errors import GUIDANCE, Category, backend_unavailable_error
 from app.shared.identity import Grant, Identity
+from app.shared.locations import Location
+from tests.support.in_process_client import open_in_process_client
 from tests.support.transports import TokenRegistry, serve_in_thread
 
 ALICE = Identity(grants={"user": Grant("alice", "owner")}, label="client-tests")
-LOCATION = shared_errors.Location("user", "notes", "tea")
+LOCATION = Location("user", "notes", "tea")
 
 
 def settings_for(root: Path) -> Settings:
@@ -374,7 +377,7 @@ def test_exception_categories_match_the_server_payload() -> None:
         shared_errors.file_quota_exceeded_error(LOCATION, 1),
         shared_errors.replace_fact_match_error(LOCATION, "c", "1", 0),
         shared_errors.invalid_argument_error("name", "bad"),
-        shared_errors.file_absent_error(LOCATION),
+        shared_errors.memory_not_found_error(LOCATION),
         shared_errors.role_required_error(LOCATION, ["admin"]),
         shared_errors.resolver_failure_error(),
         shared_errors.backend_unavailable_error("timeout"),
@@ -394,3 +397,167 @@ def test_a_malformed_or_unknown_error_is_internal() -> None:
     """A payload missing its fields, or an unknown code, is InternalError."""
     assert isinstance(error_from_payload("VERSION_CONFLICT", "m", {}), InternalError)
     assert isinstance(error_from_payload("SOMETHING_NEW", "m", None), InternalError)
+
+
+def documented_codes(node: Any) -> set[str]:
+    """The values of every ``code`` enum in an OpenAPI document."""
+    children: list[Any] = []
+    found: set[str] = set()
+    if isinstance(node, list):
+        children = cast(list[Any], node)
+    elif isinstance(node, dict):
+        schema = cast(dict[str, Any], node)
+        children = list(schema.values())
+        code = schema.get("code")
+        if isinstance(code, dict):
+            found = {str(value) for value in cast(dict[str, Any], code).get("enum", [])}
+    return found.union(*(documented_codes(child) for child in children))
+
+
+def server_error_codes() -> set[str]:
+    """Every code the server can answer with: ours, Tenchi's, and the snapshot's."""
+    ours = [v for v in vars(shared_errors).values() if isinstance(v, ErrorDef)]
+    tenchi = [v for v in vars(tenchi_errors).values() if isinstance(v, ErrorDef)]
+    guards = [RATE_LIMITED, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS]
+    snapshot = Path(__file__).parent.parent / "openapi.json"
+    documented = documented_codes(json.loads(snapshot.read_text()))
+    return {d.code for d in [*ours, *tenchi, *guards]} | documented
+
+
+def exported_classes() -> dict[str, type[WenchangError]]:
+    classes = [getattr(client_errors, name) for name in client_errors.__all__]
+    return {
+        cls.code: cls
+        for cls in classes
+        if isinstance(cls, type) and issubclass(cls, WenchangError)
+    }
+
+
+REFUSAL_CATEGORIES = {
+    "VALIDATION_ERROR": "recoverable",
+    "REQUEST_TOO_LARGE": "recoverable",
+    "NOT_FOUND": "permanent",
+    "METHOD_NOT_ALLOWED": "permanent",
+    "UNSUPPORTED_MEDIA_TYPE": "permanent",
+    "IDEMPOTENCY_CONFLICT": "permanent",
+    "RATE_LIMITED": "transient",
+    "IDEMPOTENCY_IN_PROGRESS": "transient",
+    "REQUEST_TIMEOUT": "transient",
+    "INTERNAL_SERVER_ERROR": "internal",
+}
+
+
+def test_every_code_the_server_can_send_has_an_exception_class() -> None:
+    """No server code falls through to InternalError: each has its own class."""
+    classes = exported_classes()
+
+    unmapped = server_error_codes() - classes.keys()
+
+    assert unmapped == set()
+    for code, category in REFUSAL_CATEGORIES.items():
+        assert classes[code].category == category, code
+        assert type(error_from_payload(code, "m", None)) is classes[code]
+
+
+@asynccontextmanager
+async def limited_client(tmp_path: Path, **limits: int) -> AsyncGenerator[MemoryClient]:
+    """An in-process client of an app with the given HTTP limits."""
+    tokens = TokenRegistry()
+    settings = settings_for(tmp_path).model_copy(update=limits)
+    app = build_app(settings, resolver=tokens)
+    async with open_in_process_client(app, token=tokens.issue(ALICE)) as client:
+        yield client
+
+
+async def test_a_token_over_its_rate_limit_raises_rate_limited(
+    tmp_path: Path,
+) -> None:
+    """429 RATE_LIMITED is a transient RateLimitedError carrying Retry-After."""
+    async with limited_client(tmp_path, rate_limit=1) as client:
+        await client.get_memory_index()
+
+        with pytest.raises(client_errors.RateLimitedError) as raised:
+            await client.get_memory_index()
+
+    assert raised.value.category == "transient"
+    assert raised.value.retry_after_seconds is not None
+    assert 1 <= raised.value.retry_after_seconds <= 60
+    assert isinstance(raised.value.__cause__, AppError)
+
+
+async def test_a_body_over_the_request_limit_raises_request_too_large(
+    tmp_path: Path,
+) -> None:
+    """The framework's 413 is RequestTooLargeError with the limit; nothing lands."""
+    async with limited_client(tmp_path, max_request_bytes=2048) as client:
+        with pytest.raises(client_errors.RequestTooLargeError) as raised:
+            await client.write_file(
+                "user",
+                "notes",
+                "tea",
+                content="x" * 4096,
+                description="",
+                aliases=[],
+                expected_version=None,
+            )
+        with pytest.raises(NotFoundError):
+            await client.read_file("user", "notes", "tea")
+
+    assert (raised.value.category, raised.value.limit) == ("recoverable", 2048)
+    assert "split it across files" in raised.value.message
+
+
+async def refuse_validation(scope: Scope, receive: Receive, send: Send) -> None:
+    """An app whose framework refuses every request's shape."""
+    problem = {"type": "missing", "loc": ["body", "content"], "msg": "Field required"}
+    body = error_body(code="VALIDATION_ERROR", message="Bad", details=[problem])
+    headers = {ERROR_SOURCE_HEADER: "framework"}
+    await JSONResponse(body, status_code=422, headers=headers)(scope, receive, send)
+
+
+async def test_a_framework_validation_refusal_is_an_invalid_argument() -> None:
+    """VALIDATION_ERROR is RequestValidationError, naming the field to correct."""
+    transport = httpx.ASGITransport(app=refuse_validation)
+    async with open_memory_client(
+        "http://testserver", token="t", transport=transport
+    ) as client:
+        with pytest.raises(InvalidArgumentError) as raised:
+            await client.get_memory_index()
+
+    assert type(raised.value) is client_errors.RequestValidationError
+    assert raised.value.argument == "content"
+    assert raised.value.message.startswith("Argument content is invalid")
+    assert raised.value.errors[0]["msg"] == "Field required"
+
+
+class RateLimitedOnce:
+    """The app behind a proxy whose first answer is RATE_LIMITED, Retry-After 0."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.requests = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            self.requests += 1
+        if scope["type"] != "http" or self.requests > 1:
+            await self.app(scope, receive, send)
+            return
+        body = error_body(code=RATE_LIMITED.code, message=RATE_LIMITED.message)
+        headers = {"Retry-After": "0", ERROR_SOURCE_HEADER: "app"}
+        await JSONResponse(body, status_code=429, headers=headers)(scope, receive, send)
+
+
+async def test_transient_retry_retries_a_rate_limited_write(tmp_path: Path) -> None:
+    """A write refused by the rate limit is sent again and lands once."""
+    tokens = TokenRegistry()
+    proxy = RateLimitedOnce(build_app(settings_for(tmp_path), resolver=tokens))
+    policy = transient_retry(max_attempts=2, **QUICK)
+    async with open_in_process_client(
+        proxy, token=tokens.issue(ALICE), retry=policy
+    ) as client:
+        await create(client)
+        listing = await client.list_prefix("user")
+
+    assert [e.name for e in listing.entries] == ["tea"]
+    assert proxy.requests == 3

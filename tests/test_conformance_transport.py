@@ -8,8 +8,8 @@ from contextlib import AbstractAsyncContextManager
 
 import pytest
 
+from app.client import open_memory_client
 from app.server.asgi import build_app
-from app.server.client import open_memory_client
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import Identity

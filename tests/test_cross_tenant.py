@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
+from app.client import open_memory_client
+from app.client.errors import WenchangError
 from app.features.memory.schemas import MemoryFile
 from app.server.asgi import build_app
-from app.server.client import open_memory_client
-from app.server.client_errors import WenchangError
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity

@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
+from app.client import open_memory_client
+from app.client.errors import VersionConflictError
 from app.infra.token_file import create_token
-from app.server.client import open_memory_client
-from app.server.client_errors import VersionConflictError
 from app.shared.identity import Grant
 from tests.mcp_support import http_session
 from tests.support.server import ServerProcess, running_server

@@ -131,7 +131,11 @@ async def results(backends: dict[str, Backend]) -> dict[str, Result]:
 def assert_identical(found: dict[str, Result]) -> None:
     for label, result in found.items():
         query = label.split(" ", 1)[1]
-        assert result == found[f"memory {query}"], (label, result, found[f"memory {query}"])
+        assert result == found[f"memory {query}"], (
+            label,
+            result,
+            found[f"memory {query}"],
+        )
 
 
 async def test_every_backend_gives_identical_pages(

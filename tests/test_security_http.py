@@ -104,12 +104,10 @@ async def spend(
     ]
 
 
-async def test_replicas_on_one_sqlite_file_share_each_tokens_window(
-    tmp_path: Path,
-) -> None:
-    """By default the windows live in the SQLite database every replica opens."""
+async def test_replicas_keep_their_own_windows_by_default(tmp_path: Path) -> None:
+    """By default a window lives in its process: counting a request writes nothing."""
     storage = f"sqlite:///{tmp_path / 'wenchang.db'}"
-    async with replicas(tmp_path, 2, storage=storage, rate_limit=4) as (
+    async with replicas(tmp_path, 2, storage=storage, rate_limit=2) as (
         clients,
         headers,
     ):
@@ -118,15 +116,42 @@ async def test_replicas_on_one_sqlite_file_share_each_tokens_window(
     assert statuses == [200, 200, 200, 200, 429, 429]
 
 
+async def test_the_default_limit_does_not_throttle_a_busy_client(
+    tmp_path: Path,
+) -> None:
+    """1,300 requests in a row from one token (over the old 1,200) all succeed."""
+    async with replicas(tmp_path, 1) as (clients, headers):
+        statuses = await spend(clients, headers, 1300)
+
+    assert set(statuses) == {200}
+
+
+async def test_replicas_on_one_sqlite_file_can_share_each_tokens_window(
+    tmp_path: Path,
+) -> None:
+    """WENCHANG_RATE_LIMIT_STORE=sqlite:///… shares windows between processes."""
+    database = tmp_path / "wenchang.db"
+    async with replicas(
+        tmp_path,
+        2,
+        storage=f"sqlite:///{database}",
+        rate_limit_store=f"sqlite:///{database}",
+        rate_limit=4,
+    ) as (clients, headers):
+        statuses = await spend(clients, headers, 6)
+
+    assert statuses == [200, 200, 200, 200, 429, 429]
+
+
 async def test_replicas_sharing_redis_share_each_tokens_window(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
-    """With WENCHANG_REQUEST_STORE=redis://… replicas on any storage share windows."""
+    """With WENCHANG_RATE_LIMIT_STORE=redis://… replicas on any storage share it."""
     async with replicas(
         tmp_path,
         3,
         storage="memory://",
-        request_store=redis_server.url,
+        rate_limit_store=redis_server.url,
         rate_limit=4,
     ) as (clients, headers):
         statuses = await spend(clients, headers, 6)
@@ -348,3 +373,24 @@ async def test_mcp_bodies_have_the_same_ceiling_as_the_api(tmp_path: Path) -> No
     assert declared.json()["code"] == "REQUEST_TOO_LARGE"
     assert chunked.status_code == 413
     assert small.status_code == 200
+
+
+async def test_a_retry_after_the_file_moved_on_gets_the_file_as_it_stands(
+    tmp_path: Path,
+) -> None:
+    """Records keep a receipt, not content: a late retry re-reads the file."""
+    async with open_api(tmp_path) as api:
+        created = (await put_new(api, api.alice)).json()
+        line_headers = api.alice | if_match(created["version"])
+        line_headers |= {"Idempotency-Key": "late"}
+        first = await api.http.post(f"{FILE}/lines", json=LINE, headers=line_headers)
+        moved = await api.http.post(
+            f"{FILE}/lines",
+            json={"line": "- [stated] Hot"},
+            headers=api.alice | if_match(first.json()["version"]),
+        )
+        retry = await api.http.post(f"{FILE}/lines", json=LINE, headers=line_headers)
+
+    assert (first.status_code, moved.status_code, retry.status_code) == (200,) * 3
+    assert retry.json() == moved.json()
+    assert retry.json()["content"].count(LINE["line"]) == 1

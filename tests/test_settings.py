@@ -1,11 +1,22 @@
 """Settings: SPEC §7 defaults, environment and TOML sources, startup validation."""
 
+import io
 import os
 import re
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from app.infra.port_wiring import (
+    open_audit_log,
+    open_idempotency_store,
+    open_index_cache,
+    open_rate_limit_store,
+    open_storage,
+)
 from app.server.settings import SettingsError, load_settings
 from app.shared.identity import Grant
 
@@ -271,3 +282,26 @@ def test_wenchang_config_selects_the_toml_file(
     monkeypatch.setenv("WENCHANG_CONFIG", "other.toml")
 
     assert load_settings().list_page_size == 2
+
+
+OPENERS: dict[str, Callable[[str], AbstractAsyncContextManager[object]]] = {
+    "storage": open_storage,
+    "index_cache": partial(open_index_cache, ttl=1),
+    "request_store": open_idempotency_store,
+    "rate_limit_store": open_rate_limit_store,
+    "audit": partial(open_audit_log, max_days=1, stream=io.StringIO()),
+}
+
+
+@pytest.mark.parametrize("field", OPENERS)
+async def test_settings_and_wiring_read_one_table_of_backend_urls(field: str) -> None:
+    """A URL settings refuse, wiring refuses with the same list of forms."""
+    with pytest.raises(SettingsError) as by_settings:
+        load_settings(**{field: "ftp://elsewhere"})
+
+    with pytest.raises(ValueError) as by_wiring:
+        async with OPENERS[field]("ftp://elsewhere"):
+            pass
+
+    assert str(by_wiring.value).startswith("use ")
+    assert str(by_wiring.value) in str(by_settings.value)

@@ -59,7 +59,18 @@ def read_record(sidecar: Path) -> Record | None:
     return Record(raw["key"], raw["version"], metadata_from_map(raw["metadata"]))
 
 
+def sync_directory(directory: Path) -> None:
+    """Make the names created, renamed or removed in ``directory`` durable."""
+    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` with ``data`` on disk (its name is durable only once the
+    directory is synced)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     with os.fdopen(descriptor, "wb") as stream:
         stream.write(data)
@@ -68,6 +79,8 @@ def write_new(path: Path, data: bytes) -> None:
 
 
 def replace_file(path: Path, data: bytes) -> None:
+    """Atomically and durably replace ``path``: the data is synced before the
+    rename, and the directory after it."""
     temporary = path.with_name(f".tmp-{secrets.token_hex(8)}")
     try:
         write_new(temporary, data)
@@ -75,6 +88,7 @@ def replace_file(path: Path, data: bytes) -> None:
     except OSError:
         temporary.unlink(missing_ok=True)
         raise
+    sync_directory(path.parent)
 
 
 def _entries(directory: Path, base: str) -> list[tuple[str, Path, bool]]:

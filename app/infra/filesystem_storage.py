@@ -20,6 +20,7 @@ from app.infra.filesystem_layout import (
     encode_segment,
     read_record,
     replace_file,
+    sync_directory,
     walk,
     write_new,
 )
@@ -35,9 +36,12 @@ class FilesystemStorage:
 
     Replacing the sidecar is the commit: the body it names is written first
     under a fresh name, so a crash never pairs a body with another write's
-    metadata (it may leave an unreferenced body behind). Every operation holds
-    ``root/.lock``, shared to read and exclusive to write, and runs in a worker
-    thread so neither the disk nor the lock ever blocks the event loop.
+    metadata (it may leave an unreferenced body behind). Durability: a new
+    directory, the body and its name are synced before the sidecar is renamed,
+    and the directory after, so a returned write or delete survives power loss.
+    Every operation holds ``root/.lock``, shared to read and exclusive to
+    write, and runs in a worker thread so neither the disk nor the lock ever
+    blocks the event loop.
     """
 
     def __init__(
@@ -84,6 +88,7 @@ class FilesystemStorage:
             directory = directory / encode_segment(segment)
             if not directory.is_dir():
                 directory.mkdir()
+                sync_directory(directory.parent)
                 if HASHED in directory.name:
                     replace_file(directory / SEGMENT_FILE, segment.encode())
 
@@ -120,6 +125,7 @@ class FilesystemStorage:
         body = directory / f"{stem}%{version}"
         write_new(body, data)
         try:
+            sync_directory(directory)  # the body's name, before a sidecar names it
             replace_file(sidecar, json.dumps(document).encode())
         except OSError:
             body.unlink(missing_ok=True)
@@ -150,6 +156,7 @@ class FilesystemStorage:
             if current is None or current.version != expected:
                 return False
             sidecar.unlink()
+            sync_directory(directory)
             (directory / f"{stem}%{current.version}").unlink(missing_ok=True)
             self._prune(directory)
         return True

@@ -1,12 +1,9 @@
 """GCS storage: object generations are versions; every mutation is guarded by one."""
 
-import asyncio
 import contextlib
 import logging
-import math
-import random
 import re
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -14,28 +11,25 @@ import aiohttp
 
 from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
 from app.infra.gcs_client import GcsClient, GcsLocation, parse_gcs_url
+from app.infra.gcs_requests import (
+    NOT_FOUND,
+    PRECONDITION_FAILED,
+    GcsRequests,
+    StatusRefusal,
+)
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 from app.shared.errors import backend_unavailable_error
 
-BACKOFF_SECONDS = 0.2
 READ_ATTEMPTS = 3
 LIST_BATCH = 1000
 CONTENT_TYPE = "text/markdown; charset=utf-8"
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
 COUNT_FIELDS = "items(name),nextPageToken"
 SCRUB_FIELDS = "items(name,generation,timeDeleted),nextPageToken"
-RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
-TIMEOUT_STATUSES = frozenset({408, 504})
-NOT_FOUND = frozenset({404})
-PRECONDITION_FAILED = frozenset({412})
 _GENERATION = re.compile(r"[1-9][0-9]{0,18}")
 _MAX_GENERATION = 2**63 - 1
 
 logger = logging.getLogger(__name__)
-
-
-class GcsRefusedError(Exception):
-    """GCS refused a request in a way retrying cannot fix (credentials, IAM, bucket)."""
 
 
 def _generation(version: str) -> str | None:
@@ -45,77 +39,18 @@ def _generation(version: str) -> str | None:
     return None
 
 
-class _Refused(Exception):
-    """GCS answered with a status the caller treats as an outcome (404, 412)."""
-
-
-def _reason(failure: Exception) -> str:
-    if isinstance(failure, TimeoutError):
-        return "timeout"
-    if isinstance(failure, aiohttp.ClientResponseError):
-        return "timeout" if failure.status in TIMEOUT_STATUSES else "unavailable"
-    return "unavailable"
-
-
 class GcsStorage:
-    """One bucket (and optional key prefix) as a Storage.
-
-    Each call runs inside one deadline (``timeout``) with at most ``attempts``
-    tries on connection errors, 408/429/5xx and timeouts; conditional requests
-    are safe to repeat because a landed attempt fails the precondition of the
-    next. Failures past the deadline or the attempts become BackendUnavailable.
-    """
+    """One bucket (and optional key prefix) as a Storage; requests run through
+    ``GcsRequests`` (one deadline, bounded retries, failures translated)."""
 
     def __init__(self, client: GcsClient, location: GcsLocation) -> None:
         self._client = client
         self._bucket = location.bucket
         self._prefix = location.prefix
-        self._timeout = location.timeout
-        self._attempts = location.attempts
-
-    async def _call[T](
-        self,
-        request: Callable[[int], Awaitable[T]],
-        *,
-        accept: frozenset[int] = frozenset(),
-    ) -> T:
-        """Run ``request`` with retries; every GCS failure is translated here.
-
-        A status in ``accept`` raises _Refused for the caller to interpret.
-        """
-        try:
-            async with asyncio.timeout(self._timeout):
-                return await self._retrying(request, accept)
-        except TimeoutError as exc:
-            logger.warning("GCS request to bucket %s timed out", self._bucket)
-            raise backend_unavailable_error("timeout") from exc
-
-    async def _retrying[T](
-        self, request: Callable[[int], Awaitable[T]], accept: frozenset[int]
-    ) -> T:
-        failure: Exception | None = None
-        for attempt in range(self._attempts):
-            if attempt:
-                await asyncio.sleep(
-                    BACKOFF_SECONDS * 2 ** (attempt - 1) * random.random()
-                )
-            try:
-                return await request(math.ceil(self._timeout))
-            except aiohttp.ClientResponseError as exc:
-                if exc.status in accept:
-                    raise _Refused(exc.status) from exc
-                if exc.status not in RETRYABLE_STATUSES:
-                    raise GcsRefusedError(
-                        f"GCS answered {exc.status} for bucket {self._bucket} "
-                        f"({exc.message}); check the bucket name, the credentials "
-                        "and that they hold roles/storage.objectUser on it"
-                    ) from exc
-                failure = exc
-            except (aiohttp.ClientError, TimeoutError) as exc:
-                failure = exc
-        assert failure is not None
-        logger.warning("GCS bucket %s unavailable: %r", self._bucket, failure)
-        raise backend_unavailable_error(_reason(failure)) from failure
+        self._requests = GcsRequests(
+            location.bucket, timeout=location.timeout, attempts=location.attempts
+        )
+        self._call = self._requests.call
 
     async def _send(
         self,
@@ -158,12 +93,12 @@ class GcsStorage:
         for _ in range(READ_ATTEMPTS):
             try:
                 described = await self._describe(name)
-            except _Refused:
+            except StatusRefusal:
                 return None
             generation = str(described["generation"])
             try:
                 data = await self._download(name, generation)
-            except _Refused:
+            except StatusRefusal:
                 continue
             metadata = metadata_from_map(described.get("metadata") or {})
             return StoredObject(data, metadata, generation)
@@ -188,7 +123,7 @@ class GcsStorage:
                 lambda timeout: self._send(key, data, metadata, condition, timeout),
                 accept=PRECONDITION_FAILED,
             )
-        except _Refused:
+        except StatusRefusal:
             return None
         return str(result["generation"])
 
@@ -206,16 +141,19 @@ class GcsStorage:
                 ),
                 accept=NOT_FOUND | PRECONDITION_FAILED,
             )
-        except _Refused:
+        except StatusRefusal:
             return False
         return True
 
-    async def _list(self, params: dict[str, str]) -> dict[str, Any]:
-        return await self._call(
-            lambda timeout: self._client.list_objects(
-                self._bucket, params=dict(params), timeout=timeout
-            )
+    async def _list_objects(
+        self, params: dict[str, str], timeout: int
+    ) -> dict[str, Any]:
+        return await self._client.list_objects(
+            self._bucket, params=params, timeout=timeout
         )
+
+    def _items(self, params: dict[str, str]) -> AsyncGenerator[dict[str, Any]]:
+        return self._requests.pages(self._list_objects, params)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
@@ -226,35 +164,27 @@ class GcsStorage:
             # startOffset is inclusive; the object named start_after is dropped.
             params["startOffset"] = self._prefix + start_after
         page: list[ListedObject] = []
-        while True:
-            result = await self._list(params)
-            for item in result.get("items", []):
+        async with contextlib.aclosing(self._items(params)) as items:
+            async for item in items:
                 key = str(item["name"])[len(self._prefix) :]
                 if start_after is not None and key <= start_after:
                     continue
                 metadata = metadata_from_map(item.get("metadata") or {})
                 page.append(ListedObject(key, metadata, str(item["generation"])))
                 if len(page) == limit:
-                    return page
-            if not result.get("nextPageToken"):
-                return page
-            params["pageToken"] = str(result["nextPageToken"])
+                    break
+        return page
 
     async def count(self, prefix: str) -> int:
         params = {"prefix": self._prefix + prefix, "fields": COUNT_FIELDS}
         params["maxResults"] = str(LIST_BATCH)
-        total = 0
-        while True:
-            result = await self._list(params)
-            total += len(result.get("items", []))
-            if not result.get("nextPageToken"):
-                return total
-            params["pageToken"] = str(result["nextPageToken"])
+        return len([item async for item in self._items(params)])
 
     async def ping(self) -> None:
         # Listing needs only storage.objects.list, which roles/storage.objectUser
         # grants; reading the bucket itself would need more.
-        await self._list({"prefix": self._prefix, "maxResults": "1"})
+        params = {"prefix": self._prefix, "maxResults": "1"}
+        await self._call(lambda timeout: self._list_objects(params, timeout))
 
     async def scrub(self, prefix: str) -> None:
         # With object versioning on, a delete leaves a noncurrent generation
@@ -262,17 +192,12 @@ class GcsStorage:
         # retention is outside what the API can erase: disable it for purges.
         params = {"prefix": self._prefix + prefix, "versions": "true"}
         params |= {"fields": SCRUB_FIELDS, "maxResults": str(LIST_BATCH)}
-        while True:
-            result = await self._list(params)
-            for item in result.get("items", []):
-                if item.get("timeDeleted"):
-                    await self._erase(str(item["name"]), str(item["generation"]))
-            if not result.get("nextPageToken"):
-                return
-            params["pageToken"] = str(result["nextPageToken"])
+        async for item in self._items(params):
+            if item.get("timeDeleted"):
+                await self._erase(str(item["name"]), str(item["generation"]))
 
     async def _erase(self, name: str, generation: str) -> None:
-        with contextlib.suppress(_Refused):
+        with contextlib.suppress(StatusRefusal):
             await self._call(
                 lambda timeout: self._client.delete(
                     self._bucket,

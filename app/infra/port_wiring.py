@@ -1,84 +1,135 @@
-"""Choose and open storage and index-cache adapters from their URLs."""
+"""Open each port's adapter from its backend URL (forms in ``backend_urls``)."""
 
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from pathlib import Path
+from typing import TextIO
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
+from app.features.audit.ports import AuditLog
 from app.features.memory.ports import IndexCache, Storage
 
+from .backend_urls import (
+    AUDIT_URLS,
+    INDEX_CACHE_URLS,
+    REQUEST_STORE_URLS,
+    STORAGE_URLS,
+    Backend,
+    backend_of,
+    sqlite_path,
+)
+from .file_audit_log import FileAuditLog
 from .filesystem_storage import FilesystemStorage, filesystem_root
 from .gcs_storage import open_gcs_storage
+from .memory_audit_log import MemoryAuditLog
 from .memory_index_cache import MemoryIndexCache, NoIndexCache
 from .memory_storage import MemoryStorage
 from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
 from .redis_rate_limit_store import open_redis_rate_limit_store
+from .sqlite_audit_log import open_sqlite_audit_log
+from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
 from .sqlite_idempotency_store import open_sqlite_idempotency_store
 from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
 from .sqlite_storage import open_sqlite_storage
+from .stream_audit_log import NoAuditLog, StreamAuditLog
+
+
+def _sqlite_file(url: str) -> str:
+    path = sqlite_path(url)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return str(path)
 
 
 @asynccontextmanager
-async def open_storage(url: str) -> AsyncGenerator[Storage]:
-    if url == "memory://":
-        yield MemoryStorage()
-    elif url.startswith("sqlite:///"):
-        path = Path(url[len("sqlite:///") :])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        async with open_sqlite_storage(str(path)) as storage:
-            yield storage
-    elif url.startswith("file://"):
-        root = filesystem_root(url)
-        root.mkdir(parents=True, exist_ok=True)
-        yield FilesystemStorage(root)
-    elif url.startswith("gcs://"):
-        async with open_gcs_storage(url) as storage:
-            yield storage
-    else:
-        raise ValueError(f"unsupported storage URL {url!r}")
+async def open_storage(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[Storage]:
+    match backend_of(url, STORAGE_URLS):
+        case Backend.SQLITE:
+            async with open_sqlite_storage(
+                _sqlite_file(url), synchronous=sqlite_synchronous
+            ) as storage:
+                yield storage
+        case Backend.FILE:
+            root = filesystem_root(url)
+            root.mkdir(parents=True, exist_ok=True)
+            yield FilesystemStorage(root)
+        case Backend.GCS:
+            async with open_gcs_storage(url) as storage:
+                yield storage
+        case _:
+            yield MemoryStorage()
 
 
 @asynccontextmanager
 async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache]:
-    if url == "none":
-        yield NoIndexCache()
-    elif url == "memory":
-        yield MemoryIndexCache(ttl=ttl)
-    elif url.startswith(("redis://", "rediss://")):
-        async with open_redis_index_cache(url, ttl=ttl) as cache:
-            yield cache
-    else:
-        raise ValueError(f"unsupported index cache {url!r}")
+    match backend_of(url, INDEX_CACHE_URLS):
+        case Backend.REDIS:
+            async with open_redis_index_cache(url, ttl=ttl) as cache:
+                yield cache
+        case Backend.MEMORY:
+            yield MemoryIndexCache(ttl=ttl)
+        case _:
+            yield NoIndexCache()
 
 
 @asynccontextmanager
-async def open_idempotency_store(url: str) -> AsyncGenerator[IdempotencyStore]:
-    """Idempotency records: ``memory``, ``sqlite:///path`` or ``redis://…``."""
-    if url == "memory":
-        yield MemoryIdempotencyStore()
-    elif url.startswith("sqlite:///"):
-        async with open_sqlite_idempotency_store(url[len("sqlite:///") :]) as store:
-            yield store
-    elif url.startswith(("redis://", "rediss://")):
-        async with open_redis_idempotency_store(url) as store:
-            yield store
-    else:
-        raise ValueError(f"unsupported request store {url!r}")
+async def open_idempotency_store(
+    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[IdempotencyStore]:
+    match backend_of(url, REQUEST_STORE_URLS):
+        case Backend.SQLITE:
+            async with open_sqlite_idempotency_store(
+                _sqlite_file(url), synchronous=sqlite_synchronous
+            ) as store:
+                yield store
+        case Backend.REDIS:
+            async with open_redis_idempotency_store(url) as store:
+                yield store
+        case _:
+            yield MemoryIdempotencyStore()
 
 
 @asynccontextmanager
 async def open_rate_limit_store(url: str) -> AsyncGenerator[RateLimitStore]:
-    """Rate-limit windows: ``memory``, ``sqlite:///path`` or ``redis://…``."""
-    if url == "memory":
-        yield MemoryRateLimitStore()
-    elif url.startswith("sqlite:///"):
-        async with open_sqlite_rate_limit_store(url[len("sqlite:///") :]) as store:
-            yield store
-    elif url.startswith(("redis://", "rediss://")):
-        async with open_redis_rate_limit_store(url) as store:
-            yield store
-    else:
-        raise ValueError(f"unsupported request store {url!r}")
+    match backend_of(url, REQUEST_STORE_URLS):
+        case Backend.SQLITE:
+            async with open_sqlite_rate_limit_store(_sqlite_file(url)) as store:
+                yield store
+        case Backend.REDIS:
+            async with open_redis_rate_limit_store(url) as store:
+                yield store
+        case _:
+            yield MemoryRateLimitStore()
+
+
+@asynccontextmanager
+async def open_audit_log(
+    url: str,
+    *,
+    max_days: int,
+    stream: TextIO,
+    sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+) -> AsyncGenerator[AuditLog]:
+    """Audit events on the backend of ``url`` (``stdout`` writes to ``stream``);
+    buffered events are written on exit."""
+    match backend_of(url, AUDIT_URLS):
+        case Backend.SQLITE:
+            async with open_sqlite_audit_log(
+                _sqlite_file(url), max_days=max_days, synchronous=sqlite_synchronous
+            ) as log:
+                yield log
+        case Backend.FILE:
+            log = FileAuditLog(filesystem_root(url), max_days=max_days)
+            try:
+                yield log
+            finally:
+                await log.close()
+        case Backend.STDOUT:
+            yield StreamAuditLog(stream)
+        case Backend.MEMORY:
+            yield MemoryAuditLog()
+        case _:
+            yield NoAuditLog()

@@ -1,20 +1,17 @@
 """Redis idempotency records shared by every replica; each transition is one script.
 
 A record is a hash fenced by its reservation token. Expiry is decided from the
-stored deadlines (by Redis's clock unless a test supplies one); Redis also
-drops each record on its own shortly after it can no longer be replayed.
+stored deadlines (by ``REDIS_NOW``); Redis also drops each record on its own
+shortly after it can no longer be replayed.
 """
 
 import uuid
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from math import ceil
 from typing import cast
 
 from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from tenchi.idempotency import (
     IdempotencyConflict,
     IdempotencyDecision,
@@ -24,22 +21,13 @@ from tenchi.idempotency import (
     IdempotencyStoreError,
 )
 
-from app.shared.errors import backend_unavailable_error
+from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
 
 KEY_PREFIX = "wenchang:idempotency:"
-SOCKET_TIMEOUT_SECONDS = 2.0
 EXPIRY_SLACK_MS = 60_000
-
-_NOW = """
-local now = tonumber(ARGV[1])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-"""
 # ARGV: now_ms, fingerprint, token, reservation_ms, slack_ms
 _RESERVE = (
-    _NOW
+    REDIS_NOW
     + """
 local r = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'result',
                      'reserved_until', 'completed_until')
@@ -60,7 +48,7 @@ return {'in_progress', tostring(tonumber(r[4]) - now)}
 )
 # ARGV: now_ms, fingerprint, token, result, completed_ms ('' = keep), slack_ms
 _COMPLETE = (
-    _NOW
+    REDIS_NOW
     + """
 local r = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'token',
                      'reserved_until')
@@ -121,17 +109,6 @@ class RedisIdempotencyStore:
     def _now(self) -> str:
         return "" if self._clock is None else str(round(self._clock() * 1000))
 
-    async def _run(
-        self, script: AsyncScript, key: str, args: Sequence[str | bytes]
-    ) -> object:
-        try:
-            reply: object = await script(keys=[key], args=list(args))
-            return reply
-        except RedisTimeoutError as exc:
-            raise backend_unavailable_error("timeout") from exc
-        except RedisError as exc:
-            raise backend_unavailable_error("unavailable") from exc
-
     async def reserve(
         self,
         *,
@@ -144,9 +121,9 @@ class RedisIdempotencyStore:
     ) -> IdempotencyDecision:
         token = uuid.uuid4().hex
         arguments = [self._now(), fingerprint, token, _ms(reservation_ttl)]
-        reply = await self._run(
+        reply = await run_script(
             self._reserve,
-            self._key(namespace, scope, key),
+            [self._key(namespace, scope, key)],
             [*arguments, str(EXPIRY_SLACK_MS)],
         )
         verdict, *rest = cast(list[object], reply)
@@ -175,15 +152,15 @@ class RedisIdempotencyStore:
             str(EXPIRY_SLACK_MS),
         ]
         key = self._key(reservation.namespace, reservation.scope, reservation.key)
-        if not await self._run(self._complete, key, arguments):
+        if not await run_script(self._complete, [key], arguments):
             raise IdempotencyStoreError(
                 "RedisIdempotencyStore: reservation is no longer active"
             )
 
     async def abandon(self, reservation: IdempotencyReservation) -> None:
         key = self._key(reservation.namespace, reservation.scope, reservation.key)
-        await self._run(
-            self._abandon, key, [reservation.fingerprint, reservation.token]
+        await run_script(
+            self._abandon, [key], [reservation.fingerprint, reservation.token]
         )
 
 
@@ -191,14 +168,6 @@ class RedisIdempotencyStore:
 async def open_redis_idempotency_store(
     url: str, *, clock: Callable[[], float] | None = None
 ) -> AsyncGenerator[RedisIdempotencyStore]:
-    """A store on the Redis at ``url``; connecting is lazy, like the index cache."""
-    # redis-py leaves from_url's **kwargs untyped; every option here is typed.
-    client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
-        url,
-        socket_timeout=SOCKET_TIMEOUT_SECONDS,
-        socket_connect_timeout=SOCKET_TIMEOUT_SECONDS,
-    )
-    try:
+    """A store on the Redis at ``url`` (binary replies)."""
+    async with open_redis_client(url) as client:
         yield RedisIdempotencyStore(client, clock=clock)
-    finally:
-        await client.aclose()

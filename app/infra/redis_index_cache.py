@@ -8,22 +8,16 @@ from typing import cast
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.features.memory.ports import CachedCorpus, CachedListing, ListedObject
 from app.features.search.domain.corpus import Corpus, SearchDocument
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
-from app.shared.errors import backend_unavailable_error
+from app.infra.redis_connection import open_redis_client, run_script
 
 KEY_PREFIX = "wenchang:index:"
 MAX_CORPORA = 256
 """Decoded corpora this process keeps (oldest use goes first)."""
 STAMP_TTL_SECONDS = 86_400
-SOCKET_TIMEOUT_SECONDS = 2.0
 RETRIES = 2
 
 # A prefix's stamp is created on first read and replaced by every invalidation;
@@ -123,21 +117,9 @@ class RedisIndexCache:
     def _corpus_keys(self, prefix: str) -> list[str]:
         return [self._keys(prefix)[0], f"{self._key_prefix}search:{prefix}"]
 
-    async def _run(
-        self, script: AsyncScript, keys: list[str], args: list[str]
-    ) -> object:
-        """Run one script; every Redis failure is translated here."""
-        try:
-            reply: object = await script(keys=keys, args=args)
-            return reply
-        except RedisTimeoutError as exc:
-            raise backend_unavailable_error("timeout") from exc
-        except RedisError as exc:
-            raise backend_unavailable_error("unavailable") from exc
-
     async def get(self, prefix: str) -> CachedListing:
         fresh = secrets.token_hex(16)
-        reply = await self._run(
+        reply = await run_script(
             self._read, self._keys(prefix), [fresh, str(STAMP_TTL_SECONDS)]
         )
         stamp, stored = cast(list[str | None], reply)
@@ -151,7 +133,7 @@ class RedisIndexCache:
     async def set(
         self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
     ) -> None:
-        await self._run(
+        await run_script(
             self._store,
             self._keys(prefix),
             [stamp, _encode(listing), str(self._ttl_ms)],
@@ -164,7 +146,7 @@ class RedisIndexCache:
             str(STAMP_TTL_SECONDS),
             local[0] if local else "",
         ]
-        reply = await self._run(self._read_corpus, self._corpus_keys(prefix), args)
+        reply = await run_script(self._read_corpus, self._corpus_keys(prefix), args)
         stamp, stored = cast(list[str | None], reply)
         assert stamp is not None
         if stored == "=" and local is not None:
@@ -179,7 +161,7 @@ class RedisIndexCache:
         return CachedCorpus(corpus=None, stamp=stamp)
 
     async def set_corpus(self, prefix: str, corpus: Corpus, *, stamp: str) -> None:
-        stored = await self._run(
+        stored = await run_script(
             self._store,
             self._corpus_keys(prefix),
             [stamp, _encode_corpus(corpus), str(self._ttl_ms)],
@@ -196,7 +178,7 @@ class RedisIndexCache:
     async def invalidate(self, prefix: str) -> None:
         self._corpora.pop(prefix, None)
         keys = [*self._keys(prefix), self._corpus_keys(prefix)[1]]
-        await self._run(self._invalidate, keys, [])
+        await run_script(self._invalidate, keys, [])
 
 
 def _split_url(url: str) -> tuple[str, str]:
@@ -218,15 +200,7 @@ async def open_redis_index_cache(
     server; calls fail with BackendUnavailable until it answers.
     """
     redis_url, key_prefix = _split_url(url)
-    # redis-py leaves from_url's **kwargs untyped; every option here is typed.
-    client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
-        redis_url,
-        decode_responses=True,
-        socket_timeout=SOCKET_TIMEOUT_SECONDS,
-        socket_connect_timeout=SOCKET_TIMEOUT_SECONDS,
-        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), RETRIES),
-    )
-    try:
+    async with open_redis_client(
+        redis_url, decode_responses=True, retries=RETRIES
+    ) as client:
         yield RedisIndexCache(client, ttl=ttl, key_prefix=key_prefix)
-    finally:
-        await client.aclose()

@@ -1,8 +1,8 @@
 """Redis fixed-window rate limits shared by every replica; one script per consume.
 
-The script reads and updates a window atomically and, unless a test supplies
-a clock, takes the time from Redis itself, so replicas whose clocks disagree
-still share one window. Windows expire on their own shortly after they reset.
+The script reads and updates a window atomically and takes the time from
+``REDIS_NOW``, so replicas whose clocks disagree still share one window.
+Windows expire on their own shortly after they reset.
 """
 
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -11,26 +11,20 @@ from math import ceil
 from typing import cast
 
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
 
-from app.shared.errors import backend_unavailable_error
+from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
 
 KEY_PREFIX = "wenchang:rate:"
-SOCKET_TIMEOUT_SECONDS = 2.0
 EXPIRY_SLACK_MS = 60_000
 
-# KEYS[1] the window; ARGV limit, window_ms, cost, now_ms ('' = Redis clock).
-_CONSUME = """
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local now = tonumber(ARGV[4])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
+# KEYS[1] the window; ARGV now_ms ('' = Redis clock), limit, window_ms, cost, slack.
+_CONSUME = (
+    REDIS_NOW
+    + """
+local limit = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
 local w = redis.call('HMGET', KEYS[1], 'limit', 'window', 'used', 'resets')
 local resets = tonumber(w[4])
 if not resets or resets <= now or tonumber(w[1]) ~= limit
@@ -47,11 +41,7 @@ end
 redis.call('HSET', KEYS[1], 'used', used + cost)
 return {1, limit - used - cost, resets - now}
 """
-
-
-def _translate(exc: RedisError) -> Exception:
-    reason = "timeout" if isinstance(exc, RedisTimeoutError) else "unavailable"
-    return backend_unavailable_error(reason)
+)
 
 
 class RedisRateLimitStore:
@@ -80,11 +70,8 @@ class RedisRateLimitStore:
         window_ms = max(1, round(window_seconds * 1000))
         now = "" if self._clock is None else str(round(self._clock() * 1000))
         key = f"{self._key_prefix}{namespace}\n{scope}"
-        arguments = [limit, window_ms, cost, now, EXPIRY_SLACK_MS]
-        try:
-            reply = await self._consume(keys=[key], args=arguments)
-        except RedisError as exc:
-            raise _translate(exc) from exc
+        arguments = [now, limit, window_ms, cost, EXPIRY_SLACK_MS]
+        reply = await run_script(self._consume, [key], arguments)
         admitted, remaining, reset_ms = (
             int(part) for part in cast(Sequence[int], reply)
         )
@@ -97,14 +84,6 @@ class RedisRateLimitStore:
 async def open_redis_rate_limit_store(
     url: str, *, clock: Callable[[], float] | None = None
 ) -> AsyncGenerator[RedisRateLimitStore]:
-    """A store on the Redis at ``url``; connecting is lazy, like the index cache."""
-    # redis-py leaves from_url's **kwargs untyped; every option here is typed.
-    client = Redis.from_url(  # pyright: ignore[reportUnknownMemberType]
-        url,
-        socket_timeout=SOCKET_TIMEOUT_SECONDS,
-        socket_connect_timeout=SOCKET_TIMEOUT_SECONDS,
-    )
-    try:
+    """A store on the Redis at ``url``."""
+    async with open_redis_client(url) as client:
         yield RedisRateLimitStore(client, clock=clock)
-    finally:
-        await client.aclose()

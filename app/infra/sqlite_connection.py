@@ -1,19 +1,25 @@
 """One way to open a Wenchang SQLite connection and to translate its errors.
 
 Every connection (memory files, rate-limit windows, idempotency records) uses
-autocommit, WAL, ``synchronous=NORMAL``, ``secure_delete`` and the same busy
-timeout, so several processes on one file wait for each other instead of failing.
+autocommit, WAL, ``secure_delete`` and the same busy timeout, so several
+processes on one file wait for each other instead of failing. ``synchronous``
+is ``FULL`` unless the operator trades it: in WAL mode ``FULL`` syncs the log on
+every commit, so an acknowledged write survives power loss; ``NORMAL`` keeps it
+across a process crash only.
 """
 
 import sqlite3
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from typing import Any, Literal
 
 import aiosqlite
 
 from app.shared.errors import backend_unavailable_error
 
 BUSY_TIMEOUT_MS = 5000
+type Synchronous = Literal["full", "normal"]
+DEFAULT_SYNCHRONOUS: Synchronous = "full"
 
 
 def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
@@ -23,9 +29,23 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     return backend_unavailable_error(reason)
 
 
+async def fetch_rows(
+    connection: aiosqlite.Connection,
+    sql: str,
+    parameters: Sequence[Any] | Mapping[str, Any],
+) -> list[Any]:
+    """Run one statement and fetch its rows, its errors translated."""
+    # One trip to the connection's thread (execute, fetch and close there)
+    # rather than three; each trip costs a thread wake-up and a GIL hand-off.
+    try:
+        return list(await connection.execute_fetchall(sql, parameters))
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+
+
 @asynccontextmanager
 async def open_sqlite_connection(
-    path: str, *, schema: str
+    path: str, *, schema: str, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
 ) -> AsyncGenerator[aiosqlite.Connection]:
     """A configured connection with ``schema`` applied; closed on exit."""
     try:
@@ -36,9 +56,9 @@ async def open_sqlite_connection(
         try:
             await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             await connection.execute("PRAGMA journal_mode = WAL")
-            await connection.execute("PRAGMA synchronous = NORMAL")
+            await connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             await connection.execute("PRAGMA secure_delete = ON")
-            await connection.execute(schema)
+            await connection.executescript(schema)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc) from exc
         yield connection

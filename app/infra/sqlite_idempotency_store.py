@@ -8,7 +8,6 @@ its own; a crash between the two leaves a reservation that expires after its
 lease, after which the version guard of the retried write decides.
 """
 
-import sqlite3
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -26,7 +25,12 @@ from tenchi.idempotency import (
     IdempotencyStoreError,
 )
 
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    fetch_rows,
+    open_sqlite_connection,
+)
 
 SWEEP_INTERVAL_SECONDS = 60.0
 CLAIM_ATTEMPTS = 3
@@ -105,11 +109,7 @@ class SqliteIdempotencyStore:
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        try:
-            async with self._db.execute(sql, parameters) as cursor:
-                return list(await cursor.fetchall())
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     async def reserve(
         self,
@@ -137,8 +137,8 @@ class SqliteIdempotencyStore:
         return IdempotencyInProgress(retry_after_seconds=1)
 
     async def _sweep(self) -> None:
-        # Completed records hold a response, and so file content: drop them soon
-        # after they expire (secure_delete overwrites them), not only when reused.
+        # Drop expired records soon (secure_delete overwrites them), not only
+        # when their key is reused. A record is a receipt and holds no content.
         now = self._clock()
         if self._swept_at is None or now - self._swept_at >= SWEEP_INTERVAL_SECONDS:
             self._swept_at = now
@@ -177,8 +177,17 @@ def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:
 
 @asynccontextmanager
 async def open_sqlite_idempotency_store(
-    path: str, *, clock: Callable[[], float] = time.time
+    path: str,
+    *,
+    clock: Callable[[], float] = time.time,
+    synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
 ) -> AsyncGenerator[SqliteIdempotencyStore]:
-    """A store on its own connection to ``path`` (usually the memory database)."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    """A store on its own connection to ``path`` (usually the memory database).
+
+    A record is as durable as the write it protects, so a retry after power
+    loss still replays instead of applying twice.
+    """
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous=synchronous
+    ) as connection:
         yield SqliteIdempotencyStore(connection, clock=clock)

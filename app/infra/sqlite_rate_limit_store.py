@@ -5,7 +5,6 @@ on one host share each caller's allowance. Each consume is a single statement,
 which SQLite's file lock makes atomic without a transaction of our own.
 """
 
-import sqlite3
 import time
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
@@ -15,7 +14,7 @@ from typing import Any
 import aiosqlite
 from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
 
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import fetch_rows, open_sqlite_connection
 
 SWEEP_EVERY = 512
 
@@ -68,11 +67,7 @@ class SqliteRateLimitStore:
         self._consumes = 0
 
     async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        try:
-            async with self._db.execute(sql, parameters) as cursor:
-                return list(await cursor.fetchall())
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     async def consume(
         self,
@@ -111,6 +106,12 @@ class SqliteRateLimitStore:
 async def open_sqlite_rate_limit_store(
     path: str, *, clock: Callable[[], float] = time.time
 ) -> AsyncGenerator[SqliteRateLimitStore]:
-    """A store on its own connection to ``path`` (usually the memory database)."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    """A store on its own connection to ``path`` (usually the memory database).
+
+    Windows are counters, not acknowledged writes: losing the last ones to a
+    power cut is harmless, and syncing on every request (reads included) is not.
+    """
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous="normal"
+    ) as connection:
         yield SqliteRateLimitStore(connection, clock=clock)

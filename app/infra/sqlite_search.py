@@ -19,7 +19,7 @@ from app.features.search.domain.text import RUN, Term
 from app.features.search.ports import SearchPage
 
 from .object_metadata import metadata_from_map
-from .sqlite_connection import BUSY_TIMEOUT_MS, translate_sqlite_error
+from .sqlite_connection import BUSY_TIMEOUT_MS, Synchronous, translate_sqlite_error
 from .sqlite_search_rank import page_parameters, ranking_query
 from .sqlite_search_schema import (
     ANALYSER_VERSION,
@@ -205,8 +205,11 @@ def _document(row: Any) -> SearchDocument:
     )
 
 
-def open_search_connection(path: str) -> sqlite3.Connection:
-    """The search connection: used from worker threads, one at a time."""
+def open_search_connection(path: str, synchronous: Synchronous) -> sqlite3.Connection:
+    """The search connection: used from worker threads, one at a time.
+
+    It writes only when it brings rows other connections wrote up to date.
+    """
     connection = sqlite3.connect(
         path,
         isolation_level=None,
@@ -214,4 +217,5 @@ def open_search_connection(path: str) -> sqlite3.Connection:
         timeout=BUSY_TIMEOUT_MS / 1000,
     )
     connection.execute("PRAGMA secure_delete = ON")
+    connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
     return connection

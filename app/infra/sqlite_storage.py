@@ -6,8 +6,8 @@ Triggers keep the search postings inside the same statement
 One process-wide connection serialises this process's statements; several
 processes may share the file because each write is a single compare-and-swap
 statement and SQLite's file locks order them (``busy_timeout`` waits).
-``synchronous=NORMAL`` keeps every committed write across a process crash; only
-an operating-system crash or power loss can drop the last few commits.
+With ``synchronous=FULL`` (the default) a returned write survives power loss;
+the ``sqlite_synchronous`` setting can trade that for ``NORMAL``.
 """
 
 import asyncio
@@ -25,7 +25,13 @@ from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
 from app.shared.errors import backend_unavailable_error
 
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    fetch_rows,
+    open_sqlite_connection,
+    translate_sqlite_error,
+)
 from .sqlite_search import SqliteSearchIndex, open_search_connection
 from .sqlite_search_schema import prepare_search
 
@@ -92,12 +98,7 @@ class SqliteStorage:
             raise translate_sqlite_error(exc) from exc
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
-        # One trip to the connection's thread (execute, fetch and close there)
-        # rather than three; each trip costs a thread wake-up and a GIL hand-off.
-        try:
-            return list(await self._db.execute_fetchall(sql, parameters))
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        return await fetch_rows(self._db, sql, parameters)
 
     async def get(self, key: str) -> StoredObject | None:
         rows = await self._rows(
@@ -179,11 +180,15 @@ class SqliteStorage:
 
 
 @asynccontextmanager
-async def open_sqlite_storage(path: str) -> AsyncGenerator[SqliteStorage]:
+async def open_sqlite_storage(
+    path: str, *, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[SqliteStorage]:
     """Open the database (creating it), configure WAL, and close it on exit."""
-    async with open_sqlite_connection(path, schema=_SCHEMA) as connection:
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous=synchronous
+    ) as connection:
         await prepare_search(connection)
-        search = await asyncio.to_thread(open_search_connection, path)
+        search = await asyncio.to_thread(open_search_connection, path, synchronous)
         try:
             yield SqliteStorage(connection, SqliteSearchIndex(search))
         finally:

@@ -74,6 +74,10 @@ def _record_from_json(raw: dict[str, Any]) -> TokenRecord:
 class TokenFileContents:
     cursor_secret: str
     tokens: tuple[TokenRecord, ...]
+    issued: bool = True
+    """Whether a token was ever created in this file: a file emptied by
+    revocation (or left empty by an operator) means no access, never a new
+    first token."""
 
 
 def _not_a_token_file(path: Path, exc: Exception) -> ValueError:
@@ -94,12 +98,15 @@ def _read_text(path: Path) -> str | None:
 
 def _parse_token_file(path: Path, text: str | None) -> TokenFileContents:
     if text is None:
-        return TokenFileContents(cursor_secret=secrets.token_hex(32), tokens=())
+        return TokenFileContents(secrets.token_hex(32), (), issued=False)
+    if not text.strip():
+        return TokenFileContents(secrets.token_hex(32), (), issued=True)
     try:
         raw = json.loads(text)
         return TokenFileContents(
             cursor_secret=raw["cursor_secret"],
             tokens=tuple(_record_from_json(item) for item in raw["tokens"]),
+            issued=bool(raw.get("tokens_issued", True)),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise _not_a_token_file(path, exc) from exc
@@ -114,6 +121,7 @@ def write_token_file(path: Path, contents: TokenFileContents) -> None:
     """Replace the file atomically; it is created with mode 0600."""
     document = {
         "cursor_secret": contents.cursor_secret,
+        "tokens_issued": contents.issued,
         "tokens": [_record_to_json(record) for record in contents.tokens],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,15 +151,12 @@ def _exclusive(path: Path) -> Generator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def create_token(
-    path: Path,
+def _new_token(
     grants: Mapping[str, Grant],
-    *,
-    label: str | None = None,
-    expires_in_days: float | None = None,
-    now: datetime | None = None,
+    label: str | None,
+    expires_in_days: float | None,
+    now: datetime | None,
 ) -> tuple[str, TokenRecord]:
-    """Add a token to the file; returns its secret (shown once) and its record."""
     if not grants:
         raise ValueError(
             "a token needs at least one grant, e.g. --grant user=alice:owner"
@@ -168,10 +173,44 @@ def create_token(
         if expires_in_days
         else None,
     )
+    return secret, record
+
+
+def _append(path: Path, contents: TokenFileContents, record: TokenRecord) -> None:
+    tokens = (*contents.tokens, record)
+    write_token_file(path, TokenFileContents(contents.cursor_secret, tokens))
+
+
+def create_token(
+    path: Path,
+    grants: Mapping[str, Grant],
+    *,
+    label: str | None = None,
+    expires_in_days: float | None = None,
+    now: datetime | None = None,
+) -> tuple[str, TokenRecord]:
+    """Add a token to the file; returns its secret (shown once) and its record."""
+    secret, record = _new_token(grants, label, expires_in_days, now)
+    with _exclusive(path):
+        _append(path, read_token_file(path), record)
+    return secret, record
+
+
+def create_first_token(
+    path: Path, grants: Mapping[str, Grant], *, label: str
+) -> tuple[str, TokenRecord] | None:
+    """A first token, only if no token was ever created in the file.
+
+    A missing file (or one made only to hold the cursor secret) gets one; a
+    file whose tokens were all revoked, or that an operator left empty, keeps
+    meaning "no access".
+    """
+    secret, record = _new_token(grants, label, None, None)
     with _exclusive(path):
         contents = read_token_file(path)
-        tokens = (*contents.tokens, record)
-        write_token_file(path, TokenFileContents(contents.cursor_secret, tokens))
+        if contents.issued:
+            return None
+        _append(path, contents, record)
     return secret, record
 
 
@@ -188,8 +227,9 @@ def revoke_token(path: Path, token_id: str) -> bool:
 def ensure_cursor_secret(path: Path) -> str:
     """The secret that signs list cursors, shared by every replica using this file."""
     with _exclusive(path):
-        contents = read_token_file(path)
-        if not path.exists():
+        text = _read_text(path)
+        contents = _parse_token_file(path, text)
+        if text is None or not text.strip():
             write_token_file(path, contents)
     return contents.cursor_secret
 
@@ -229,7 +269,9 @@ class TokenFileResolver:
             return ResolutionFailure("The bearer token is not valid.")
         if record.expires_at is not None and record.expires_at <= self._clock():
             return ResolutionFailure("The bearer token has expired.")
-        return Identity(grants=record.grants, label=record.label)
+        return Identity(
+            grants=record.grants, label=record.label, token_id=record.token_id
+        )
 
 
 class FixedResolver:

@@ -1,4 +1,4 @@
-"""The ASGI application: the memory API over HTTP and tool-MCP at /mcp.
+"""The ASGI application: the memory API, tool-MCP at /mcp and the browser at /ui/.
 
 Run it with ``wenchang serve`` (or ``uvicorn app.server.asgi:app``).
 """
@@ -11,12 +11,14 @@ from tenchi.server import create_app
 
 from app.infra.token_file import TokenFileResolver
 from app.server.encoded_slash_guard import EncodedSlashGuard
+from app.server.error_envelope import ErrorEnvelope
 from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp_http import HttpMcp
 from app.server.routes import routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
+from app.server.ui.mount import ui_routes
 from app.shared.identity import Resolver
 
 
@@ -35,9 +37,13 @@ def build_app(
         lifespan=mcp.lifespan(create_lifespan(settings)),
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
-        middleware=(Middleware(EncodedSlashGuard, resolver=resolver),),
+        middleware=(
+            Middleware(ErrorEnvelope),
+            Middleware(EncodedSlashGuard, resolver=resolver),
+        ),
     )
     app.router.routes.append(mcp.route)
+    app.router.routes.extend(ui_routes())
     return app
 
 

@@ -17,7 +17,7 @@ def too_large(limit: int) -> JSONResponse:
     body = error_body(
         code="REQUEST_TOO_LARGE",
         message=f"The request body is over the {limit}-byte limit.",
-        details={"max_bytes": limit},
+        details={"limit": limit},
     )
     return JSONResponse(body, status_code=413)
 

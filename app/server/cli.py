@@ -2,11 +2,19 @@
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
-from app.infra.token_file import create_token, read_token_file, revoke_token
+from app.infra.token_file import (
+    create_first_token,
+    create_token,
+    read_token_file,
+    revoke_token,
+)
+from app.server.config_report import effective_settings, unknown_variable_warnings
 from app.server.settings import Settings, SettingsError, load_settings
 from app.shared.identity import parse_grants
 
@@ -39,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--storage", help="storage URL, e.g. sqlite:///./wenchang.db")
     commands.add_parser(
         "mcp", help="serve the memory tools over MCP stdio as WENCHANG_LOCAL_IDENTITY"
+    )
+    commands.add_parser(
+        "config", help="print the effective settings (secrets masked); exit 2 if bad"
     )
     token = commands.add_parser("token", help="manage bearer tokens")
     actions = token.add_subparsers(dest="action", required=True)
@@ -74,12 +85,29 @@ def client_snippet(url: str, token: str) -> str:
     )
 
 
+def no_access_warning(path: Path) -> str:
+    return (
+        f"wenchang: warning: {path} holds no tokens, so every HTTP and MCP request "
+        "is refused (401). No token is created automatically once a token file "
+        "exists. Create one with\n  wenchang token create --grant user=me:owner "
+        "--label laptop\n(a running server accepts it without a restart)."
+    )
+
+
 def ensure_first_token(settings: Settings, url: str) -> str | None:
-    """On an empty machine, create one owner token for the local identity."""
+    """On an empty machine, create one owner token for the local identity.
+
+    Only a missing token file (or one created just for the cursor secret) gets
+    one: a file whose tokens were revoked means "no access" and gets a warning.
+    """
     path = settings.tokens_path
     if read_token_file(path).tokens:
         return None
-    secret, record = create_token(path, settings.local_grants, label="local")
+    created = create_first_token(path, settings.local_grants, label="local")
+    if created is None:
+        print(no_access_warning(path), file=sys.stderr, flush=True)
+        return None
+    secret, record = created
     grants = ", ".join(
         f"{scope}={g.entity_id}:{g.role}" for scope, g in record.grants.items()
     )
@@ -89,11 +117,24 @@ def ensure_first_token(settings: Settings, url: str) -> str | None:
     )
 
 
+def warn_about_unknown_variables() -> None:
+    """Name each unknown WENCHANG_* variable once, on stderr (stdout may be MCP)."""
+    for warning in unknown_variable_warnings(os.environ):
+        print(f"wenchang: warning: {warning}", file=sys.stderr, flush=True)
+
+
+def _config() -> int:
+    warn_about_unknown_variables()
+    print(effective_settings(load_settings()))
+    return 0
+
+
 def _serve(arguments: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server.asgi import build_app
 
+    warn_about_unknown_variables()
     overrides = {"storage": arguments.storage} if arguments.storage else {}
     settings = load_settings(**overrides)
     url = f"http://{arguments.host}:{arguments.port}"
@@ -112,6 +153,7 @@ def _mcp() -> int:
     from app.server.mcp import serve_stdio
 
     # stdout carries the protocol: nothing else may be printed to it.
+    warn_about_unknown_variables()
     anyio.run(serve_stdio, load_settings())
     return 0
 
@@ -149,6 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _mcp()
         if arguments.command == "serve":
             return _serve(arguments)
+        if arguments.command == "config":
+            return _config()
         return _token(arguments)
     except (SettingsError, ValueError) as exc:
         print(f"wenchang: {exc}", file=sys.stderr)

@@ -7,9 +7,11 @@ from datetime import UTC, datetime
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
+from app.features.audit.ports import AuditLog
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
+from app.infra.stream_audit_log import NoAuditLog
 from app.shared.identity import Identity
 
 
@@ -31,6 +33,9 @@ class AppContext:
     rate_limits: RateLimitStore = field(default_factory=MemoryRateLimitStore)
     caller: str = ""
     """Who sent an HTTP request, as an opaque id derived from its credential."""
+    audit: AuditLog = field(default_factory=NoAuditLog)
+    request_id: str = ""
+    """The call's correlation id (HTTP ``x-request-id``, MCP request id)."""
 
     @property
     def source(self) -> str:

@@ -1,13 +1,16 @@
 """Process resources of a running Wenchang: storage, index cache and limits."""
 
+import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
+from typing import TextIO
 
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.infra.port_wiring import (
+    open_audit_log,
     open_idempotency_store,
     open_index_cache,
     open_rate_limit_store,
@@ -53,21 +56,39 @@ def base_context(
     )
 
 
+def audit_stream(surface: str) -> TextIO:
+    # A process serving MCP over stdio speaks the protocol on stdout.
+    return sys.stderr if surface == "mcp" else sys.stdout
+
+
 def create_lifespan(
     settings: Settings, *, surface: str = "http"
 ) -> Callable[[], AbstractAsyncContextManager[Runtime]]:
     @asynccontextmanager
     async def lifespan() -> AsyncGenerator[Runtime]:
         async with (
-            open_storage(settings.storage) as storage,
+            open_storage(
+                settings.storage, sqlite_synchronous=settings.sqlite_synchronous
+            ) as storage,
             open_index_cache(
                 settings.index_cache, ttl=settings.index_cache_ttl
             ) as cache,
-            open_idempotency_store(settings.request_store_url) as idempotency,
-            open_rate_limit_store(settings.request_store_url) as rate_limits,
+            open_idempotency_store(
+                settings.request_store_url,
+                sqlite_synchronous=settings.sqlite_synchronous,
+            ) as idempotency,
+            open_rate_limit_store(settings.rate_limit_store) as rate_limits,
+            open_audit_log(
+                settings.audit_url,
+                max_days=settings.audit_max_days,
+                stream=audit_stream(surface),
+                sqlite_synchronous=settings.sqlite_synchronous,
+            ) as audit,
         ):
             context = base_context(settings, storage, cache, surface=surface)
-            guarded = replace(context, idempotency=idempotency, rate_limits=rate_limits)
+            guarded = replace(
+                context, idempotency=idempotency, rate_limits=rate_limits, audit=audit
+            )
             yield Runtime(guarded)
 
     return lifespan

@@ -8,9 +8,9 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
@@ -20,11 +20,30 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from app.infra.gcs_client import parse_gcs_url
+from app.infra.backend_urls import (
+    AUDIT_URLS,
+    INDEX_CACHE_URLS,
+    REQUEST_STORE_URLS,
+    STORAGE_URLS,
+    Backend,
+    UrlForm,
+    backend_of,
+    sqlite_path,
+)
 from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
 MAX_REQUEST_BYTES_CEILING = 16 * 1_048_576
+BACKEND_URLS: dict[str, tuple[UrlForm, ...]] = {
+    "storage": STORAGE_URLS,
+    "index_cache": INDEX_CACHE_URLS,
+    "request_store": REQUEST_STORE_URLS,
+    "rate_limit_store": REQUEST_STORE_URLS,
+    "audit": AUDIT_URLS,
+}
+DEFAULT_RATE_LIMIT = 100_000
+"""Requests per token per window by default: above what one process serves, so
+the default never throttles an ordinary client (see docs/configuration.md)."""
 CommaList = Annotated[tuple[str, ...], NoDecode]
 RolesTable = Annotated[dict[str, list[str]], NoDecode]
 
@@ -68,12 +87,17 @@ class Settings(BaseSettings):
     )
     local_identity: CommaList = ("user=local:owner",)
     cursor_secret: str | None = Field(default=None, min_length=16)
-    rate_limit: int = Field(default=1200, ge=0)
+    rate_limit: int = Field(default=DEFAULT_RATE_LIMIT, ge=0)
     rate_limit_window: float = Field(default=60, gt=0, le=86_400)
     max_request_bytes: int = Field(
         default=1_048_576, ge=1024, le=MAX_REQUEST_BYTES_CEILING
     )
     request_store: str | None = None
+    rate_limit_store: str = "memory"
+    sqlite_synchronous: Literal["full", "normal"] = "full"
+    audit: str | None = None
+    audit_roles: CommaList = ("owner", "admin")
+    audit_max_days: int = Field(default=365, gt=0, le=36_500)
 
     @field_validator(
         "scope_priority",
@@ -81,11 +105,17 @@ class Settings(BaseSettings):
         "allowed_hosts",
         "allowed_origins",
         "local_identity",
+        "audit_roles",
         mode="before",
     )
     @classmethod
     def _split(cls, value: Any) -> Any:
         return _comma_list(value)
+
+    @field_validator("sqlite_synchronous", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("scope_priority")
     @classmethod
@@ -108,36 +138,21 @@ class Settings(BaseSettings):
                 'use a JSON object of scope to roles, e.g. {"project": ["owner"]}'
             ) from None
 
-    @field_validator("storage")
+    @field_validator(
+        "storage", "index_cache", "request_store", "rate_limit_store", "audit"
+    )
     @classmethod
-    def _storage(cls, value: str) -> str:
-        if value.startswith("gcs://"):
-            parse_gcs_url(value)
-            return value
-        if value.startswith("sqlite:///") or value == "memory://":
-            return value
-        if value.startswith("file://") and len(value) > len("file://"):
-            return value
-        raise ValueError(
-            "use sqlite:///path/to.db, file:///path/to/dir, gcs://bucket[/prefix] "
-            "or memory://"
-        )
+    def _backend_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            backend_of(value, BACKEND_URLS[str(info.field_name)])
+        return value
 
-    @field_validator("index_cache")
+    @field_validator("audit_roles")
     @classmethod
-    def _index_cache(cls, value: str) -> str:
-        if value in ("none", "memory") or value.startswith(("redis://", "rediss://")):
-            return value
-        raise ValueError("use none, memory or redis://host:6379/0")
-
-    @field_validator("request_store")
-    @classmethod
-    def _request_store(cls, value: str | None) -> str | None:
-        if value is None or value == "memory":
-            return value
-        if value.startswith(("sqlite:///", "redis://", "rediss://")):
-            return value
-        raise ValueError("use memory, sqlite:///path/to.db or redis://host:6379/0")
+    def _audit_roles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one role, e.g. owner,admin")
+        return value
 
     @field_validator("local_identity")
     @classmethod
@@ -169,20 +184,29 @@ class Settings(BaseSettings):
 
     @property
     def sqlite_path(self) -> Path | None:
-        if self.storage.startswith("sqlite:///"):
-            return Path(self.storage[len("sqlite:///") :])
+        if backend_of(self.storage, STORAGE_URLS) is Backend.SQLITE:
+            return sqlite_path(self.storage)
         return None
 
     @property
     def request_store_url(self) -> str:
-        """Where rate-limit windows and idempotency records live.
+        """Where idempotency records live.
 
         By default they share the SQLite database (so processes on one file share
-        them); other storage keeps them in this process.
+        them); other storage keeps them in this process. Rate-limit windows have
+        their own setting, ``rate_limit_store``: in process unless shared on purpose,
+        so counting a request never costs a storage write.
         """
         if self.request_store is not None:
             return self.request_store
         return self.storage if self.sqlite_path is not None else "memory"
+
+    @property
+    def audit_url(self) -> str:
+        """Where audit events go: the SQLite database by default, else stdout."""
+        if self.audit is not None:
+            return self.audit
+        return self.storage if self.sqlite_path is not None else "stdout"
 
     @property
     def tokens_path(self) -> Path:

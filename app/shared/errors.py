@@ -1,7 +1,7 @@
 """Every caller-visible Wenchang error: its definition, category and payload.
 
 Each memory error is one ``ErrorDef`` (the HTTP status and envelope code) plus a
-builder that renders the SPEC §4 payload into ``details``: ``error``,
+builder that renders the error payload into ``details``: ``error``,
 ``category``, ``message``, the location when it parses, and the error's extra
 fields. HTTP, MCP and the typed client all read the same payload, so an agent
 can recover from any of them without another call. Messages never carry an
@@ -9,11 +9,12 @@ entity id or a storage path.
 """
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from tenchi.errors import AppError, ErrorDef
+
+from .locations import Location
 
 
 class Category(StrEnum):
@@ -36,18 +37,6 @@ GUIDANCE: dict[Category, str] = {
     ),
     Category.INTERNAL: "An unexpected failure occurred; it has been logged.",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """Where a memory file lives, as the caller named it (never the entity id)."""
-
-    scope: str
-    area: str
-    name: str
-
-    def describe(self) -> str:
-        return f"scope {self.scope}, area {self.area}, name {self.name}"
 
 
 version_conflict = ErrorDef(
@@ -209,7 +198,7 @@ def invalid_argument_error(argument: str, detail: str) -> AppError:
     )
 
 
-def file_absent_error(location: Location) -> AppError:
+def memory_not_found_error(location: Location) -> AppError:
     return memory_error(
         memory_not_found,
         error="NotFoundError",
@@ -334,4 +323,25 @@ def purge_incomplete_error(remaining: int, passes: int) -> AppError:
         ),
         remaining=remaining,
         passes=passes,
+    )
+
+
+audit_unavailable = ErrorDef(
+    code="AUDIT_UNAVAILABLE",
+    status=501,
+    message="This server keeps no audit log that can be queried.",
+)
+
+
+def audit_unavailable_error(store: str) -> AppError:
+    return memory_error(
+        audit_unavailable,
+        error="AuditUnavailableError",
+        category=Category.PERMANENT,
+        detail=(
+            f"This server sends audit events to {store} and keeps none to query; "
+            "ask its operator, who can set WENCHANG_AUDIT to sqlite:///path or "
+            "file:///dir to keep them."
+        ),
+        store=store,
     )

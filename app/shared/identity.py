@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .errors import resolver_failure_error
+from .locations import is_valid_segment
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +23,8 @@ class Grant:
 class Identity:
     grants: Mapping[str, Grant]
     label: str | None = None
+    token_id: str | None = None
+    """The token's public id (``wenchang token list``); None without a token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,16 +42,6 @@ def require_identity(identity: Identity | None) -> Identity:
     if identity is None:
         raise resolver_failure_error()
     return identity
-
-
-def is_valid_segment(segment: str) -> bool:
-    """A storage-key segment: non-empty, not a dot segment, no separators or Cc."""
-    if segment in ("", ".", ".."):
-        return False
-    return not any(
-        char in "/\\" or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F
-        for char in segment
-    )
 
 
 def parse_grant(text: str) -> tuple[str, Grant]:

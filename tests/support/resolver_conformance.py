@@ -16,6 +16,13 @@ from pathlib import Path
 import pytest
 from tenchi.errors import AppError
 
+from app.client import MemoryClient
+from app.client.errors import (
+    InvalidArgumentError,
+    ResolverFailureError,
+    RestrictedScopeError,
+    error_from_payload,
+)
 from app.features.memory.policy import (
     ScopePolicy,
     locate_file,
@@ -25,13 +32,6 @@ from app.features.memory.policy import (
 from app.infra.memory_index_cache import NoIndexCache
 from app.infra.memory_storage import MemoryStorage
 from app.server.asgi import build_app
-from app.server.client import MemoryClient, open_in_process_client
-from app.server.client_errors import (
-    InvalidArgumentError,
-    ResolverFailureError,
-    RestrictedScopeError,
-    error_from_payload,
-)
 from app.server.context import AppContext
 from app.server.hooks import authenticate
 from app.server.settings import Settings
@@ -43,6 +43,7 @@ from app.shared.identity import (
     Resolver,
     is_valid_segment,
 )
+from tests.support.in_process_client import open_in_process_client
 
 __all__ = ["ResolverConformance"]
 

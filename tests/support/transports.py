@@ -18,6 +18,13 @@ from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
 
+from app.client.errors import (
+    InternalError,
+    InvalidArgumentError,
+    WenchangError,
+    error_from_payload,
+)
+from app.client.translate import translate_errors
 from app.features.memory.schemas import (
     AppendLine,
     Deleted,
@@ -37,13 +44,6 @@ from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.replace_fact import replace_fact
 from app.features.memory.use_cases.write_file import write_file
-from app.server.client_errors import (
-    InternalError,
-    InvalidArgumentError,
-    WenchangError,
-    error_from_payload,
-    translate_errors,
-)
 from app.server.context import AppContext
 from app.shared.identity import Identity, ResolutionFailure
 from tests.mcp_support import http_session

@@ -7,16 +7,16 @@ from dataclasses import dataclass, field
 from tenchi.errors import AppError
 
 from app.shared.errors import (
-    Location,
     invalid_argument_error,
     oversize_write_error,
-    precondition_required_error,
     role_required_error,
     system_read_only_error,
 )
-from app.shared.identity import Grant, Identity, is_valid_segment
+from app.shared.identity import Grant, Identity
+from app.shared.locations import SEGMENT_RULE, Location, is_valid_segment
 
-from .domain import SYSTEM_AREA, Address, entity_prefix, file_key, is_fact_line
+from .domain import SYSTEM_AREA, Address, address_of, entity_prefix, is_fact_line
+from .ports import FileMetadata
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -65,8 +65,7 @@ def _invalid_area(area: str) -> AppError:
 def _invalid_name(name: str) -> AppError:
     return invalid_argument_error(
         "name",
-        f"name {name!r} must be non-empty, not '.' or '..', and contain no '/', "
-        "'\\' or control characters",
+        f"name {name!r} {SEGMENT_RULE}",
     )
 
 
@@ -107,16 +106,23 @@ def require_name(name: str) -> str:
 
 
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
-    """SPEC order: grant -> path (area, then name) -> area slug -> name characters."""
+    """Check order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
     require_path(area, name)
     require_area(area)
     require_name(name)
-    return Address(
-        location=Location(scope=scope, area=area, name=name),
-        key=file_key(scope, grant.entity_id, area, name),
-        entity_prefix=entity_prefix(scope, grant.entity_id),
-    )
+    return address_of(Location(scope, area, name), grant.entity_id)
+
+
+def locate_entity(scope: str, entity_id: str) -> str:
+    """The prefix of an entity an operator names directly (tasks carry no grants)."""
+    for argument, value in (("scope", scope), ("entity_id", entity_id)):
+        if not is_valid_segment(value):
+            raise invalid_argument_error(
+                argument,
+                f"{argument} {value!r} {SEGMENT_RULE}",
+            )
+    return entity_prefix(scope, entity_id)
 
 
 def locate_prefix(identity: Identity, scope: str, area: str | None) -> str:
@@ -178,44 +184,21 @@ def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
     return data
 
 
+def require_edit_fits(
+    address: Address, content: str, meta: FileMetadata, limit: int
+) -> bytes:
+    """An edited body within the size limit, then its metadata within budget."""
+    data = require_within_limit(address, content.encode(), limit)
+    require_metadata_budget(meta.description, meta.aliases)
+    return data
+
+
 def granted_prefixes(identity: Identity) -> list[str]:
     """The entity prefixes an index may read: exactly the caller's grants."""
     return [
         entity_prefix(scope, grant.entity_id)
         for scope, grant in identity.grants.items()
     ]
-
-
-def _version_of(if_match: str) -> str:
-    return if_match[1:-1]
-
-
-def expected_from_if_match(if_match: str | None, if_none_match: str | None) -> str:
-    """The version a POST or DELETE is guarded by; If-None-Match has no meaning here."""
-    if if_none_match is not None:
-        raise invalid_argument_error(
-            "expected_version",
-            "If-None-Match applies only to creating a file with PUT; send If-Match: "
-            '"<version>" instead',
-        )
-    if if_match is None:
-        raise precondition_required_error()
-    return _version_of(if_match)
-
-
-def expected_from_put(if_match: str | None, if_none_match: str | None) -> str | None:
-    """None to create (If-None-Match: *), else the version a replace is guarded by."""
-    if if_match is not None and if_none_match is not None:
-        raise invalid_argument_error(
-            "expected_version",
-            'send either If-None-Match: * (create) or If-Match: "<version>" '
-            "(replace), not both",
-        )
-    if if_match is not None:
-        return _version_of(if_match)
-    if if_none_match is None:
-        raise precondition_required_error()
-    return None
 
 
 METADATA_BUDGET_BYTES = 6144

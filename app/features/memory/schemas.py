@@ -1,10 +1,9 @@
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
-from app.shared.identity import is_valid_segment
+from app.shared.locations import SEGMENT_RULE, is_valid_segment
 
 MAX_CONTENT_CHARS = 1_048_576
 """Schema bound on any body; the configurable byte limit is enforced below it."""
@@ -222,18 +221,9 @@ class VersionHeaders(BaseModel):
     etag: str = Field(alias="ETag")
 
 
-@dataclass(frozen=True, slots=True)
-class PutOutcome:
-    file: MemoryFile
-    created: bool
-
-
 def _key_segment(value: str) -> str:
     if not is_valid_segment(value):
-        raise ValueError(
-            "must be non-empty, not '.' or '..', and contain no '/', '\\' or "
-            "control characters"
-        )
+        raise ValueError(SEGMENT_RULE)
     return value
 
 

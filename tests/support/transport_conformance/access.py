@@ -3,8 +3,7 @@
 import itertools
 from collections.abc import Awaitable, Callable
 
-from app.features.memory.policy import locate_file, require_grant
-from app.server.client_errors import (
+from app.client.errors import (
     FileQuotaExceededError,
     InvalidArgumentError,
     NotFoundError,
@@ -13,13 +12,14 @@ from app.server.client_errors import (
     VersionConflictError,
     WenchangError,
 )
+from app.features.memory.policy import locate_file, require_grant
 from app.shared.errors import (
-    Location,
     file_quota_exceeded_error,
     role_required_error,
     system_read_only_error,
 )
 from app.shared.identity import Identity
+from app.shared.locations import Location
 
 from .harness import (
     MAX_FILE_BYTES,

@@ -2,24 +2,24 @@
 
 import pytest
 
-from app.features.memory.policy import (
-    require_description,
-    require_fact_line,
-    require_old_string,
-)
-from app.server.client_errors import (
+from app.client.errors import (
     InvalidArgumentError,
     NotFoundError,
     OversizeWriteError,
     ReplaceFactMatchError,
     VersionConflictError,
 )
+from app.features.memory.policy import (
+    require_description,
+    require_fact_line,
+    require_old_string,
+)
 from app.shared.errors import (
-    Location,
-    file_absent_error,
+    memory_not_found_error,
     oversize_write_error,
     replace_fact_match_error,
 )
+from app.shared.locations import Location
 
 from .harness import (
     MAX_FILE_BYTES,
@@ -94,7 +94,7 @@ class EditConformance(Harness):
             NotFoundError,
         )
 
-        assert_payload(raised, file_absent_error(PROBE))
+        assert_payload(raised, memory_not_found_error(PROBE))
         await expect(transport.read_file("user", "notes", "probe"), NotFoundError)
 
     async def test_append_of_a_non_fact_line_is_invalid(

@@ -2,19 +2,19 @@
 
 import re
 
-from app.features.memory.schemas import Deleted
-from app.server.client_errors import (
+from app.client.errors import (
     NotFoundError,
     OversizeWriteError,
     VersionConflictError,
 )
+from app.features.memory.schemas import Deleted
 from app.shared.errors import (
-    Location,
-    file_absent_error,
+    memory_not_found_error,
     oversize_write_error,
     version_conflict_error,
 )
 from app.shared.identity import Identity
+from app.shared.locations import Location
 
 from .harness import (
     MAX_FILE_BYTES,
@@ -106,7 +106,7 @@ class FileConformance(Harness):
             transport.read_file("user", "notes", "probe"), NotFoundError
         )
 
-        assert_payload(raised, file_absent_error(PROBE))
+        assert_payload(raised, memory_not_found_error(PROBE))
         assert raised.reason == "file_absent"
 
     async def test_replace_replaces_metadata_and_keeps_sources(
@@ -242,7 +242,7 @@ class FileConformance(Harness):
             NotFoundError,
         )
 
-        assert_payload(raised, file_absent_error(PROBE))
+        assert_payload(raised, memory_not_found_error(PROBE))
         await expect(transport.read_file("user", "notes", "probe"), NotFoundError)
 
     async def test_delete_removes_the_file_everywhere(
@@ -294,7 +294,7 @@ class FileConformance(Harness):
             NotFoundError,
         )
 
-        assert_payload(raised, file_absent_error(PROBE))
+        assert_payload(raised, memory_not_found_error(PROBE))
 
     async def test_versions_from_every_operation_are_accepted(
         self, transport: Transport

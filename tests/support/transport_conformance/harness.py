@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import pytest
 from tenchi.errors import AppError
 
+from app.client.errors import WenchangError
 from app.features.memory.domain import entry_cost
 from app.features.memory.schemas import (
     Deleted,
@@ -17,7 +18,6 @@ from app.features.memory.schemas import (
     MemoryFile,
     MemoryIndex,
 )
-from app.server.client_errors import WenchangError
 from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Grant, Identity
 

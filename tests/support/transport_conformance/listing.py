@@ -7,9 +7,9 @@ from datetime import datetime
 
 import pytest
 
+from app.client.errors import InvalidArgumentError
 from app.features.memory.domain import entry_cost
 from app.features.memory.schemas import CappedArea, FileEntry, MemoryIndex
-from app.server.client_errors import InvalidArgumentError
 from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Identity
 

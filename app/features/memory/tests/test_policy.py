@@ -4,7 +4,7 @@ from dataclasses import replace
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.policy import expected_from_if_match, expected_from_put
+from app.features.memory.policy import locate_entity
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
@@ -23,7 +23,6 @@ from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 from app.shared.errors import (
     invalid_argument,
-    precondition_required,
     restricted_scope,
     unauthorized,
 )
@@ -97,63 +96,25 @@ async def test_system_area_in_a_role_gated_scope_is_system_read_only() -> None:
 
 
 @pytest.mark.parametrize(
-    ("if_match", "if_none_match", "expected"),
-    [('"7"', None, "7"), (None, "*", None)],
+    ("scope", "entity_id", "argument"),
+    [("user", "a/b", "entity_id"), ("..", "alice", "scope"), ("user", "", "entity_id")],
 )
-def test_expected_from_put_maps_headers_to_a_version(
-    if_match: str | None, if_none_match: str | None, expected: str | None
+def test_an_operator_named_entity_must_be_a_key_segment(
+    scope: str, entity_id: str, argument: str
 ) -> None:
-    """If-Match replaces at that version; If-None-Match: * creates."""
-    assert expected_from_put(if_match, if_none_match) == expected
-
-
-def test_expected_from_if_match_strips_the_quotes() -> None:
-    """The ETag's quoted value is the version."""
-    assert expected_from_if_match('"a-b"', None) == "a-b"
-
-
-@pytest.mark.parametrize(
-    "derive", [expected_from_put, expected_from_if_match], ids=["put", "post-delete"]
-)
-def test_a_mutation_without_a_precondition_is_precondition_required(
-    derive: Callable[[str | None, str | None], object],
-) -> None:
-    """Neither If-Match nor If-None-Match is a 428."""
+    """A task's scope and entity id must each be one key segment."""
     with pytest.raises(AppError) as caught:
-        derive(None, None)
-
-    assert_error(
-        caught.value,
-        precondition_required,
-        error="PreconditionRequiredError",
-        category="recoverable",
-    )
-
-
-@pytest.mark.parametrize(
-    ("derive", "if_match"),
-    [(expected_from_put, '"1"'), (expected_from_if_match, '"1"')],
-    ids=["put-with-both", "post-delete-if-none-match"],
-)
-def test_if_none_match_outside_a_plain_put_create_is_invalid(
-    derive: Callable[[str | None, str | None], object], if_match: str
-) -> None:
-    """If-None-Match means create only on PUT, and never beside If-Match."""
-    with pytest.raises(AppError) as caught:
-        derive(if_match, "*")
+        locate_entity(scope, entity_id)
 
     assert_error(
         caught.value,
         invalid_argument,
         error="InvalidArgumentError",
         category="recoverable",
-        argument="expected_version",
+        argument=argument,
     )
 
 
-def test_if_none_match_alone_on_post_or_delete_is_invalid() -> None:
-    """Without If-Match, If-None-Match on POST/DELETE is still the wrong header."""
-    with pytest.raises(AppError) as caught:
-        expected_from_if_match(None, "*")
-
-    assert caught.value.details["argument"] == "expected_version"
+def test_an_operator_named_entity_locates_its_prefix() -> None:
+    """The prefix is the scope, then the entity id."""
+    assert locate_entity("user", "alice") == "user/alice/"

@@ -2,24 +2,17 @@ from app.server.context import AppContext
 from app.shared.errors import version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import (
-    appended,
-    edited_metadata,
-    load_existing,
-    render_file,
-    render_stored,
-    require_version,
-)
+from ..domain import appended, edited_metadata, render_file, render_stored
 from ..policy import (
     locate_file,
     require_aliases,
     require_description,
+    require_edit_fits,
     require_fact_line,
-    require_metadata_budget,
     require_text,
-    require_within_limit,
     require_writable,
 )
+from ..ports.storage_reads import load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -34,23 +27,14 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     require_writable(identity, context.policy, address)
     line = require_fact_line(request.line)
     expected = require_text("expected_version", request.expected_version)
-    aliases = require_aliases(request.aliases)
-    description = require_description(request.description)
+    require_aliases(request.aliases)
+    require_description(request.description)
     storage = context.storage
     stored = await load_existing(storage, address)
     require_version(address, stored, expected)
     content = appended(stored.data.decode(), line)
-    data = require_within_limit(
-        address, content.encode(), context.limits.max_file_bytes
-    )
-    meta = edited_metadata(
-        stored.metadata,
-        description=description,
-        aliases=aliases,
-        source=context.source,
-        now=context.clock(),
-    )
-    require_metadata_budget(meta.description, meta.aliases)
+    meta = edited_metadata(stored.metadata, request, context.source, context.clock())
+    data = require_edit_fits(address, content, meta, context.limits.max_file_bytes)
     version = await storage.put_if_version(address.key, data, meta, expected)
     if version is None:
         current = await load_existing(storage, address)

@@ -1,8 +1,8 @@
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import load_existing, raise_current_state, require_version
 from ..policy import locate_file, require_text, require_writable
+from ..ports.storage_reads import load_existing, raise_current_state, require_version
 from ..schemas import Deleted, DeleteFile
 
 

@@ -1,6 +1,8 @@
 from app.server.context import AppContext
 
-from ..domain import entity_prefix, format_timestamp, list_batches, split_key
+from ..domain import format_timestamp, split_key
+from ..policy import locate_entity
+from ..ports.storage_reads import list_batches
 from ..schemas import EntityPrefix, ExportedFile, MemoryExport
 
 
@@ -12,10 +14,9 @@ async def export_memory(request: EntityPrefix, context: AppContext) -> MemoryExp
     whole entity is held beside the document. The export is not a snapshot: a
     file deleted mid-export is left out.
     """
-    # doctor: public -- operator task; the operator names the entity directly.
     storage = context.storage
     files: list[ExportedFile] = []
-    prefix = entity_prefix(request.scope, request.entity_id)
+    prefix = locate_entity(request.scope, request.entity_id)
     async for batch in list_batches(storage, prefix):
         for listed in batch:
             parts = split_key(listed.key)

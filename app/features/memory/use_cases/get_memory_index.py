@@ -4,9 +4,10 @@ from collections.abc import Sequence
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import build_index, list_all
+from ..domain import build_index
 from ..policy import granted_prefixes
 from ..ports import ListedObject
+from ..ports.storage_reads import list_all
 from ..schemas import MemoryIndex
 
 

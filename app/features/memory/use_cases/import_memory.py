@@ -3,10 +3,12 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from app.server.context import AppContext
-from app.shared.errors import Location, import_conflict_error, invalid_argument_error
+from app.shared.errors import import_conflict_error, invalid_argument_error
+from app.shared.locations import Location
 
-from ..domain import Address, entity_prefix, file_key, raise_current_state
+from ..domain import Address, address_of
 from ..policy import (
+    locate_entity,
     require_area,
     require_description,
     require_metadata_budget,
@@ -15,6 +17,7 @@ from ..policy import (
     require_within_limit,
 )
 from ..ports import FileMetadata, Storage
+from ..ports.storage_reads import raise_current_state
 from ..schemas import FileName, ImportedFile, ImportMemory, ImportMode, ImportReport
 
 ATTEMPTS = 3
@@ -36,7 +39,7 @@ async def import_memory(request: ImportMemory, context: AppContext) -> ImportRep
     recorded as written by this surface (``task``), one without last_updated at
     the clock's time.
     """
-    # doctor: public -- operator task; the operator names the entity directly.
+    prefix = locate_entity(request.scope, request.entity_id)
     restores = [_restore(request, item, context) for item in request.files]
     _require_distinct(restores)
     storage, mode = context.storage, request.mode
@@ -52,9 +55,7 @@ async def import_memory(request: ImportMemory, context: AppContext) -> ImportRep
             )
             outcomes[outcome].append(_name(restore))
     finally:
-        await context.index_cache.invalidate(
-            entity_prefix(request.scope, request.entity_id)
-        )
+        await context.index_cache.invalidate(prefix)
     return ImportReport(
         scope=request.scope,
         entity_id=request.entity_id,
@@ -70,11 +71,7 @@ def _restore(
 ) -> _Restore:
     require_path(item.area, item.name)
     location = Location(request.scope, require_area(item.area), require_name(item.name))
-    address = Address(
-        location=location,
-        key=file_key(request.scope, request.entity_id, item.area, item.name),
-        entity_prefix=entity_prefix(request.scope, request.entity_id),
-    )
+    address = address_of(location, request.entity_id)
     data = require_within_limit(
         address, item.content.encode(), context.limits.max_file_bytes
     )

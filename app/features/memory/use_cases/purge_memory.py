@@ -3,8 +3,10 @@ from collections.abc import Sequence
 from app.server.context import AppContext
 from app.shared.errors import purge_incomplete_error
 
-from ..domain import entity_prefix, list_batches, split_key
+from ..domain import split_key
+from ..policy import locate_entity
 from ..ports import ListedObject, Storage
+from ..ports.storage_reads import list_batches
 from ..schemas import FileName, PurgeMemory, PurgeReport
 
 PURGE_MAX_PASSES = 5
@@ -18,9 +20,8 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     passes run; anything left after the last is PURGE_INCOMPLETE. The index
     cache is invalidated even then, and storage is scrubbed after a full purge.
     """
-    # doctor: public -- operator task; the operator names the entity directly.
     storage = context.storage
-    prefix = entity_prefix(request.scope, request.entity_id)
+    prefix = locate_entity(request.scope, request.entity_id)
     gone: list[ListedObject] = []
     passes = 0
     if request.dry_run:

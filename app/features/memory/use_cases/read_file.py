@@ -1,8 +1,9 @@
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import load_existing, render_stored
+from ..domain import render_stored
 from ..policy import locate_file
+from ..ports.storage_reads import load_existing
 from ..schemas import MemoryFile, ReadFile
 
 

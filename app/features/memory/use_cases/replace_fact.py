@@ -2,22 +2,17 @@ from app.server.context import AppContext
 from app.shared.errors import replace_fact_match_error, version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import (
-    count_matches,
-    edited_metadata,
-    load_existing,
-    render_file,
-)
+from ..domain import count_matches, edited_metadata, render_file
 from ..policy import (
     locate_file,
     require_aliases,
     require_description,
-    require_metadata_budget,
+    require_edit_fits,
     require_old_string,
     require_text,
-    require_within_limit,
     require_writable,
 )
+from ..ports.storage_reads import load_existing
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
@@ -35,9 +30,9 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     old_string = require_old_string(request.old_string)
     new_string = require_text("new_string", request.new_string)
     expected = require_text("expected_version", request.expected_version)
-    aliases = require_aliases(request.aliases)
-    description = require_description(request.description)
-    storage, location = context.storage, address.location
+    require_aliases(request.aliases)
+    require_description(request.description)
+    storage, location, source = context.storage, address.location, context.source
     stored = await load_existing(storage, address)
     for _ in range(ATTEMPTS):
         content = stored.data.decode()
@@ -46,16 +41,9 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
             raise replace_fact_match_error(location, content, stored.version, matches)
         if matches != 1:
             raise version_conflict_error(location, content, stored.version)
-        edited = content.replace(old_string, new_string, 1).encode()
-        data = require_within_limit(address, edited, context.limits.max_file_bytes)
-        meta = edited_metadata(
-            stored.metadata,
-            description=description,
-            aliases=aliases,
-            source=context.source,
-            now=context.clock(),
-        )
-        require_metadata_budget(meta.description, meta.aliases)
+        edited = content.replace(old_string, new_string, 1)
+        meta = edited_metadata(stored.metadata, request, source, context.clock())
+        data = require_edit_fits(address, edited, meta, context.limits.max_file_bytes)
         version = await storage.put_if_version(address.key, data, meta, stored.version)
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)

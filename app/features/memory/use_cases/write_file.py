@@ -2,15 +2,7 @@ from app.server.context import AppContext
 from app.shared.errors import file_quota_exceeded_error
 from app.shared.identity import require_identity
 
-from ..domain import (
-    SYSTEM_AREA,
-    Address,
-    load_existing,
-    raise_current_state,
-    render_file,
-    require_version,
-    with_source,
-)
+from ..domain import SYSTEM_AREA, Address, render_file, with_source
 from ..policy import (
     locate_file,
     require_aliases,
@@ -21,6 +13,7 @@ from ..policy import (
     require_writable,
 )
 from ..ports import FileMetadata
+from ..ports.storage_reads import load_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, WriteFile
 
 

@@ -8,8 +8,8 @@ invalidation every write makes drops it too.
 import asyncio
 from collections.abc import Sequence
 
-from app.features.memory.domain import list_all
 from app.features.memory.ports import IndexCache, ListedObject, Storage
+from app.features.memory.ports.storage_reads import list_all
 
 from ..ports import SearchPage
 from .corpus import Corpus, SearchDocument, search_corpora

@@ -1,0 +1,8 @@
+"""The typed Python client of Wenchang's HTTP API and its exceptions."""
+
+from app.client import errors
+from app.client.errors import *  # noqa: F403
+from app.client.memory_client import MemoryClient, open_memory_client, transient_retry
+
+__all__ = ["MemoryClient", "open_memory_client", "transient_retry"]
+__all__ += errors.__all__

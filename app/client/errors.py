@@ -1,0 +1,330 @@
+"""Exceptions of the typed client: every error code the server sends is one class.
+
+Each class reads the fields of its payload into attributes (the annotated
+ones, by the same name and type), so a caller recovers from the exception alone
+(``VersionConflictError.content`` / ``.version``); ``details`` keeps the whole
+payload, and ``retry_after_seconds`` the server's ``Retry-After`` when it sent
+one. The hierarchy, by what a caller should do::
+
+    WenchangError                       .code .category .message .details
+    ├── RecoverableError                correct the call from the details, retry
+    │   ├── VersionConflictError        .content .version
+    │   ├── OversizeWriteError          .size .limit
+    │   ├── FileQuotaExceededError      .limit
+    │   ├── ReplaceFactMatchError       .content .version .match_count
+    │   ├── InvalidArgumentError        .argument
+    │   │   └── RequestValidationError  (VALIDATION_ERROR) .errors
+    │   ├── NotFoundError               .reason
+    │   ├── PreconditionRequiredError
+    │   └── RequestTooLargeError        .limit (None when not sent)
+    ├── PermanentError                  do not retry
+    │   ├── RestrictedScopeError        .reason .required_roles
+    │   ├── ResolverFailureError
+    │   ├── IdempotencyConflictError
+    │   ├── ImportConflictError         .existing_count
+    │   ├── AuditUnavailableError       .store
+    │   └── ApiMismatchError            the server does not speak this API
+    │       ├── RouteNotFoundError
+    │       ├── MethodNotAllowedError
+    │       └── UnsupportedMediaTypeError
+    ├── TransientError                  retry (see ``transient_retry``)
+    │   ├── BackendUnavailableError     .reason
+    │   ├── RateLimitedError
+    │   ├── IdempotencyInProgressError
+    │   ├── RequestTimeoutError
+    │   └── PurgeIncompleteError        .remaining .passes
+    └── InternalError                   an unexpected failure; nothing to correct
+
+Every class also has ``scope``, ``area`` and ``name`` (None when the location
+did not parse). ``error_from_payload`` picks the class of a code; foreign
+exceptions become these in one place, ``app.client.translate``.
+"""
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, cast
+
+__all__ = [
+    "ApiMismatchError",
+    "AuditUnavailableError",
+    "BackendUnavailableError",
+    "FileQuotaExceededError",
+    "IdempotencyConflictError",
+    "IdempotencyInProgressError",
+    "ImportConflictError",
+    "InternalError",
+    "InvalidArgumentError",
+    "MethodNotAllowedError",
+    "NotFoundError",
+    "OversizeWriteError",
+    "PermanentError",
+    "PreconditionRequiredError",
+    "PurgeIncompleteError",
+    "RateLimitedError",
+    "RecoverableError",
+    "ReplaceFactMatchError",
+    "RequestTimeoutError",
+    "RequestTooLargeError",
+    "RequestValidationError",
+    "ResolverFailureError",
+    "RestrictedScopeError",
+    "RouteNotFoundError",
+    "TransientError",
+    "UnsupportedMediaTypeError",
+    "VersionConflictError",
+    "WenchangError",
+    "error_from_payload",
+]
+
+_PAYLOAD_TYPES = (str, int)
+
+
+def _field(details: Mapping[str, Any], key: str, kind: type) -> Any:
+    value = details.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"error payload field {key!r} is not a {kind.__name__}")
+    return value
+
+
+def _optional_text(details: Mapping[str, Any], key: str) -> str | None:
+    value = details.get(key)
+    return value if isinstance(value, str) else None
+
+
+class WenchangError(Exception):
+    """A failure reported by Wenchang; ``details`` is its payload."""
+
+    code: ClassVar[str] = "WENCHANG_ERROR"
+    category: ClassVar[str] = "internal"
+    advice: ClassVar[str] = ""
+    """What to do next, for codes whose server message does not say it."""
+
+    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+        if self.advice:
+            message = f"{message.rstrip('.')}. {self.advice}"
+        super().__init__(message)
+        self.message = message
+        self.details: dict[str, Any] = dict(details or {})
+        self.scope = _optional_text(self.details, "scope")
+        self.area = _optional_text(self.details, "area")
+        self.name = _optional_text(self.details, "name")
+        self.retry_after_seconds: float | None = None
+        for cls in type(self).__mro__:
+            for key, kind in vars(cls).get("__annotations__", {}).items():
+                if kind in _PAYLOAD_TYPES:
+                    setattr(self, key, _field(self.details, key, kind))
+
+
+class RecoverableError(WenchangError):
+    category = "recoverable"
+
+
+class PermanentError(WenchangError):
+    category = "permanent"
+
+
+class TransientError(WenchangError):
+    category = "transient"
+
+
+class InternalError(WenchangError):
+    code = "INTERNAL_SERVER_ERROR"
+
+
+class VersionConflictError(RecoverableError):
+    code = "VERSION_CONFLICT"
+    content: str
+    version: str
+
+
+class OversizeWriteError(RecoverableError):
+    code = "OVERSIZE_WRITE"
+    size: int
+    limit: int
+
+
+class FileQuotaExceededError(RecoverableError):
+    code = "FILE_QUOTA_EXCEEDED"
+    limit: int
+
+
+class ReplaceFactMatchError(RecoverableError):
+    code = "REPLACE_FACT_MATCH"
+    content: str
+    version: str
+    match_count: int
+
+
+class InvalidArgumentError(RecoverableError):
+    code = "INVALID_ARGUMENT"
+    argument: str
+
+
+class RequestValidationError(InvalidArgumentError):
+    """The framework refused the request's shape; ``errors`` lists each problem."""
+
+    code = "VALIDATION_ERROR"
+    advice = "Correct the argument and retry."
+
+    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+        problems: list[Any] = list((details or {}).get("errors") or [])
+        self.errors: tuple[dict[str, Any], ...] = tuple(
+            cast(dict[str, Any], problem)
+            for problem in problems
+            if isinstance(problem, dict)
+        )
+        first: dict[str, Any] = self.errors[0] if self.errors else {}
+        location: list[Any] = list(first.get("loc") or ["request"])
+        argument = str(location[-1])
+        if "msg" in first:
+            message = f"Argument {argument} is invalid: {first['msg']}"
+        super().__init__(message, {"argument": argument, **(details or {})})
+
+
+class NotFoundError(RecoverableError):
+    code = "MEMORY_NOT_FOUND"
+    reason: str
+
+
+class PreconditionRequiredError(RecoverableError):
+    code = "PRECONDITION_REQUIRED"
+
+
+class RequestTooLargeError(RecoverableError):
+    code = "REQUEST_TOO_LARGE"
+    advice = "Shorten the content or split it across files, then retry."
+
+    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, details)
+        limit = self.details.get("limit")
+        self.limit = limit if isinstance(limit, int) else None
+
+
+class RestrictedScopeError(PermanentError):
+    code = "RESTRICTED_SCOPE"
+    reason: str
+
+    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, details)
+        roles: list[Any] = self.details.get("required_roles") or []
+        self.required_roles = tuple(str(role) for role in roles)
+
+
+class ResolverFailureError(PermanentError):
+    code = "UNAUTHORIZED"
+
+
+class IdempotencyConflictError(PermanentError):
+    code = "IDEMPOTENCY_CONFLICT"
+    advice = "Send a new Idempotency-Key with a different request."
+
+
+class ImportConflictError(PermanentError):
+    code = "IMPORT_CONFLICT"
+    existing_count: int
+
+
+class AuditUnavailableError(PermanentError):
+    code = "AUDIT_UNAVAILABLE"
+    store: str
+
+
+class ApiMismatchError(PermanentError):
+    """The server does not serve a request this client sent as designed."""
+
+    advice = "The server does not serve this client's API; upgrade one of them."
+
+
+class RouteNotFoundError(ApiMismatchError):
+    code = "NOT_FOUND"
+
+
+class MethodNotAllowedError(ApiMismatchError):
+    code = "METHOD_NOT_ALLOWED"
+
+
+class UnsupportedMediaTypeError(ApiMismatchError):
+    code = "UNSUPPORTED_MEDIA_TYPE"
+
+
+class BackendUnavailableError(TransientError):
+    code = "BACKEND_UNAVAILABLE"
+    reason: str
+
+
+class RateLimitedError(TransientError):
+    code = "RATE_LIMITED"
+    advice = "Wait retry_after_seconds, then retry."
+
+
+class IdempotencyInProgressError(TransientError):
+    code = "IDEMPOTENCY_IN_PROGRESS"
+    advice = "The first request with this key is still running; retry it later."
+
+
+class RequestTimeoutError(TransientError):
+    code = "REQUEST_TIMEOUT"
+    advice = "Retry the call; a version-guarded write that landed reports a conflict."
+
+
+class PurgeIncompleteError(TransientError):
+    code = "PURGE_INCOMPLETE"
+    remaining: int
+    passes: int
+
+
+_BY_CODE: Mapping[str, type[WenchangError]] = {
+    cls.code: cls
+    for cls in (
+        VersionConflictError,
+        OversizeWriteError,
+        FileQuotaExceededError,
+        ReplaceFactMatchError,
+        InvalidArgumentError,
+        RequestValidationError,
+        NotFoundError,
+        PreconditionRequiredError,
+        RequestTooLargeError,
+        RestrictedScopeError,
+        ResolverFailureError,
+        IdempotencyConflictError,
+        ImportConflictError,
+        AuditUnavailableError,
+        RouteNotFoundError,
+        MethodNotAllowedError,
+        UnsupportedMediaTypeError,
+        BackendUnavailableError,
+        RateLimitedError,
+        IdempotencyInProgressError,
+        RequestTimeoutError,
+        PurgeIncompleteError,
+        InternalError,
+    )
+}
+
+
+def _as_payload(details: object) -> dict[str, Any]:
+    if isinstance(details, dict):
+        return dict(cast(dict[str, Any], details))
+    if isinstance(details, list):
+        return {"errors": cast(list[Any], details)}
+    return {}
+
+
+def error_from_payload(
+    code: str,
+    message: str,
+    details: object,
+    *,
+    retry_after: str | None = None,
+) -> WenchangError:
+    """The exception for an error ``code``, its payload and its ``Retry-After``."""
+    payload = _as_payload(details)
+    text = payload.get("message")
+    cls = _BY_CODE.get(code, InternalError)
+    try:
+        error = cls(text if isinstance(text, str) else message, payload)
+    except TypeError:
+        return InternalError(f"Wenchang sent a malformed {code} error: {message}")
+    if retry_after is not None and retry_after.isdigit():
+        error.retry_after_seconds = float(retry_after)
+    return error

@@ -1,0 +1,252 @@
+"""Typed Python client of the memory API: one method per memory operation.
+
+``MemoryClient`` wraps Tenchi's contract-driven ``Client``: reads go through
+``_read``, mutations through ``_mutate``, which sends the ``If-None-Match: *`` /
+``If-Match: "<version>"`` precondition derived from ``expected_version``.
+Methods return the feature's models and raise the exceptions of
+``app.client.errors``. Open one with ``open_memory_client``.
+"""
+
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+from tenchi.client import Client, ClientAttemptObserver
+from tenchi.contracts import Contract
+from tenchi.idempotency import IDEMPOTENCY_IN_PROGRESS
+from tenchi.rate_limits import RATE_LIMITED
+from tenchi.retries import RetryPolicy, retry_policy
+
+from app.client.segments import file_path, require_url_segments
+from app.client.translate import keep_refusal, translate_errors
+from app.features.memory.contracts import (
+    append_line_contract,
+    delete_file_contract,
+    get_memory_index_contract,
+    list_area_contract,
+    list_scope_contract,
+    read_file_contract,
+    replace_fact_contract,
+    write_file_contract,
+)
+from app.features.memory.schemas import (
+    CreateOrMatchHeaders,
+    Deleted,
+    FileBody,
+    FileListing,
+    LineBody,
+    MatchHeaders,
+    MemoryFile,
+    MemoryIndex,
+    ReplaceBody,
+)
+from app.shared.errors import backend_unavailable, etag, invalid_argument, unauthorized
+
+API_PREFIX = "/v1"
+CLIENT_ERRORS = (
+    unauthorized,
+    RATE_LIMITED,
+    backend_unavailable,
+    invalid_argument,
+    IDEMPOTENCY_IN_PROGRESS,
+)
+"""Errors any call may meet: the API group's, and the one ``transient_retry``
+retries on that not every contract declares; pass them to a raw ``Client``."""
+
+__all__ = ["CLIENT_ERRORS", "MemoryClient", "open_memory_client", "transient_retry"]
+
+
+def transient_retry(
+    *,
+    max_attempts: int = 3,
+    total_timeout_seconds: float = 30.0,
+    max_delay_seconds: float = 5.0,
+    base_delay_seconds: float = 0.2,
+) -> RetryPolicy:
+    """Retry every transient refusal, honouring Retry-After: 503
+    BACKEND_UNAVAILABLE, 429 RATE_LIMITED, IDEMPOTENCY_IN_PROGRESS, and
+    gateway 502/504 (REQUEST_TIMEOUT among them).
+
+    Mutations are retried too: each is version-guarded, so an attempt that
+    already landed comes back as a VersionConflictError (whose content is what
+    you wrote) rather than writing twice; a landed append_line succeeds.
+    """
+    return retry_policy(
+        max_attempts=max_attempts,
+        retry_on=(
+            backend_unavailable.code,
+            RATE_LIMITED.code,
+            IDEMPOTENCY_IN_PROGRESS.code,
+        ),
+        retry_on_statuses=(502, 503, 504),
+        base_delay_seconds=base_delay_seconds,
+        max_delay_seconds=max_delay_seconds,
+        total_timeout_seconds=total_timeout_seconds,
+        allow_unsafe_methods=True,
+    )
+
+
+def _precondition(expected_version: str | None) -> CreateOrMatchHeaders:
+    if expected_version is None:
+        return CreateOrMatchHeaders(if_none_match="*")
+    return CreateOrMatchHeaders(if_match=etag(expected_version))
+
+
+def _if_match(version: str) -> MatchHeaders:
+    return MatchHeaders(if_match=etag(version))
+
+
+class MemoryClient:
+    """The seven memory operations over HTTP, typed end to end.
+
+    Every method raises a ``WenchangError`` subclass, never a transport error.
+    """
+
+    def __init__(self, client: Client, *, retry: RetryPolicy | None = None) -> None:
+        self._client = client
+        self._retry = retry
+        self._retry_writes = retry if retry and retry.allow_unsafe_methods else None
+
+    async def _read[T](
+        self,
+        contract: Contract[T, Any],
+        query: Mapping[str, str] | None = None,
+        **path: str | None,
+    ) -> T:
+        with translate_errors():
+            call: dict[str, Any] = (
+                {"params": require_url_segments(**path)} if path else {}
+            )
+            if query is not None:
+                call["query"] = query
+            return await self._client.call(contract, retry=self._retry, **call)
+
+    async def _mutate[T](
+        self,
+        contract: Contract[T, Any],
+        where: tuple[str, str, str],
+        precondition: BaseModel,
+        body: tuple[type[BaseModel], Mapping[str, Any]] | None = None,
+    ) -> T:
+        """One mutation of the file at ``where``, guarded by ``precondition``."""
+        with translate_errors():
+            call: dict[str, Any] = {"params": file_path(*where)}
+            if body is not None:
+                call["request"] = body[0].model_validate(body[1])
+            return await self._client.call(
+                contract, headers=precondition, retry=self._retry_writes, **call
+            )
+
+    async def get_memory_index(self) -> MemoryIndex:
+        return await self._read(get_memory_index_contract)
+
+    async def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
+        return await self._read(read_file_contract, scope=scope, area=area, name=name)
+
+    async def list_prefix(
+        self, scope: str, area: str | None = None, cursor: str | None = None
+    ) -> FileListing:
+        query = {"cursor": cursor} if cursor else {}
+        contract = list_scope_contract if area is None else list_area_contract
+        return await self._read(contract, query, scope=scope, area=area)
+
+    async def write_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        content: str,
+        description: str,
+        aliases: Sequence[str],
+        expected_version: str | None,
+    ) -> MemoryFile:
+        body = {"content": content, "description": description, "aliases": aliases}
+        return await self._mutate(
+            write_file_contract,
+            (scope, area, name),
+            _precondition(expected_version),
+            (FileBody, body),
+        )
+
+    async def append_line(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        line: str,
+        expected_version: str,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> MemoryFile:
+        body = {"line": line, "aliases": aliases, "description": description}
+        return await self._mutate(
+            append_line_contract,
+            (scope, area, name),
+            _if_match(expected_version),
+            (LineBody, body),
+        )
+
+    async def replace_fact(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        old_string: str,
+        new_string: str,
+        expected_version: str,
+        aliases: Sequence[str] | None = None,
+        description: str | None = None,
+    ) -> MemoryFile:
+        body = {
+            "old_string": old_string,
+            "new_string": new_string,
+            "aliases": aliases,
+            "description": description,
+        }
+        return await self._mutate(
+            replace_fact_contract,
+            (scope, area, name),
+            _if_match(expected_version),
+            (ReplaceBody, body),
+        )
+
+    async def delete_file(
+        self, scope: str, area: str, name: str, *, expected_version: str
+    ) -> Deleted:
+        await self._mutate(
+            delete_file_contract, (scope, area, name), _if_match(expected_version)
+        )
+        return Deleted()
+
+
+@asynccontextmanager
+async def open_memory_client(
+    base_url: str,
+    *,
+    token: str,
+    retry: RetryPolicy | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    attempt_observers: Sequence[ClientAttemptObserver] = (),
+) -> AsyncGenerator[MemoryClient]:
+    """A client of the Wenchang at ``base_url`` (e.g. ``http://127.0.0.1:8000``).
+
+    ``transport`` replaces the network, e.g. ``httpx.ASGITransport(app=app)``
+    to call an app in this process (its lifespan must be running).
+    """
+    async with (
+        httpx.AsyncClient(
+            base_url=base_url.rstrip("/") + API_PREFIX,
+            headers={"Authorization": f"Bearer {token}"},
+            transport=transport,
+            event_hooks={"response": [keep_refusal]},
+        ) as http,
+        Client(
+            http=http, errors=CLIENT_ERRORS, attempt_observers=attempt_observers
+        ) as client,
+    ):
+        yield MemoryClient(client, retry=retry)

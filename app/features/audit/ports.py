@@ -1,0 +1,106 @@
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEvent:
+    """One operation call as the audit log keeps it.
+
+    ``entity_id`` says whose memory the call touched (None when the call named
+    no scope the caller holds); it decides who may query the event and what a
+    purge erases, and is never shown to a caller. ``files`` are the
+    ``area/name`` entries an index, list or search call returned, never content.
+    """
+
+    id: str
+    at: datetime
+    request_id: str
+    surface: str
+    actor: str
+    token_id: str | None
+    operation: str
+    scope: str | None
+    entity_id: str | None
+    area: str | None
+    name: str | None
+    outcome: str
+    version: str | None
+    files: tuple[str, ...] = ()
+    files_omitted: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """One entity of one scope: whose events a query may see."""
+
+    scope: str
+    entity_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a page of events ended: events strictly older come next."""
+
+    at: datetime
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSelection:
+    subjects: tuple[Subject, ...]
+    since: datetime | None = None
+    until: datetime | None = None
+    operation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditPage:
+    events: Sequence[AuditEvent]
+    next_position: Position | None
+
+
+class AuditLog(Protocol):
+    """Where audit events go: a queryable store, a log stream, or nowhere.
+
+    Events older than the configured retention are never returned and are
+    deleted as the store goes. Failures to write raise the BackendUnavailable
+    AppError.
+    """
+
+    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        """Keep ``events``.
+
+        With ``durable`` this returns only once the events (and every event
+        recorded before them in this process) would survive a crash of this
+        process; otherwise they may wait in a buffer for at most one second or
+        256 events. If an erasure of an event's entity was recorded after the
+        event happened, the event is dropped instead of kept.
+        """
+        ...
+
+    async def query(
+        self, selection: AuditSelection, *, before: Position | None, limit: int
+    ) -> AuditPage:
+        """Up to ``limit`` events of ``selection``'s subjects, newest first.
+
+        Order is ``at`` descending, ties by ``id`` descending; ``before`` skips
+        to events strictly after that position in this order. ``since`` and
+        ``until`` are inclusive bounds on ``at``. A store that keeps nothing to
+        query (a log stream, ``none``) raises the AUDIT_UNAVAILABLE AppError.
+        """
+        ...
+
+    async def erase(self, subject: Subject, *, at: datetime) -> None:
+        """Delete every event of ``subject`` that happened at or before ``at``.
+
+        Buffered events are included, and an event of ``subject`` from before
+        ``at`` that reaches the store later (another process's buffer) is
+        dropped. A log stream cannot take back what it sent: it does nothing.
+        """
+        ...
+
+    async def flush(self) -> None:
+        """Write every buffered event now."""
+        ...

@@ -1,0 +1,41 @@
+"""Pure memory rules, one module per concern; the names other layers use."""
+
+from .cursors import decode_cursor, encode_cursor
+from .edits import (
+    appended,
+    count_matches,
+    edited_metadata,
+    is_fact_line,
+    merged_aliases,
+    with_source,
+)
+from .index import build_index, entry_cost
+from .keys import SYSTEM_AREA, Address, address_of, entity_prefix, file_key, split_key
+from .limits import MemoryLimits
+from .timestamps import format_timestamp, parse_timestamp
+from .views import render_entry, render_file, render_stored
+
+__all__ = [
+    "SYSTEM_AREA",
+    "Address",
+    "MemoryLimits",
+    "address_of",
+    "appended",
+    "build_index",
+    "count_matches",
+    "decode_cursor",
+    "edited_metadata",
+    "encode_cursor",
+    "entity_prefix",
+    "entry_cost",
+    "file_key",
+    "format_timestamp",
+    "is_fact_line",
+    "merged_aliases",
+    "parse_timestamp",
+    "render_entry",
+    "render_file",
+    "render_stored",
+    "split_key",
+    "with_source",
+]

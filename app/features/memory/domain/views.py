@@ -1,0 +1,45 @@
+"""What a caller sees of a stored object: a ``MemoryFile`` or a ``FileEntry``."""
+
+from app.shared.locations import Location
+
+from ..ports import FileMetadata, ListedObject, StoredObject
+from ..schemas import FileEntry, MemoryFile
+from .keys import split_key
+from .timestamps import format_timestamp
+
+
+def render_file(
+    location: Location, data: bytes, meta: FileMetadata, version: str
+) -> MemoryFile:
+    return MemoryFile(
+        scope=location.scope,
+        area=location.area,
+        name=location.name,
+        content=data.decode(),
+        version=version,
+        description=meta.description,
+        aliases=list(meta.aliases),
+        sources=list(meta.sources),
+        last_updated=format_timestamp(meta.last_updated),
+    )
+
+
+def render_stored(location: Location, stored: StoredObject) -> MemoryFile:
+    return render_file(location, stored.data, stored.metadata, stored.version)
+
+
+def render_entry(listed: ListedObject) -> FileEntry | None:
+    parts = split_key(listed.key)
+    if parts is None:
+        return None
+    meta = listed.metadata
+    return FileEntry(
+        scope=parts[0],
+        area=parts[1],
+        name=parts[2],
+        version=listed.version,
+        description=meta.description,
+        aliases=list(meta.aliases),
+        sources=list(meta.sources),
+        last_updated=format_timestamp(meta.last_updated),
+    )

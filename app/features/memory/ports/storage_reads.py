@@ -1,0 +1,58 @@
+"""Reads through the Storage port that every operation shares.
+
+A file read that must exist (else MEMORY_NOT_FOUND), a version check and the
+current state after a failed precondition (VERSION_CONFLICT with what is there
+now), and listings of a whole prefix in ``list_page`` batches.
+"""
+
+from collections.abc import AsyncIterator, Sequence
+from typing import NoReturn
+
+from app.shared.errors import memory_not_found_error, version_conflict_error
+
+from ..domain.keys import Address
+from . import ListedObject, Storage, StoredObject
+
+LIST_BATCH = 1000
+
+
+async def load_existing(storage: Storage, address: Address) -> StoredObject:
+    stored = await storage.get(address.key)
+    if stored is None:
+        raise memory_not_found_error(address.location)
+    return stored
+
+
+def require_version(address: Address, stored: StoredObject, expected: str) -> None:
+    if stored.version != expected:
+        raise version_conflict_error(
+            address.location, stored.data.decode(), stored.version
+        )
+
+
+async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
+    """After a failed precondition: the file is gone, or here is its new state."""
+    stored = await load_existing(storage, address)
+    raise version_conflict_error(address.location, stored.data.decode(), stored.version)
+
+
+async def list_batches(
+    storage: Storage, prefix: str, *, batch: int = LIST_BATCH
+) -> AsyncIterator[Sequence[ListedObject]]:
+    """Every object under ``prefix``, one ``list_page`` batch at a time, ascending.
+
+    Not a snapshot: a batch resumes after the last key of the one before, so
+    deleting what a batch listed does not skip anything.
+    """
+    start_after: str | None = None
+    while True:
+        page = await storage.list_page(prefix, start_after=start_after, limit=batch)
+        if page:
+            yield page
+        if len(page) < batch:
+            return
+        start_after = page[-1].key
+
+
+async def list_all(storage: Storage, prefix: str) -> list[ListedObject]:
+    return [item async for batch in list_batches(storage, prefix) for item in batch]

@@ -1,0 +1,32 @@
+from tenchi.routes import route_group
+
+from ..contracts import (
+    append_line_contract,
+    delete_file_contract,
+    list_area_contract,
+    list_scope_contract,
+    read_file_contract,
+    replace_fact_contract,
+    write_file_contract,
+)
+from ..use_cases.append_line import append_line
+from ..use_cases.delete_file import delete_file
+from ..use_cases.list_prefix import list_prefix
+from ..use_cases.read_file import read_file
+from ..use_cases.replace_fact import replace_fact
+from ..use_cases.write_file import write_file
+from .binding import bind
+from .headers import present_write
+
+# The first routes keep the operationIds they were published with.
+routes = route_group(
+    bind(list_scope_contract, list_prefix),
+    bind(list_area_contract, list_prefix),
+    bind(read_file_contract, read_file, operation_id="read_file_at_path"),
+    bind(
+        write_file_contract, write_file, present=present_write, operation_id="put_file"
+    ),
+    bind(append_line_contract, append_line, operation_id="post_line"),
+    bind(replace_fact_contract, replace_fact, operation_id="post_replacement"),
+    bind(delete_file_contract, delete_file, operation_id="delete_file_at_path"),
+)

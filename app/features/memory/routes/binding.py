@@ -1,0 +1,192 @@
+"""One binding from an operation to its HTTP contract, shared by every route.
+
+Path params, query and body become the operation's request; precondition
+headers become its ``expected_version``; an ``Idempotency-Key`` replays the
+first result; a contract that declares ``VersionHeaders`` answers the file's
+ETag. The operation itself never sees a header.
+"""
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from pydantic import BaseModel, TypeAdapter
+from tenchi.contracts import Contract
+from tenchi.idempotency import fingerprint, run_idempotently
+from tenchi.responses import PresentedResponse
+from tenchi.routes import Route, route
+
+from app.server.context import AppContext
+
+from ..schemas import (
+    CreateOrMatchHeaders,
+    MatchHeaders,
+    MemoryFile,
+    ReadFile,
+    VersionHeaders,
+)
+from ..use_cases.read_file import read_file
+from .headers import expected_version, version_headers
+
+IDEMPOTENCY_RETENTION_SECONDS = 600
+"""How long a completed result is replayed: retries come within minutes."""
+IDEMPOTENCY_LEASE_SECONDS = 60
+
+
+class Receipt(BaseModel):
+    """What an Idempotency-Key record keeps: the version a mutation produced.
+
+    Never file content: a replay reads the file back, so no copy of content
+    outlives a delete or a purge in the request store.
+    """
+
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """An operation's result beside the request it answered, for a presenter."""
+
+    request: Any
+    result: Any
+
+
+def bind[RequestT: BaseModel, ResultT](
+    contract: Contract[Any, Any],
+    operation: Callable[[RequestT, AppContext], Awaitable[ResultT]],
+    *,
+    present: Callable[[RequestT, ResultT], PresentedResponse] | None = None,
+    operation_id: str | None = None,
+) -> Route:
+    """The route serving ``operation`` under ``contract``.
+
+    ``present`` sees the request beside the result, for contracts with several
+    responses (PUT answers 201 to a create and 200 to a replace).
+    ``operation_id`` is the OpenAPI operationId, by default the contract's name.
+    """
+    signature = inspect.signature(operation)
+    request_type: type[BaseModel] = signature.parameters["request"].annotation
+    result_type: type[ResultT] = signature.return_annotation
+    answers_nothing = contract.response is None and present is None
+
+    async def handle(**inputs: Any) -> Any:
+        context: AppContext = inputs.pop("context")
+        headers: MatchHeaders | CreateOrMatchHeaders | None = inputs.pop(
+            "headers", None
+        )
+        fields = {name: value for model in inputs.values() for name, value in model}
+        if headers is not None:
+            fields["expected_version"] = expected_version(headers)
+        request: Any = request_type.model_validate(fields)
+        result = await run_once(
+            context,
+            operation=contract.name,
+            key=None if headers is None else headers.idempotency_key,
+            request=request,
+            result_type=result_type,
+            run=lambda: operation(request, context),
+        )
+        if present is not None:
+            return Answered(request, result)
+        return None if answers_nothing else result
+
+    handle.__name__ = handle.__qualname__ = operation_id or contract.name
+    vars(handle)["__signature__"] = _handler_signature(
+        contract, Answered if present is not None else contract.response
+    )
+    if present is not None:
+        return route(contract, handle, present=_presenter(present))
+    projector = version_headers if contract.response_headers is VersionHeaders else None
+    return route(contract, handle, response_headers=projector)
+
+
+def _handler_signature(contract: Contract[Any, Any], returns: Any) -> inspect.Signature:
+    """What Tenchi checks a route's use case against: the contract's own types."""
+    inputs = {
+        "params": contract.params,
+        "query": contract.query,
+        "headers": contract.headers,
+        "request": contract.request,
+        "context": AppContext,
+    }
+    return inspect.Signature(
+        [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind)
+            for name, kind in inputs.items()
+            if kind is not None
+        ],
+        return_annotation=returns,
+    )
+
+
+def _presenter[RequestT, ResultT](
+    present: Callable[[RequestT, ResultT], PresentedResponse],
+) -> Callable[[Answered], PresentedResponse]:
+    def presenter(answered: Answered) -> PresentedResponse:
+        return present(answered.request, answered.result)
+
+    return presenter
+
+
+async def run_once[ResultT](
+    context: AppContext,
+    *,
+    operation: str,
+    key: str | None,
+    request: BaseModel,
+    result_type: type[ResultT],
+    run: Callable[[], Awaitable[ResultT]],
+) -> ResultT:
+    """Run ``run``; with an Idempotency-Key, at most once per caller and key.
+
+    A retry with the same key and request gets the first result back instead of
+    applying again; the same key with another request is IDEMPOTENCY_CONFLICT,
+    and one still running is IDEMPOTENCY_IN_PROGRESS.
+    """
+    if key is None:
+        return await run()
+    fresh: list[ResultT] = []
+
+    async def first_run() -> Receipt:
+        result = await run()
+        fresh.append(result)
+        version = result.version if isinstance(result, MemoryFile) else None
+        return Receipt(version=version)
+
+    kept = await run_idempotently(
+        context.idempotency,
+        namespace=f"memory.{operation}",
+        scope=context.caller or "local",
+        key=key,
+        fingerprint=fingerprint(request, annotation=type(request)),
+        result_type=Receipt,
+        operation=first_run,
+        completed_ttl=IDEMPOTENCY_RETENTION_SECONDS,
+        reservation_ttl=IDEMPOTENCY_LEASE_SECONDS,
+    )
+    if fresh:
+        return fresh[0]
+    return await _replay(kept, request, result_type, context)
+
+
+async def _replay[ResultT](
+    receipt: Receipt,
+    request: BaseModel,
+    result_type: type[ResultT],
+    context: AppContext,
+) -> ResultT:
+    """The answer to a retry whose first run landed, rebuilt from its receipt.
+
+    A file result is read back: while the file is still at the receipt's
+    version that is exactly the first answer; if it has moved on since, the
+    retry gets the file as it stands now (a consistent content and version).
+    A result without a file (a delete) carries nothing to read back.
+    """
+    if receipt.version is None:
+        return TypeAdapter(result_type).validate_python({})
+    where = ReadFile.model_validate(request.model_dump(include=_LOCATION))
+    return cast(ResultT, await read_file(where, context))
+
+
+_LOCATION = {"scope", "area", "name"}

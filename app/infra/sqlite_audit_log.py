@@ -1,0 +1,181 @@
+"""SQLite audit log: events in the memory database, written by group commit.
+
+Events live in their own table of the same file (its own connection, so an
+audit write never waits behind a storage statement in this process). Each
+batch is one ``INSERT … SELECT`` statement that also drops events of an entity
+erased after they happened, so a purge in one process wins over another
+process's buffer. Erasure writes its marker first and then deletes, each one
+statement: a crash between the two leaves events a re-run purge removes.
+"""
+
+import json
+import time
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import aiosqlite
+
+from app.features.audit.ports import (
+    AuditEvent,
+    AuditPage,
+    AuditSelection,
+    Position,
+    Subject,
+)
+
+from .audit_buffer import AuditBuffer
+from .audit_records import event_from_record, event_to_record, stamp
+from .sqlite_connection import (
+    DEFAULT_SYNCHRONOUS,
+    Synchronous,
+    fetch_rows,
+    open_sqlite_connection,
+)
+
+SWEEP_INTERVAL_SECONDS = 60.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit_events (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    scope TEXT,
+    entity_id TEXT,
+    operation TEXT NOT NULL,
+    record TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS audit_events_by_subject
+    ON audit_events (scope, entity_id, at, id);
+CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (at);
+CREATE TABLE IF NOT EXISTS audit_erasures (
+    scope TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    erased_at TEXT NOT NULL,
+    PRIMARY KEY (scope, entity_id)
+) WITHOUT ROWID;
+"""
+_INSERT = """
+INSERT OR IGNORE INTO audit_events (id, at, scope, entity_id, operation, record)
+SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
+FROM (VALUES {rows}) AS v
+WHERE NOT EXISTS (
+    SELECT 1 FROM audit_erasures AS e
+    WHERE e.scope = v.column3 AND e.entity_id = v.column4
+      AND e.erased_at >= v.column2
+)
+"""
+_MARK_ERASED = """
+INSERT INTO audit_erasures (scope, entity_id, erased_at) VALUES (?, ?, ?)
+ON CONFLICT (scope, entity_id) DO UPDATE SET
+    erased_at = max(erased_at, excluded.erased_at)
+"""
+_ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?"
+
+
+def _row(event: AuditEvent) -> tuple[str, str, str | None, str | None, str, str]:
+    record = json.dumps(event_to_record(event), ensure_ascii=False)
+    return (
+        event.id,
+        stamp(event.at),
+        event.scope,
+        event.entity_id,
+        event.operation,
+        record,
+    )
+
+
+def _where(
+    selection: AuditSelection, floor: datetime, before: Position | None
+) -> tuple[str, list[Any]]:
+    subjects = " OR ".join("(scope = ? AND entity_id = ?)" for _ in selection.subjects)
+    clauses = [f"({subjects})", "at >= ?"]
+    values: list[Any] = [v for s in selection.subjects for v in (s.scope, s.entity_id)]
+    values.append(stamp(max(floor, selection.since or floor)))
+    if selection.until is not None:
+        clauses.append("at <= ?")
+        values.append(stamp(selection.until))
+    if selection.operation is not None:
+        clauses.append("operation = ?")
+        values.append(selection.operation)
+    if before is not None:
+        clauses.append("(at < ? OR (at = ? AND id < ?))")
+        values += [stamp(before.at), stamp(before.at), before.id]
+    return " AND ".join(clauses), values
+
+
+class SqliteAuditLog:
+    def __init__(self, connection: aiosqlite.Connection, *, max_days: int) -> None:
+        self._db = connection
+        self._max_age = timedelta(days=max_days)
+        self._buffer = AuditBuffer(self._insert)
+        self._swept_at: float | None = None
+
+    async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+        return await fetch_rows(self._db, sql, parameters)
+
+    def _floor(self) -> datetime:
+        return datetime.now(UTC) - self._max_age
+
+    async def _insert(self, events: Sequence[AuditEvent]) -> None:
+        rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
+        values = [value for event in events for value in _row(event)]
+        await self._rows(_INSERT.format(rows=rows), values)
+        await self._sweep()
+
+    async def _sweep(self) -> None:
+        now = time.monotonic()
+        if self._swept_at is not None and now - self._swept_at < SWEEP_INTERVAL_SECONDS:
+            return
+        self._swept_at = now
+        cutoff = stamp(self._floor())
+        await self._rows("DELETE FROM audit_events WHERE at < ?", (cutoff,))
+        await self._rows("DELETE FROM audit_erasures WHERE erased_at < ?", (cutoff,))
+
+    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        await self._buffer.add(events, durable=durable)
+
+    async def query(
+        self, selection: AuditSelection, *, before: Position | None, limit: int
+    ) -> AuditPage:
+        if not selection.subjects:
+            return AuditPage(events=(), next_position=None)
+        await self._buffer.flush()
+        where, values = _where(selection, self._floor(), before)
+        rows = await self._rows(
+            f"SELECT record FROM audit_events WHERE {where} "
+            "ORDER BY at DESC, id DESC LIMIT ?",
+            (*values, limit + 1),
+        )
+        events = [event_from_record(json.loads(row[0])) for row in rows]
+        shown = events[:limit]
+        last = shown[-1] if len(events) > limit else None
+        position = Position(at=last.at, id=last.id) if last is not None else None
+        return AuditPage(events=shown, next_position=position)
+
+    async def erase(self, subject: Subject, *, at: datetime) -> None:
+        self._buffer.discard(subject, until=at)
+        marker = (subject.scope, subject.entity_id, stamp(at))
+        await self._rows(_MARK_ERASED, marker)
+        await self._rows(_ERASE, marker)
+
+    async def flush(self) -> None:
+        await self._buffer.flush()
+
+    async def close(self) -> None:
+        await self._buffer.close()
+
+
+@asynccontextmanager
+async def open_sqlite_audit_log(
+    path: str, *, max_days: int, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+) -> AsyncGenerator[SqliteAuditLog]:
+    """The log in the database at ``path``; buffered events are written on exit."""
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous=synchronous
+    ) as connection:
+        log = SqliteAuditLog(connection, max_days=max_days)
+        try:
+            yield log
+        finally:
+            await log.close()

@@ -1,0 +1,60 @@
+"""Audit events as JSON lines on a stream (stdout for a log pipeline), or nowhere.
+
+A line is written and flushed when the event is recorded, so nothing waits in
+this process. What a log pipeline received cannot be taken back or queried:
+an erasure is the pipeline's business, and a query is AUDIT_UNAVAILABLE.
+"""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TextIO
+
+from app.features.audit.ports import (
+    AuditEvent,
+    AuditPage,
+    AuditSelection,
+    Position,
+    Subject,
+)
+from app.shared.errors import audit_unavailable_error
+
+from .audit_records import event_to_line
+
+
+class StreamAuditLog:
+    def __init__(self, stream: TextIO, *, name: str = "stdout") -> None:
+        self._stream = stream
+        self._name = name
+
+    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        self._stream.write("".join(event_to_line(event) for event in events))
+        self._stream.flush()
+
+    async def query(
+        self, selection: AuditSelection, *, before: Position | None, limit: int
+    ) -> AuditPage:
+        raise audit_unavailable_error(self._name)
+
+    async def erase(self, subject: Subject, *, at: datetime) -> None:
+        return None
+
+    async def flush(self) -> None:
+        self._stream.flush()
+
+
+class NoAuditLog:
+    """``WENCHANG_AUDIT=none``: events are not kept anywhere."""
+
+    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        return None
+
+    async def query(
+        self, selection: AuditSelection, *, before: Position | None, limit: int
+    ) -> AuditPage:
+        raise audit_unavailable_error("none")
+
+    async def erase(self, subject: Subject, *, at: datetime) -> None:
+        return None
+
+    async def flush(self) -> None:
+        return None

@@ -1,0 +1,72 @@
+// The page's router: the hash names the view (never a token); no token → sign in.
+import { available, forget, token } from "./api.js";
+import { announce, focusHeading } from "./dom.js";
+import { showAudit } from "./views/audit.js";
+import { showEditor } from "./views/edit.js";
+import { showFile } from "./views/file.js";
+import { showHistory } from "./views/history.js";
+import { showIndex } from "./views/index.js";
+import { showSearch } from "./views/search.js";
+import { showSignIn } from "./views/signin.js";
+
+const FILE_ROUTE = /^#\/f\/([^/]+)\/([^/]+)\/([^/]+?)(?:\/(edit|history|audit))?$/;
+const FILE_VIEWS = { "": showFile, edit: showEditor, history: showHistory, audit: showAudit };
+
+let generation = 0;
+
+function route(hash) {
+  if (hash === "#/new") return (view) => showEditor(view, null);
+  if (hash === "#/search" || hash.startsWith("#/search?")) {
+    const query = new URLSearchParams(hash.slice("#/search?".length));
+    return (view) => showSearch(view, query);
+  }
+  const file = FILE_ROUTE.exec(hash);
+  if (file) {
+    const [scope, area, name] = file.slice(1, 4).map(decodeURIComponent);
+    return (view) => FILE_VIEWS[file[4] || ""](view, { scope, area, name });
+  }
+  return (view) => showIndex(view);
+}
+
+// A view renders into `main` only while it is still the current one.
+function viewFor(current) {
+  const main = document.getElementById("main");
+  return {
+    main,
+    live: () => current === generation,
+    go: (hash) => {
+      if (window.location.hash === hash) render();
+      else window.location.hash = hash;
+    },
+    features: available,
+    done: () => {
+      if (current === generation) focusHeading(main);
+    },
+  };
+}
+
+async function render() {
+  const current = ++generation;
+  const signedIn = Boolean(token());
+  document.getElementById("nav").hidden = !signedIn;
+  const view = viewFor(current);
+  if (!signedIn) return showSignIn(view, render);
+  const features = await available();
+  document.getElementById("nav-search-item").hidden = !features.search;
+  return route(window.location.hash || "#/")(view);
+}
+
+function signOut() {
+  forget();
+  window.location.hash = "#/";
+  render();
+  announce("Signed out. The token is forgotten in this tab.");
+}
+
+document.getElementById("sign-out").addEventListener("click", signOut);
+window.addEventListener("wenchang:signed-out", () => {
+  render();
+  announce("Your token is no longer accepted; sign in again.");
+});
+window.addEventListener("hashchange", render);
+render();

@@ -1,0 +1,137 @@
+// Create or edit a whole file. Saving is guarded by the version the person started from;
+// if someone else saved meanwhile, their version is shown beside the person's to merge.
+import { ApiError, api } from "../api.js";
+import { diffView } from "../diff.js";
+import { announce, errorBox, field, fileHash, h, replaceChildren } from "../dom.js";
+import { breadcrumb, metadata } from "./file.js";
+
+function aliasesOf(text) {
+  return text.split("\n").map((line) => line.trim()).filter(Boolean);
+}
+
+function inputs(state) {
+  const creating = state.creating;
+  const text = (name, value, extra = {}) => h("input", { type: "text", name, value: value ?? "", ...extra });
+  return {
+    scope: creating ? text("scope", state.scope || "user", { required: true, list: "known-scopes" }) : null,
+    area: creating ? text("area", state.area, { required: true, pattern: "[a-z0-9][a-z0-9_\\-]*" }) : null,
+    name: creating ? text("name", state.name, { required: true }) : null,
+    description: text("description", state.description),
+    aliases: h("textarea", { name: "aliases", rows: "3" }, (state.aliases || []).join("\n")),
+    content: h("textarea", { name: "content", rows: "16", class: "mono", spellcheck: "false" }, state.content || ""),
+  };
+}
+
+function theirsPanel(theirs, yours, fields) {
+  if (!theirs) return null;
+  const adopt = h("button", { type: "button" }, "Copy their version into the editor");
+  adopt.addEventListener("click", () => {
+    fields.content.value = theirs.content;
+    fields.description.value = theirs.description;
+    fields.aliases.value = theirs.aliases.join("\n");
+    fields.content.focus();
+  });
+  return h("section", { class: "card theirs", "aria-labelledby": "theirs-title" },
+    h("h2", { id: "theirs-title" }, "Their version (saved meanwhile)"),
+    metadata(theirs),
+    h("label", { for: "theirs-content" }, "Their content"),
+    h("textarea", { id: "theirs-content", class: "mono", rows: "12", readonly: true }, theirs.content),
+    h("div", { class: "actions" }, adopt),
+    diffView(theirs.content, yours, "From their content to yours"));
+}
+
+function conflictNotice(state) {
+  if (state.theirs) {
+    return h("div", { class: "notice", role: "alert" },
+      h("h2", {}, "Someone else changed this file while you were editing"),
+      h("p", {}, "Nothing was overwritten. Their version is on the left; yours is kept in the form. " +
+        "Merge what you want to keep, then save: the save applies on top of their version."));
+  }
+  if (state.vanished) {
+    return h("div", { class: "notice", role: "alert" },
+      h("h2", {}, "This file was deleted meanwhile"),
+      h("p", {}, "Saving will create it again with your content."));
+  }
+  return null;
+}
+
+async function save(view, state, fields) {
+  const where = state.creating
+    ? { scope: fields.scope.value.trim(), area: fields.area.value.trim(), name: fields.name.value.trim() }
+    : state.where;
+  const body = {
+    content: fields.content.value,
+    description: fields.description.value,
+    aliases: aliasesOf(fields.aliases.value),
+  };
+  const next = { ...state, ...where, ...body, where, error: null };
+  try {
+    const { data } = await api.write(where.scope, where.area, where.name, body, state.base);
+    announce(`Saved ${where.name}, version ${data.version}.`);
+    view.go(fileHash(where.scope, where.area, where.name));
+  } catch (error) {
+    await refused(view, next, error);
+  }
+}
+
+// 412: show their current file beside the form, and save on top of it next time.
+async function refused(view, state, error) {
+  if (!(error instanceof ApiError && error.status === 412)) return render(view, { ...state, error });
+  try {
+    const { data: theirs } = await api.read(state.where.scope, state.where.area, state.where.name);
+    render(view, { ...state, creating: false, theirs, vanished: false, base: theirs.version });
+  } catch (reread) {
+    const gone = reread instanceof ApiError && reread.status === 404;
+    render(view, { ...state, creating: false, theirs: null, vanished: gone, base: gone ? null : state.base, error: gone ? null : reread });
+  }
+}
+
+function render(view, state) {
+  if (!view.live()) return;
+  const fields = inputs(state);
+  const title = state.creating ? "New file" : `Edit ${state.where.name}`;
+  const form = h("form", { class: "card editor", "aria-labelledby": "editor-title" },
+    h("h2", { id: "editor-title" }, state.theirs ? "Your version" : "File"),
+    fields.scope ? h("div", { class: "row" },
+      field("Scope", fields.scope), field("Area", fields.area, "Lowercase letters, digits, - and _."),
+      field("Name", fields.name)) : null,
+    field("Description", fields.description, "One line that tells an agent when to read this file."),
+    field("Aliases", fields.aliases, "One per line: other names agents may look this up by."),
+    field("Content (markdown)", fields.content),
+    h("datalist", { id: "known-scopes" }, (state.scopes || []).map((s) => h("option", { value: s }))),
+    h("div", { class: "actions" },
+      h("button", { type: "submit", class: "primary" }, state.theirs ? "Save merged version" : state.creating ? "Create" : "Save"),
+      h("a", { class: "button", href: state.creating ? "#/" : fileHash(state.where.scope, state.where.area, state.where.name) }, "Cancel")));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    save(view, state, fields);
+  });
+  replaceChildren(view.main,
+    state.creating ? null : breadcrumb(state.where, "Edit"),
+    h("h1", {}, title),
+    conflictNotice(state),
+    state.error ? errorBox(state.error) : null,
+    h("div", { class: state.theirs ? "merge" : "" }, theirsPanel(state.theirs, state.content || "", fields), form));
+  view.done();
+}
+
+export async function showEditor(view, where) {
+  if (!where) {
+    let scopes = ["user"];
+    try {
+      const { data } = await api.index();
+      scopes = [...new Set([...scopes, ...data.entries.map((e) => e.scope)])];
+    } catch {
+      // The scope field still accepts any name; the server says which are granted.
+    }
+    return render(view, { creating: true, base: null, scopes });
+  }
+  try {
+    const { data: file } = await api.read(where.scope, where.area, where.name);
+    render(view, { where, base: file.version, ...file });
+  } catch (error) {
+    if (!view.live()) return;
+    replaceChildren(view.main, breadcrumb(where, "Edit"), h("h1", {}, `Edit ${where.name}`), errorBox(error));
+    view.done();
+  }
+}

@@ -1,0 +1,162 @@
+// One file: rendered (sanitised) and raw, its metadata, and the small version-guarded edits.
+import { ApiError, api } from "../api.js";
+import { announce, chips, errorBox, field, fileHash, h, markdown, replaceChildren, when } from "../dom.js";
+
+const LABELS = ["stated", "observed", "inferred", "system"];
+
+export function metadata(file) {
+  const row = (term, value) => [h("dt", {}, term), h("dd", {}, value || h("span", { class: "muted" }, "none"))];
+  return h("dl", { class: "meta" },
+    row("Description", file.description),
+    row("Aliases", chips(file.aliases, "Aliases")),
+    row("Sources", chips(file.sources, "Sources")),
+    row("Last updated", when(file.last_updated)),
+    row("Version", h("code", { class: "version" }, file.version)));
+}
+
+function contentPanels(content) {
+  const rendered = h("div", { class: "markdown", id: "rendered" }, markdown(content));
+  const raw = h("pre", { class: "raw", id: "raw", hidden: true, tabindex: "0", "aria-label": "Raw text" }, content);
+  const buttons = [["Rendered", rendered], ["Raw text", raw]].map(([label, panel], i) => {
+    const button = h("button", { type: "button", "aria-pressed": String(i === 0), "aria-controls": panel.id }, label);
+    button.addEventListener("click", () => {
+      for (const other of buttons) other.setAttribute("aria-pressed", String(other === button));
+      rendered.hidden = panel !== rendered;
+      raw.hidden = panel !== raw;
+    });
+    return button;
+  });
+  return h("section", { class: "card content", "aria-labelledby": "content-title" },
+    h("h2", { id: "content-title", class: "sr-only" }, "Content"),
+    h("div", { class: "toggle", role: "group", "aria-label": "Show content as" }, buttons),
+    rendered, raw);
+}
+
+// A change refused because the file moved on: reload it, keep what the person typed.
+async function afterConflict(view, where, error, keep) {
+  announce("Someone changed this file meanwhile; review the current version.");
+  await showFile(view, where, { notice: error, keep });
+}
+
+function appendForm(view, where, file, keep) {
+  const label = h("select", { name: "label" }, LABELS.map((l) => h("option", { value: l }, l)));
+  const text = h("input", { type: "text", name: "fact", required: true, value: keep?.fact || "" });
+  if (keep?.label) label.value = keep.label;
+  const form = h("form", { class: "inline-form", "aria-labelledby": "append-title" },
+    h("h2", { id: "append-title" }, "Append a fact"),
+    h("div", { class: "row" }, field("Label", label, null, "narrow-field"), field("Fact", text, "One line, e.g. Prefers tea.")),
+    h("button", { type: "submit" }, "Append"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { line: `- [${label.value}] ${text.value.trim()}` };
+    const kept = { fact: text.value, label: label.value };
+    mutate(view, where, kept, () => api.append(where.scope, where.area, where.name, body, file.version), "Fact appended");
+  });
+  return form;
+}
+
+function replaceForm(view, where, file, keep) {
+  const old = h("textarea", { name: "old_string", rows: "2", required: true }, keep?.old || "");
+  const replacement = h("textarea", { name: "new_string", rows: "2" }, keep?.replacement || "");
+  const form = h("form", { class: "inline-form", "aria-labelledby": "replace-title" },
+    h("h2", { id: "replace-title" }, "Replace text"),
+    h("div", { class: "stack" },
+      field("Find (exactly once)", old),
+      field("Replace with", replacement, "Leave empty to delete the text.")),
+    h("button", { type: "submit" }, "Replace"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { old_string: old.value, new_string: replacement.value };
+    const kept = { old: old.value, replacement: replacement.value };
+    mutate(view, where, kept, () => api.replace(where.scope, where.area, where.name, body, file.version), "Text replaced");
+  });
+  return form;
+}
+
+async function mutate(view, where, kept, request, done) {
+  try {
+    const { data } = await request();
+    announce(`${done}. New version ${data.version}.`);
+    await showFile(view, where);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 412) return afterConflict(view, where, error, kept);
+    await showFile(view, where, { notice: error, keep: kept });
+  }
+}
+
+function deleteDialog(view, where, file) {
+  const dialog = h("dialog", { "aria-labelledby": "delete-title", class: "card" },
+    h("h2", { id: "delete-title" }, `Delete ${where.name}?`),
+    h("p", {}, "The file disappears for every agent. History keeps its versions, so you can restore it."));
+  const cancel = h("button", { type: "button" }, "Cancel");
+  const confirm = h("button", { type: "button", class: "danger" }, "Delete");
+  cancel.addEventListener("click", () => dialog.close());
+  confirm.addEventListener("click", async () => {
+    dialog.close();
+    try {
+      await api.remove(where.scope, where.area, where.name, file.version);
+      announce(`Deleted ${where.name}.`);
+      view.go("#/");
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 412) return afterConflict(view, where, error);
+      await showFile(view, where, { notice: error });
+    }
+  });
+  dialog.append(h("div", { class: "actions" }, cancel, confirm));
+  return dialog;
+}
+
+function actions(view, where, file, features, dialog) {
+  const remove = h("button", { type: "button", class: "danger" }, "Delete…");
+  remove.addEventListener("click", () => dialog.showModal());
+  return h("div", { class: "actions" },
+    h("a", { class: "button primary", href: fileHash(where.scope, where.area, where.name, "edit") }, "Edit"),
+    features.history ? h("a", { class: "button", href: fileHash(where.scope, where.area, where.name, "history") }, "History") : null,
+    features.audit ? h("a", { class: "button", href: fileHash(where.scope, where.area, where.name, "audit") }, "Audit trail") : null,
+    remove);
+}
+
+export function breadcrumb(where, current) {
+  return h("nav", { "aria-label": "Breadcrumb", class: "crumbs" },
+    h("ol", {},
+      h("li", {}, h("a", { href: "#/" }, "Index")),
+      h("li", {}, where.scope),
+      h("li", {}, where.area),
+      h("li", {}, current ? h("a", { href: fileHash(where.scope, where.area, where.name) }, where.name) : where.name),
+      current ? h("li", { "aria-current": "page" }, current) : null));
+}
+
+function missing(view, where, error, features) {
+  const gone = error instanceof ApiError && error.status === 404;
+  replaceChildren(view.main, breadcrumb(where), h("h1", {}, where.name),
+    errorBox(error),
+    gone && features.history
+      ? h("p", {}, "If it was deleted, its history can bring it back: ",
+        h("a", { href: fileHash(where.scope, where.area, where.name, "history") }, "open its history"), ".")
+      : null);
+  view.done();
+}
+
+export async function showFile(view, where, { notice, keep } = {}) {
+  const features = await view.features();
+  let file;
+  try {
+    ({ data: file } = await api.read(where.scope, where.area, where.name));
+  } catch (error) {
+    if (view.live()) missing(view, where, error, features);
+    return;
+  }
+  if (!view.live()) return;
+  const dialog = deleteDialog(view, where, file);
+  replaceChildren(view.main,
+    breadcrumb(where),
+    h("div", { class: "page-head" }, h("h1", {}, where.name), actions(view, where, file, features, dialog)),
+    notice ? errorBox(notice) : null,
+    h("div", { class: "file-layout" },
+      contentPanels(file.content),
+      h("aside", { class: "card", "aria-label": "Metadata" }, metadata(file))),
+    h("section", { class: "card edits", "aria-label": "Quick edits" },
+      appendForm(view, where, file, keep), replaceForm(view, where, file, keep)),
+    dialog);
+  view.done();
+}

@@ -1,0 +1,34 @@
+"""Where a memory file is: the location type and the one rule for a key segment.
+
+A scope, entity id, area or name becomes one segment of a storage key, a URL
+path and a filesystem path alike, so every layer checks it with
+``is_valid_segment`` and reports ``SEGMENT_RULE``.
+"""
+
+from dataclasses import dataclass
+
+SEGMENT_RULE = (
+    "must be non-empty, not '.' or '..', and contain no '/', '\\' or control characters"
+)
+
+
+def is_valid_segment(segment: str) -> bool:
+    """A storage-key segment: non-empty, not a dot segment, no separators or Cc."""
+    if segment in ("", ".", ".."):
+        return False
+    return not any(
+        char in "/\\" or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F
+        for char in segment
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a memory file lives, as the caller named it (never the entity id)."""
+
+    scope: str
+    area: str
+    name: str
+
+    def describe(self) -> str:
+        return f"scope {self.scope}, area {self.area}, name {self.name}"
