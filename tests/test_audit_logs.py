@@ -163,6 +163,23 @@ async def test_since_until_and_operation_filter_inclusively(opener: Opener) -> N
     assert [e.operation for e in writes] == ["write_file"]
 
 
+async def test_area_and_name_select_one_files_trail(opener: Opener) -> None:
+    """area and name narrow the events to those naming one file."""
+    async with opener() as log:
+        await log.record([event(at=recent(3), name="tea")], durable=True)
+        await log.record([event(at=recent(2), name="coffee")], durable=True)
+
+        trail = await every_event(
+            log, AuditSelection(subjects=(ALICE,), area="notes", name="coffee")
+        )
+        elsewhere = await every_event(
+            log, AuditSelection(subjects=(ALICE,), area="travel")
+        )
+
+    assert [e.name for e in trail] == ["coffee"]
+    assert elsewhere == []
+
+
 async def test_buffered_events_are_written_on_close(opener: Opener) -> None:
     """A buffered read event survives an orderly shutdown."""
     read = event(at=recent(1))

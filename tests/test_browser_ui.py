@@ -231,6 +231,11 @@ def test_browse_groups_the_index_by_scope_and_area(page: Page, site: Site) -> No
     expect(page.locator("time").first).to_have_attribute("datetime", re.compile("Z$"))
     check_page(page, "index")
 
+    page.get_by_label("Filter this page").fill("beverages")
+    expect(page.get_by_role("link", name="drinks")).to_be_visible()
+    expect(page.get_by_role("link", name="grace")).to_be_hidden()
+    expect(page.get_by_role("region", name="Scope team")).to_be_hidden()
+
 
 def test_a_capped_index_says_so_and_lists_the_rest(page: Page, site: Site) -> None:
     for number in range(40):

@@ -9,6 +9,7 @@ Methods return the feature's models and raise the exceptions of
 
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -21,6 +22,8 @@ from tenchi.retries import RetryPolicy, retry_policy
 
 from app.client.segments import file_path, require_url_segments
 from app.client.translate import keep_refusal, translate_errors
+from app.features.audit.contracts import read_audit_contract
+from app.features.audit.schemas import AuditEvents
 from app.features.memory.contracts import (
     append_line_contract,
     delete_file_contract,
@@ -151,6 +154,30 @@ class MemoryClient:
         query = {"cursor": cursor} if cursor else {}
         contract = list_scope_contract if area is None else list_area_contract
         return await self._read(contract, query, scope=scope, area=area)
+
+    async def read_audit(
+        self,
+        scope: str | None = None,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        operation: str | None = None,
+        area: str | None = None,
+        name: str | None = None,
+        cursor: str | None = None,
+    ) -> AuditEvents:
+        """One page of audit events on the caller's memory, newest first."""
+        given = {
+            "scope": scope,
+            "since": since.isoformat() if since else None,
+            "until": until.isoformat() if until else None,
+            "operation": operation,
+            "area": area,
+            "name": name,
+            "cursor": cursor,
+        }
+        query = {key: value for key, value in given.items() if value}
+        return await self._read(read_audit_contract, query)
 
     async def write_file(
         self,

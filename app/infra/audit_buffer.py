@@ -41,8 +41,10 @@ class AuditBuffer:
 
     async def add(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
         self._queue.extend(events)
-        if durable or len(self._queue) >= self._max_events:
+        if durable:
             await self.flush()
+        elif len(self._queue) >= self._max_events:
+            await self._flush_quietly()
         elif self._queue and self._timer is None:
             self._timer = asyncio.create_task(self._flush_later())
 
@@ -83,13 +85,16 @@ class AuditBuffer:
             queue = queue[-MAX_BACKLOG:]
         self._queue = queue
 
-    async def _flush_later(self) -> None:
-        await asyncio.sleep(self._max_delay)
-        self._timer = None
+    async def _flush_quietly(self) -> None:
         try:
             await self.flush()
         except Exception:
-            # Nobody awaits this write; its events stay queued for the next one.
+            # No caller waits for these events: they stay queued for the next write.
             logger.exception("audit events could not be written; retrying")
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(self._max_delay)
+        self._timer = None
+        await self._flush_quietly()
         if self._queue and self._timer is None:
             self._timer = asyncio.create_task(self._flush_later())

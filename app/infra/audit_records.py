@@ -6,19 +6,10 @@ carries six fractional digits, so records sort by time as plain strings.
 """
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
+from app.features.audit.domain import parse_stamp, stamp
 from app.features.audit.ports import AuditEvent
-
-
-def stamp(moment: datetime) -> str:
-    """A fixed-width UTC timestamp: string order is time order."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_stamp(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(UTC)
 
 
 def event_to_record(event: AuditEvent) -> dict[str, Any]:

@@ -2,11 +2,11 @@
 
 Appends, erasures and retention hold ``dir/.lock`` exclusively, so several
 processes may share the directory; all file work runs in a worker thread. An
-erasure first records its marker in ``erasures.json`` (an append drops events
-of an entity erased after they happened), then rewrites each day file that
-holds the entity's events without them, by atomic replace. Writes reach the
-operating system before ``record`` returns (a process crash keeps them), like
-the SQLite database in its ``synchronous=NORMAL`` mode.
+erasure first records its marker in ``erasures.json`` (a digest of the entity:
+an append drops events of an entity erased after they happened), then rewrites
+each day file holding the entity's events without them, by atomic replace.
+Writes reach the operating system before ``record`` returns (a process crash
+keeps them), like the SQLite database in its ``synchronous=NORMAL`` mode.
 """
 
 import asyncio
@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from app.features.audit.domain import PURGE, erasure_key, parse_stamp, stamp
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -31,7 +32,7 @@ from app.features.audit.ports import (
 from app.shared.errors import backend_unavailable_error
 
 from .audit_buffer import AuditBuffer
-from .audit_records import event_from_record, event_to_line, parse_stamp, stamp
+from .audit_records import event_from_record, event_to_line
 
 LOCK_NAME = ".lock"
 ERASURES_NAME = "erasures.json"
@@ -93,7 +94,12 @@ def _selects(
 ) -> bool:
     if _subject_key(record["scope"], record["entity_id"]) not in subjects:
         return False
-    if selection.operation is not None and record["operation"] != selection.operation:
+    wanted = (
+        ("operation", selection.operation),
+        ("area", selection.area),
+        ("name", selection.name),
+    )
+    if any(value is not None and record[key] != value for key, value in wanted):
         return False
     return selection.until is None or record["at"] <= stamp(selection.until)
 
@@ -138,8 +144,12 @@ class FileAuditLog:
             erased = self._erasures()
             by_day: dict[date, list[str]] = {}
             for event in events:
-                marker = erased.get(_subject_key(event.scope, event.entity_id))
-                if marker is None or marker < stamp(event.at):
+                marker = erased.get(erasure_key(event.scope, event.entity_id))
+                if (
+                    marker is None
+                    or marker < stamp(event.at)
+                    or event.operation == PURGE
+                ):
                     day = event.at.astimezone(UTC).date()
                     by_day.setdefault(day, []).append(event_to_line(event))
             for day, lines in by_day.items():
@@ -196,9 +206,10 @@ class FileAuditLog:
 
     def _erase_now(self, subject: Subject, at: str) -> None:
         key = _subject_key(subject.scope, subject.entity_id)
+        digest = erasure_key(subject.scope, subject.entity_id)
         with self._locked():
             erased = self._erasures()
-            erased[key] = max(erased.get(key, at), at)
+            erased[digest] = max(erased.get(digest, at), at)
             _replace(self._root / ERASURES_NAME, json.dumps(erased))
             for _, path in _day_files(self._root):
                 records = list(_records(path))

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from datetime import datetime
 
+from app.features.audit.domain import PURGE
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -20,6 +21,8 @@ def _selected(event: AuditEvent, selection: AuditSelection) -> bool:
         and (selection.since is None or event.at >= selection.since)
         and (selection.until is None or event.at <= selection.until)
         and (selection.operation is None or event.operation == selection.operation)
+        and (selection.area is None or event.area == selection.area)
+        and (selection.name is None or event.name == selection.name)
     )
 
 
@@ -34,7 +37,7 @@ class MemoryAuditLog:
         for event in events:
             subject = Subject(event.scope or "", event.entity_id or "")
             erased = self._erased.get(subject)
-            if erased is None or event.at > erased:
+            if erased is None or event.at > erased or event.operation == PURGE:
                 self.events.append(event)
 
     async def query(

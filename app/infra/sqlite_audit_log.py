@@ -17,6 +17,7 @@ from typing import Any
 
 import aiosqlite
 
+from app.features.audit.domain import PURGE, erasure_key, stamp
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -26,7 +27,7 @@ from app.features.audit.ports import (
 )
 
 from .audit_buffer import AuditBuffer
-from .audit_records import event_from_record, event_to_record, stamp
+from .audit_records import event_from_record, event_to_record
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -43,37 +44,38 @@ CREATE TABLE IF NOT EXISTS audit_events (
     scope TEXT,
     entity_id TEXT,
     operation TEXT NOT NULL,
+    area TEXT,
+    name TEXT,
     record TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS audit_events_by_subject
     ON audit_events (scope, entity_id, at, id);
 CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (at);
 CREATE TABLE IF NOT EXISTS audit_erasures (
-    scope TEXT NOT NULL,
-    entity_id TEXT NOT NULL,
-    erased_at TEXT NOT NULL,
-    PRIMARY KEY (scope, entity_id)
+    subject TEXT PRIMARY KEY,
+    erased_at TEXT NOT NULL
 ) WITHOUT ROWID;
 """
 _INSERT = """
-INSERT OR IGNORE INTO audit_events (id, at, scope, entity_id, operation, record)
-SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6
+INSERT OR IGNORE INTO audit_events
+    (id, at, scope, entity_id, operation, area, name, record)
+SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,
+    v.column7, v.column8
 FROM (VALUES {rows}) AS v
-WHERE NOT EXISTS (
+WHERE v.column5 = '{purge}' OR NOT EXISTS (
     SELECT 1 FROM audit_erasures AS e
-    WHERE e.scope = v.column3 AND e.entity_id = v.column4
-      AND e.erased_at >= v.column2
+    WHERE e.subject = v.column9 AND e.erased_at >= v.column2
 )
 """
 _MARK_ERASED = """
-INSERT INTO audit_erasures (scope, entity_id, erased_at) VALUES (?, ?, ?)
-ON CONFLICT (scope, entity_id) DO UPDATE SET
+INSERT INTO audit_erasures (subject, erased_at) VALUES (?, ?)
+ON CONFLICT (subject) DO UPDATE SET
     erased_at = max(erased_at, excluded.erased_at)
 """
 _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?"
 
 
-def _row(event: AuditEvent) -> tuple[str, str, str | None, str | None, str, str]:
+def _row(event: AuditEvent) -> tuple[str | None, ...]:
     record = json.dumps(event_to_record(event), ensure_ascii=False)
     return (
         event.id,
@@ -81,8 +83,20 @@ def _row(event: AuditEvent) -> tuple[str, str, str | None, str | None, str, str]
         event.scope,
         event.entity_id,
         event.operation,
+        event.area,
+        event.name,
         record,
+        erasure_key(event.scope, event.entity_id),
     )
+
+
+def _exact(selection: AuditSelection) -> list[tuple[str, str]]:
+    wanted = {
+        "operation": selection.operation,
+        "area": selection.area,
+        "name": selection.name,
+    }
+    return [(column, value) for column, value in wanted.items() if value is not None]
 
 
 def _where(
@@ -95,9 +109,9 @@ def _where(
     if selection.until is not None:
         clauses.append("at <= ?")
         values.append(stamp(selection.until))
-    if selection.operation is not None:
-        clauses.append("operation = ?")
-        values.append(selection.operation)
+    for column, wanted in _exact(selection):
+        clauses.append(f"{column} = ?")
+        values.append(wanted)
     if before is not None:
         clauses.append("(at < ? OR (at = ? AND id < ?))")
         values += [stamp(before.at), stamp(before.at), before.id]
@@ -118,9 +132,9 @@ class SqliteAuditLog:
         return datetime.now(UTC) - self._max_age
 
     async def _insert(self, events: Sequence[AuditEvent]) -> None:
-        rows = ", ".join("(?, ?, ?, ?, ?, ?)" for _ in events)
+        rows = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in events)
         values = [value for event in events for value in _row(event)]
-        await self._rows(_INSERT.format(rows=rows), values)
+        await self._rows(_INSERT.format(rows=rows, purge=PURGE), values)
         await self._sweep()
 
     async def _sweep(self) -> None:
@@ -155,9 +169,10 @@ class SqliteAuditLog:
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
         self._buffer.discard(subject, until=at)
-        marker = (subject.scope, subject.entity_id, stamp(at))
-        await self._rows(_MARK_ERASED, marker)
-        await self._rows(_ERASE, marker)
+        until = stamp(at)
+        key = erasure_key(subject.scope, subject.entity_id)
+        await self._rows(_MARK_ERASED, (key, until))
+        await self._rows(_ERASE, (subject.scope, subject.entity_id, until))
 
     async def flush(self) -> None:
         await self._buffer.flush()

@@ -1,17 +1,19 @@
 """The per-call context every memory use case receives."""
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
+from app.features.audit.policy import AuditPolicy
 from app.features.audit.ports import AuditLog
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.infra.stream_audit_log import NoAuditLog
+from app.server.auditing import audited
 from app.shared.identity import Identity
 
 
@@ -34,8 +36,20 @@ class AppContext:
     caller: str = ""
     """Who sent an HTTP request, as an opaque id derived from its credential."""
     audit: AuditLog = field(default_factory=NoAuditLog)
+    audit_policy: AuditPolicy = field(default_factory=AuditPolicy)
     request_id: str = ""
     """The call's correlation id (HTTP ``x-request-id``, MCP request id)."""
+
+    async def audited[T](
+        self,
+        operation: str,
+        request: object,
+        run: Callable[[], Awaitable[T]],
+        *,
+        mutates: bool,
+    ) -> T:
+        """Run one call of ``operation`` and record it in the audit log."""
+        return await audited(self, operation, request, run, mutates=mutates)
 
     @property
     def source(self) -> str:

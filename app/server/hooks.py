@@ -75,6 +75,8 @@ def create_bearer_hook(
         identity = authenticate(resolver, authorization)
         caller = caller_id(authorization)
         await require_allowance(context, caller, rate_limit)
-        return replace(context, identity=identity, caller=caller)
+        return replace(
+            context, identity=identity, caller=caller, request_id=info.request_id
+        )
 
     return bearer

@@ -14,6 +14,7 @@ from tenchi.routes import route
 from app.features.memory.contracts import get_memory_index_contract, memory_index
 from app.features.memory.schemas import MemoryIndex
 from app.features.memory.use_cases.get_memory_index import get_memory_index
+from app.server.auditing import audited_use_case
 
 
 def present_index(index: MemoryIndex) -> PresentedResponse:
@@ -21,4 +22,8 @@ def present_index(index: MemoryIndex) -> PresentedResponse:
     return present(memory_index, response=Response(body, media_type="application/json"))
 
 
-index_route = route(get_memory_index_contract, get_memory_index, present=present_index)
+index_route = route(
+    get_memory_index_contract,
+    audited_use_case("get_memory_index", get_memory_index, mutates=False),
+    present=present_index,
+)

@@ -34,6 +34,7 @@ from tenchi.tools import (
 from app.features.memory.tools import get_memory_index_tool
 from app.features.memory.tools import tools as memory_tools
 from app.infra.token_file import FixedResolver
+from app.server.auditing import audited_use_case
 from app.server.context import AppContext
 from app.server.mcp_calls import ApprovalGate, MemoryCalls, approved_tool
 from app.server.prompt import (
@@ -106,7 +107,10 @@ def _served(
         idempotent=declared.idempotent,
         open_world=declared.open_world,
     )
-    return tool_handler(served, _reporting_failures(served, binding.use_case))
+    audited = audited_use_case(
+        declared.name, binding.use_case, mutates=not declared.read_only
+    )
+    return tool_handler(served, _reporting_failures(served, audited))
 
 
 def _reporting_failures(

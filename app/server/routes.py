@@ -3,6 +3,7 @@ from tenchi.openapi import openapi_route, swagger_ui_route
 from tenchi.rate_limits import RATE_LIMITED
 from tenchi.routes import route_group
 
+from app.features.audit.routes import routes as audit_routes
 from app.features.memory.routes import routes as memory_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
@@ -25,6 +26,7 @@ async def storage_answers(context: AppContext) -> None:
 api_routes = route_group(
     index_route,
     memory_routes,
+    audit_routes,
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),
 )

@@ -6,6 +6,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TextIO
 
+from app.features.audit.policy import AuditPolicy
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
@@ -52,6 +53,7 @@ def base_context(
         cursor_key=cursor_key_from(settings),
         limits=limits_from(settings),
         policy=ScopePolicy(write_roles=settings.write_policy),
+        audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),
         surface=surface,
     )
 

@@ -7,13 +7,35 @@ anywhere; ``build_task_runner`` composes a runner for explicit settings (tests).
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
-from tenchi.tasks import TaskRunner, create_task_runner
+from tenchi.tasks import (
+    Task,
+    TaskGroup,
+    TaskRunner,
+    create_task_runner,
+    task,
+    task_group,
+)
 
-from app.features.memory.tasks import tasks
+from app.features.audit.tasks import tasks as audit_tasks
+from app.features.memory.tasks import tasks as memory_tasks
+from app.server.auditing import audited_use_case
 from app.server.runtime import Runtime, create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 
 SURFACE = "task"
+
+
+def _audited(declared: Task) -> Task:
+    use_case = audited_use_case(declared.name, declared.use_case, mutates=True)
+    return task(declared.name, use_case, description=declared.description)
+
+
+def audited_tasks(*groups: TaskGroup) -> TaskGroup:
+    """Every task of ``groups``, each call recorded in the audit log."""
+    return task_group(*(_audited(declared) for group in groups for declared in group))
+
+
+tasks = audited_tasks(memory_tasks, audit_tasks)
 
 
 def build_task_runner(settings: Settings) -> TaskRunner:

@@ -345,3 +345,19 @@ def audit_unavailable_error(store: str) -> AppError:
         ),
         store=store,
     )
+
+
+def audit_role_required_error(scope: str, roles: Iterable[str]) -> AppError:
+    required = sorted(roles)
+    return memory_error(
+        restricted_scope,
+        error="RestrictedScopeError",
+        category=Category.PERMANENT,
+        detail=(
+            f"Reading the audit log of scope {scope} needs one of the roles "
+            f"{', '.join(required)}, and the caller's grant has none of them."
+        ),
+        scope=scope,
+        reason="role_required",
+        required_roles=required,
+    )

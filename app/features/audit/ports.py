@@ -53,6 +53,8 @@ class AuditSelection:
     since: datetime | None = None
     until: datetime | None = None
     operation: str | None = None
+    area: str | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +77,9 @@ class AuditLog(Protocol):
         With ``durable`` this returns only once the events (and every event
         recorded before them in this process) would survive a crash of this
         process; otherwise they may wait in a buffer for at most one second or
-        256 events. If an erasure of an event's entity was recorded after the
-        event happened, the event is dropped instead of kept.
+        256 events. If an erasure of an event's entity was recorded at or
+        after the time the event happened, the event is dropped instead of
+        kept, unless it is the ``memory.purge`` event that follows an erasure.
         """
         ...
 
@@ -87,7 +90,8 @@ class AuditLog(Protocol):
 
         Order is ``at`` descending, ties by ``id`` descending; ``before`` skips
         to events strictly after that position in this order. ``since`` and
-        ``until`` are inclusive bounds on ``at``. A store that keeps nothing to
+        ``until`` are inclusive bounds on ``at``; ``operation``, ``area`` and
+        ``name`` match exactly when given. A store that keeps nothing to
         query (a log stream, ``none``) raises the AUDIT_UNAVAILABLE AppError.
         """
         ...

@@ -69,6 +69,8 @@ def bind[RequestT: BaseModel, ResultT](
     request_type: type[BaseModel] = signature.parameters["request"].annotation
     result_type: type[ResultT] = signature.return_annotation
     answers_nothing = contract.response is None and present is None
+    name = operation.__name__
+    mutates = contract.method != "GET"
 
     async def handle(**inputs: Any) -> Any:
         context: AppContext = inputs.pop("context")
@@ -76,19 +78,26 @@ def bind[RequestT: BaseModel, ResultT](
             "headers", None
         )
         fields = {name: value for model in inputs.values() for name, value in model}
-        if headers is not None:
-            fields["expected_version"] = expected_version(headers)
-        request: Any = request_type.model_validate(fields)
-        result = await run_once(
-            context,
-            operation=contract.name,
-            key=None if headers is None else headers.idempotency_key,
-            request=request,
-            result_type=result_type,
-            run=lambda: operation(request, context),
-        )
+        built: list[Any] = []
+
+        async def call() -> ResultT:
+            if headers is not None:
+                fields["expected_version"] = expected_version(headers)
+            request: Any = request_type.model_validate(fields)
+            built.append(request)
+            return await run_once(
+                context,
+                operation=contract.name,
+                key=None if headers is None else headers.idempotency_key,
+                request=request,
+                result_type=result_type,
+                run=lambda: operation(request, context),
+            )
+
+        # Audited around the header checks too, so a 428 is recorded as refused.
+        result = await context.audited(name, fields, call, mutates=mutates)
         if present is not None:
-            return Answered(request, result)
+            return Answered(built[0], result)
         return None if answers_nothing else result
 
     handle.__name__ = handle.__qualname__ = operation_id or contract.name

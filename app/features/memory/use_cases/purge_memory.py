@@ -3,6 +3,7 @@ from collections.abc import Sequence
 from app.server.context import AppContext
 from app.shared.errors import purge_incomplete_error
 
+from ...audit.ports import Subject
 from ..domain import split_key
 from ..policy import locate_entity
 from ..ports import ListedObject, Storage
@@ -18,7 +19,8 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     Each delete is guarded by the version just listed; an object a concurrent
     writer changed survives the pass and is retried on the next. Up to five
     passes run; anything left after the last is PURGE_INCOMPLETE. The index
-    cache is invalidated even then, and storage is scrubbed after a full purge.
+    cache is invalidated even then. After a full purge the entity's audit
+    events are erased and storage is scrubbed.
     """
     storage = context.storage
     prefix = locate_entity(request.scope, request.entity_id)
@@ -36,6 +38,10 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
                 gone += await _sweep(storage, prefix, delete=True)
         finally:
             await context.index_cache.invalidate(prefix)
+        # The audit events name the erased files; they go before the scrub, so
+        # it also wipes their freed pages. The purge's own event comes after.
+        subject = Subject(request.scope, request.entity_id)
+        await context.audit.erase(subject, at=context.clock())
         await storage.scrub(prefix)
     return PurgeReport(
         scope=request.scope,

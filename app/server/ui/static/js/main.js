@@ -40,7 +40,10 @@ function viewFor(current) {
     },
     features: available,
     done: () => {
-      if (current === generation) focusHeading(main);
+      if (current !== generation) return;
+      const heading = main.querySelector("h1");
+      document.title = heading ? `${heading.textContent} — Wenchang memory` : "Wenchang memory";
+      focusHeading(main);
     },
   };
 }

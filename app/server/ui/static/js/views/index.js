@@ -1,6 +1,6 @@
 // The index: every file the token reaches, grouped by scope and area, with the capped notice.
 import { api, call } from "../api.js";
-import { chips, errorBox, fileHash, h, replaceChildren, when } from "../dom.js";
+import { chips, errorBox, field, fileHash, h, replaceChildren, when } from "../dom.js";
 
 function grouped(entries) {
   const scopes = new Map();
@@ -14,7 +14,8 @@ function grouped(entries) {
 }
 
 export function fileRow(entry) {
-  return h("li", { class: "file-row" },
+  const text = [entry.scope, entry.area, entry.name, entry.description, ...(entry.aliases || [])];
+  return h("li", { class: "file-row", "data-text": text.join("\n").toLowerCase() },
     h("div", { class: "file-main" },
       h("a", { href: fileHash(entry.scope, entry.area, entry.name), class: "file-name" }, entry.name),
       entry.description ? h("p", { class: "description" }, entry.description) : null),
@@ -69,6 +70,25 @@ function cappedNotice(capped) {
     })));
 }
 
+// Narrows what is already on the page; the server's search is the search.
+function filterBox(root) {
+  const input = h("input", { type: "search", name: "filter", autocomplete: "off" });
+  const summary = h("p", { class: "hint", "aria-live": "polite" });
+  input.addEventListener("input", () => {
+    const needle = input.value.trim().toLowerCase();
+    let shown = 0;
+    for (const row of root.querySelectorAll(".file-row")) {
+      row.hidden = Boolean(needle) && !row.dataset.text.includes(needle);
+      if (!row.hidden) shown++;
+    }
+    for (const section of root.querySelectorAll("section.area, section.scope")) {
+      section.hidden = !section.querySelector(".file-row:not([hidden])");
+    }
+    summary.textContent = needle ? `${shown} shown` : "";
+  });
+  return h("div", { class: "filter" }, field("Filter this page", input), summary);
+}
+
 export async function showIndex(view) {
   replaceChildren(view.main, h("p", { class: "loading" }, "Loading the index…"));
   let data;
@@ -81,13 +101,16 @@ export async function showIndex(view) {
   if (!view.live()) return;
   const scopes = grouped(data.entries);
   const count = data.entries.length;
+  const listing = h("div", {},
+    count ? [...scopes].map(([scope, areas]) => scopeSection(scope, areas))
+      : h("p", { class: "empty card" }, "No memories yet. Create the first file, or let an agent write one."));
   replaceChildren(view.main,
     h("div", { class: "page-head" },
       h("h1", {}, "Memory index"),
       h("p", { class: "lead" }, `${count} file${count === 1 ? "" : "s"} in ${scopes.size} scope${scopes.size === 1 ? "" : "s"}`),
       h("a", { href: "#/new", class: "button primary" }, "New file")),
     cappedNotice(data.capped),
-    count ? [...scopes].map(([scope, areas]) => scopeSection(scope, areas))
-      : h("p", { class: "empty card" }, "No memories yet. Create the first file, or let an agent write one."));
+    count ? filterBox(listing) : null,
+    listing);
   view.done();
 }

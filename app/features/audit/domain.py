@@ -1,0 +1,188 @@
+"""What one operation call becomes in the audit log: pure rules, no I/O.
+
+A call is recorded once for each scope whose memory it touched: a call that
+names a scope (every file operation, a listing, a task) gives one event; a
+call over all the caller's scopes (the index, a search without a scope) gives
+one event per granted scope, holding the files that scope served, so each
+owner sees what was shown from their memory and a purge of one entity erases
+exactly its part. Events never hold content, only ``area/name`` of what an
+index, listing or search returned, at most ``MAX_FILES`` of them.
+"""
+
+import hashlib
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import cast
+
+from app.shared.identity import Grant
+
+from ..memory.domain import decode_cursor, encode_cursor, format_timestamp
+from .ports import AuditEvent, AuditSelection, Position
+from .schemas import AuditEventView
+
+MAX_FILES = 1000
+PURGE = "memory.purge"
+"""The one operation whose event an erasure of its entity never drops."""
+INTERNAL = "INTERNAL_SERVER_ERROR"
+"""The outcome of a call that failed with an unexpected error."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Who made a call, through which surface, and what it was."""
+
+    operation: str
+    surface: str
+    actor: str
+    token_id: str | None
+    request_id: str
+    grants: Mapping[str, Grant]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _field(request: object, name: str) -> str | None:
+    """A text field of a request model, or of the raw fields of a refused one."""
+    if isinstance(request, Mapping):
+        return _text(cast(Mapping[str, object], request).get(name))
+    return _text(getattr(request, name, None))
+
+
+def _served(result: object) -> dict[str, list[str]]:
+    """``area/name`` of each entry a listing-shaped result returned, by scope."""
+    entries: object = getattr(result, "entries", None)
+    served: dict[str, list[str]] = {}
+    if not isinstance(entries, list):
+        return served
+    for entry in entries:  # pyright: ignore[reportUnknownVariableType]
+        scope, area, name = (
+            _text(getattr(entry, field, None))  # pyright: ignore[reportUnknownArgumentType]
+            for field in ("scope", "area", "name")
+        )
+        if scope is not None and area is not None and name is not None:
+            served.setdefault(scope, []).append(f"{area}/{name}")
+    return served
+
+
+def _version(request: object, result: object) -> str | None:
+    written = _text(getattr(result, "version", None))
+    if written is not None or result is None:
+        return written
+    # A delete answers {"ok": true}: the version it removed is the one it named.
+    return _field(request, "expected_version")
+
+
+def _scopes(call: Call, request: object) -> list[tuple[str | None, str | None]]:
+    """(scope, entity) pairs the call touched; the entity is None if ungranted."""
+    scope = _field(request, "scope")
+    named_entity = _field(request, "entity_id")
+    if scope is not None:
+        grant = call.grants.get(scope)
+        entity = named_entity or (grant.entity_id if grant else None)
+        return [(scope, entity)]
+    if not call.grants:
+        return [(None, None)]
+    return [(name, grant.entity_id) for name, grant in sorted(call.grants.items())]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a call ended: ``ok`` with its result, or an error code."""
+
+    code: str
+    result: object | None = None
+
+
+def call_events(
+    call: Call, request: object, outcome: Outcome, *, at: datetime
+) -> list[AuditEvent]:
+    """The events of one call, one per scope it touched."""
+    ok = outcome.code == "ok"
+    served = _served(outcome.result) if ok else {}
+    version = _version(request, outcome.result) if ok else None
+    events: list[AuditEvent] = []
+    for scope, entity in _scopes(call, request):
+        files = served.get(scope or "", [])
+        events.append(
+            AuditEvent(
+                id=uuid.uuid4().hex,
+                at=at,
+                request_id=call.request_id,
+                surface=call.surface,
+                actor=call.actor,
+                token_id=call.token_id,
+                operation=call.operation,
+                scope=scope,
+                entity_id=entity,
+                area=_field(request, "area"),
+                name=_field(request, "name"),
+                outcome=outcome.code,
+                version=version,
+                files=tuple(files[:MAX_FILES]),
+                files_omitted=max(0, len(files) - MAX_FILES),
+            )
+        )
+    return events
+
+
+def erasure_key(scope: str | None, entity_id: str | None) -> str:
+    """How an erasure names its entity: a digest, so no byte of the id is kept."""
+    return hashlib.sha256(f"{scope}\0{entity_id}".encode()).hexdigest()
+
+
+def stamp(moment: datetime) -> str:
+    """A fixed-width UTC timestamp: string order is time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_stamp(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def _listing(selection: AuditSelection) -> str:
+    """What a cursor is bound to: the caller's subjects and every filter."""
+    parts = [f"{s.scope}\0{s.entity_id}" for s in selection.subjects]
+    bounds = (selection.since, selection.until)
+    parts += [stamp(b) if b is not None else "" for b in bounds]
+    parts += [selection.operation or "", selection.area or "", selection.name or ""]
+    return "audit\0" + "\0".join(parts)
+
+
+def encode_position(key: bytes, selection: AuditSelection, position: Position) -> str:
+    return encode_cursor(
+        key, _listing(selection), f"{stamp(position.at)}|{position.id}"
+    )
+
+
+def decode_position(
+    key: bytes, selection: AuditSelection, cursor: str
+) -> Position | None:
+    """The position in ``cursor`` if it was issued for ``selection``, else None."""
+    decoded = decode_cursor(key, _listing(selection), cursor)
+    if decoded is None:
+        return None
+    at, _, event_id = decoded.partition("|")
+    return Position(at=parse_stamp(at), id=event_id)
+
+
+def render_event(event: AuditEvent) -> AuditEventView:
+    """What a caller sees of an event: everything but the entity id."""
+    return AuditEventView(
+        at=format_timestamp(event.at),
+        request_id=event.request_id,
+        surface=event.surface,
+        actor=event.actor,
+        token_id=event.token_id,
+        operation=event.operation,
+        scope=event.scope,
+        area=event.area,
+        name=event.name,
+        outcome=event.outcome,
+        version=event.version,
+        files=list(event.files),
+        files_omitted=event.files_omitted,
+    )

@@ -1,0 +1,210 @@
+"""The audit log over HTTP, as a person whose memory an agent keeps would use it.
+
+Token A reads a file, lists an area, gets the index and writes a file; its own
+GET /v1/audit answers those four calls newest first with the files it was
+served; another entity's token sees none of them; a viewer is refused; a purge
+leaves one memory.purge event and nothing naming a purged file.
+"""
+
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tenchi.testing import open_http
+
+from app.features.memory.domain import file_key
+from app.features.memory.ports import FileMetadata
+from app.infra.port_wiring import open_storage
+from app.infra.token_file import TokenFileResolver, create_token
+from app.server.asgi import build_app
+from app.server.settings import Settings
+from app.server.tasks import build_task_runner
+from app.shared.identity import Grant
+
+SEEDED = FileMetadata("tea notes", (), ("task",), datetime(2026, 1, 1, tzinfo=UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    headers: dict[str, str]
+    token_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Audited:
+    http: httpx.AsyncClient
+    settings: Settings
+    alice: Holder
+    bob: Holder
+    viewer: Holder
+
+
+def _holder(path: Path, grants: dict[str, Grant], label: str | None) -> Holder:
+    secret, record = create_token(path, grants, label=label)
+    return Holder({"Authorization": f"Bearer {secret}"}, record.token_id)
+
+
+@asynccontextmanager
+async def open_audited(tmp_path: Path, **overrides: Any) -> AsyncGenerator[Audited]:
+    """SQLite storage (so the audit log is the same database), three tokens."""
+    tokens = tmp_path / "tokens.json"
+    settings = Settings(
+        storage=f"sqlite:///{tmp_path / 'wenchang.db'}",
+        tokens_file=str(tokens),
+        cursor_secret="audit-tests-cursor-secret",
+        index_cache="none",
+        **overrides,
+    )
+    async with open_storage(settings.storage) as storage:
+        for name in ("tea", "coffee"):
+            key = file_key("user", "alice", "notes", name)
+            await storage.put(key, b"- [stated] likes oolong\n", SEEDED)
+    alice = _holder(tokens, {"user": Grant("alice", "owner")}, "claude")
+    bob = _holder(tokens, {"user": Grant("bob", "owner")}, None)
+    viewer = _holder(tokens, {"user": Grant("alice", "viewer")}, "viewer-app")
+    app = build_app(settings, resolver=TokenFileResolver(tokens))
+    async with open_http(app) as http:
+        yield Audited(http, settings, alice, bob, viewer)
+
+
+def raw_bytes(root: Path) -> bytes:
+    """The database, its WAL and shared-memory file, byte for byte."""
+    paths = [root / f"wenchang.db{suffix}" for suffix in ("", "-wal", "-shm")]
+    return b"".join(path.read_bytes() for path in paths if path.exists())
+
+
+async def four_calls(api: Audited) -> None:
+    """Token A reads a file, lists an area, gets the index, writes a file."""
+    alice = api.alice.headers
+    read = await api.http.get("/v1/files/user/notes/tea", headers=alice)
+    listed = await api.http.get("/v1/files/user/notes", headers=alice)
+    index = await api.http.get("/v1/index", headers=alice)
+    body: dict[str, Any] = {
+        "content": "- [stated] green\n",
+        "description": "d",
+        "aliases": [],
+    }
+    written = await api.http.put(
+        "/v1/files/user/notes/green",
+        json=body,
+        headers=alice | {"If-None-Match": "*"},
+    )
+    assert [r.status_code for r in (read, listed, index, written)] == [
+        200,
+        200,
+        200,
+        201,
+    ]
+
+
+async def test_the_owner_sees_its_four_calls_newest_first_with_files(
+    tmp_path: Path,
+) -> None:
+    """GET /v1/audit answers write, index, list, read with what each was shown."""
+    async with open_audited(tmp_path) as api:
+        await four_calls(api)
+
+        answer = await api.http.get("/v1/audit", headers=api.alice.headers)
+
+    assert answer.status_code == 200
+    events = answer.json()["events"]
+    assert [e["operation"] for e in events] == [
+        "write_file",
+        "get_memory_index",
+        "list_prefix",
+        "read_file",
+    ]
+    write, index, listing, read = events
+    assert (write["area"], write["name"], write["outcome"]) == ("notes", "green", "ok")
+    assert index["files"] == ["notes/coffee", "notes/tea"]
+    assert listing["files"] == ["notes/coffee", "notes/tea"]
+    assert (read["name"], read["files"]) == ("tea", [])
+    assert read["version"] is not None
+    for event in events:
+        assert event["surface"] == "http"
+        assert event["actor"] == "claude"
+        assert event["token_id"] == api.alice.token_id
+        assert event["scope"] == "user"
+        assert "entity_id" not in event
+        assert "content" not in str(event)
+    assert answer.json()["next_cursor"] is None
+
+
+async def test_another_entity_sees_none_of_them(tmp_path: Path) -> None:
+    """Bob's GET /v1/audit holds nothing of Alice's calls."""
+    async with open_audited(tmp_path) as api:
+        await four_calls(api)
+
+        answer = await api.http.get("/v1/audit", headers=api.bob.headers)
+
+    assert answer.status_code == 200
+    assert answer.json()["events"] == []
+
+
+async def test_a_viewer_gets_403_role_required(tmp_path: Path) -> None:
+    """A role outside WENCHANG_AUDIT_ROLES is RESTRICTED_SCOPE role_required."""
+    async with open_audited(tmp_path) as api:
+        await four_calls(api)
+
+        answer = await api.http.get("/v1/audit?scope=user", headers=api.viewer.headers)
+
+    assert answer.status_code == 403
+    details = answer.json()["details"]
+    assert (details["reason"], details["required_roles"]) == (
+        "role_required",
+        ["admin", "owner"],
+    )
+
+
+async def test_a_refused_call_is_recorded_with_its_error_code(tmp_path: Path) -> None:
+    """A stale write is an event whose outcome is VERSION_CONFLICT."""
+    async with open_audited(tmp_path) as api:
+        stale = await api.http.post(
+            "/v1/files/user/notes/tea/lines",
+            json={"line": "- [stated] x"},
+            headers=api.alice.headers | {"If-Match": '"stale"'},
+        )
+        missing = await api.http.delete(
+            "/v1/files/user/notes/tea", headers=api.alice.headers
+        )
+
+        events = (await api.http.get("/v1/audit", headers=api.alice.headers)).json()
+
+    assert (stale.status_code, missing.status_code) == (412, 428)
+    assert [(e["operation"], e["outcome"], e["version"]) for e in events["events"]] == [
+        ("delete_file", "PRECONDITION_REQUIRED", None),
+        ("append_line", "VERSION_CONFLICT", None),
+    ]
+
+
+async def test_a_purge_leaves_one_purge_event_and_no_purged_file(
+    tmp_path: Path,
+) -> None:
+    """After memory.purge only its own event remains, and it names no file."""
+    async with open_audited(tmp_path) as api:
+        await four_calls(api)
+        runner = build_task_runner(api.settings)
+        await runner.run(
+            "memory.purge",
+            input={"scope": "user", "entity_id": "alice", "dry_run": False},
+        )
+        left = raw_bytes(tmp_path)
+
+        answer = await api.http.get("/v1/audit", headers=api.alice.headers)
+
+    events = answer.json()["events"]
+    purge = events[-1]
+    assert [e["operation"] for e in events] == ["memory.purge"]
+    assert (purge["surface"], purge["actor"], purge["outcome"]) == (
+        "task",
+        "task",
+        "ok",
+    )
+    assert (purge["area"], purge["name"], purge["files"]) == (None, None, [])
+    assert purge["token_id"] is None
+    for trace in (b"notes/tea", b"notes/coffee", b"green", b"claude"):
+        assert trace not in left
