@@ -7,6 +7,7 @@ from ..contracts import (
     list_scope_contract,
     read_file_contract,
     replace_fact_contract,
+    search_memory_contract,
     write_file_contract,
 )
 from ..use_cases.append_line import append_line
@@ -14,6 +15,7 @@ from ..use_cases.delete_file import delete_file
 from ..use_cases.list_prefix import list_prefix
 from ..use_cases.read_file import read_file
 from ..use_cases.replace_fact import replace_fact
+from ..use_cases.search_memory import search_memory
 from ..use_cases.write_file import write_file
 from .binding import bind
 from .headers import present_write
@@ -29,4 +31,5 @@ routes = route_group(
     bind(append_line_contract, append_line, operation_id="post_line"),
     bind(replace_fact_contract, replace_fact, operation_id="post_replacement"),
     bind(delete_file_contract, delete_file, operation_id="delete_file_at_path"),
+    bind(search_memory_contract, search_memory),
 )
