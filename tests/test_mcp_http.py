@@ -124,6 +124,7 @@ async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
         "append_line",
         "replace_fact",
         "delete_file",
+        "search_memory",
     ]
     by_name = {tool.name: tool for tool in listed}
     hints = {

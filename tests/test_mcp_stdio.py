@@ -47,6 +47,7 @@ async def test_mcp_stdio_serves_every_tool_and_every_error(tmp_path: Path) -> No
         "append_line",
         "replace_fact",
         "delete_file",
+        "search_memory",
     ]
     destructive = [
         tool.name

@@ -22,10 +22,16 @@ from tenchi.errors import AppError
 
 from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
-from app.features.memory.schemas import AppendLine, PurgeMemory, WriteFile
+from app.features.memory.schemas import (
+    AppendLine,
+    PurgeMemory,
+    SearchMemory,
+    WriteFile,
+)
 from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.purge_memory import PURGE_MAX_PASSES, purge_memory
+from app.features.memory.use_cases.search_memory import search_memory
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.memory_storage import MemoryStorage
@@ -125,6 +131,9 @@ async def seed_canary(context: AppContext) -> None:
             canary,
         )
     assert len((await get_memory_index(canary)).entries) == CANARY_FILES
+    # A search fills the search corpus caches (and reads SQLite's postings).
+    found = await search_memory(SearchMemory(query="canary secret", limit=50), canary)
+    assert len(found.hits) == CANARY_FILES
 
 
 async def purge_canary(context: AppContext) -> None:
@@ -132,6 +141,8 @@ async def purge_canary(context: AppContext) -> None:
 
     assert (report.objects, report.passes) == (CANARY_FILES, 1)
     assert await context.storage.count("user/") == len(NEIGHBOUR_ENTITIES)
+    neighbour = caller(context, NEIGHBOUR_ENTITIES[0])
+    assert (await search_memory(SearchMemory(query="canary"), neighbour)).hits == []
 
 
 def raw_files(root: Path) -> bytes:
@@ -341,3 +352,20 @@ async def test_purge_leaves_no_trace_in_the_redis_index_cache(
         await purge_canary(context)
 
     assert CANARY.encode() not in await redis_dump(redis_server, f"{key_prefix}*")
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_after_a_purge_search_finds_nothing_of_the_entity(
+    tmp_path: Path, kind: str
+) -> None:
+    """Found before; after the purge returns, the entity's own search is empty."""
+    url = storage_url(kind, tmp_path)
+    async with task_context(settings_for(url, tmp_path)) as context:
+        alice = caller(context, "alice")
+        await create(alice, "tea", "- [stated] Oolong daily.\n")
+        query = SearchMemory(query="oolong")
+        assert len((await search_memory(query, alice)).hits) == 1
+
+        await purge_memory(purge("alice"), context)
+
+        assert (await search_memory(query, alice)).hits == []

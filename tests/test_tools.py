@@ -24,8 +24,9 @@ SPEC_ORDER = [
     "append_line",
     "replace_fact",
     "delete_file",
+    "search_memory",
 ]
-READS = {"get_memory_index", "read_file", "list_prefix"}
+READS = {"get_memory_index", "read_file", "list_prefix", "search_memory"}
 COMMON = {"UNAUTHORIZED", "BACKEND_UNAVAILABLE"}
 MUTATION = COMMON | {
     "INVALID_ARGUMENT",
@@ -41,6 +42,7 @@ ERRORS = {
     "append_line": MUTATION | {"OVERSIZE_WRITE"},
     "replace_fact": MUTATION | {"OVERSIZE_WRITE", "REPLACE_FACT_MATCH"},
     "delete_file": MUTATION,
+    "search_memory": COMMON | {"INVALID_ARGUMENT"},
 }
 
 
@@ -58,7 +60,7 @@ def test_tools_snapshot_is_current() -> None:
 
 
 def test_tools_are_the_seven_operations_in_spec_order() -> None:
-    """The group binds exactly the seven operations, bootstrap first, then reads."""
+    """The seven operations, bootstrap first, then reads; search right after them."""
     assert [binding.tool.name for binding in tools] == SPEC_ORDER
 
 
@@ -95,6 +97,7 @@ def test_tools_input_schemas_are_the_operation_arguments() -> None:
 
     assert required["get_memory_index"] == set()
     assert required["list_prefix"] == {"scope"}
+    assert required["search_memory"] == {"query"}
     assert required["write_file"] == {
         "scope",
         "area",

@@ -23,7 +23,7 @@ from app.features.search.domain.analysis import (
 
 from .sqlite_connection import translate_sqlite_error
 
-ANALYSER_VERSION = 5
+ANALYSER_VERSION = 6
 """Bump when folding or tokens change: every row is then re-indexed lazily."""
 FUNCTION = "wenchang_search_analysis"
 PREFIX_INDEX = 1

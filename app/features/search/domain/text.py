@@ -1,7 +1,8 @@
 """Text folding and tokens: case- and diacritic-free words and no-space runs.
 
-Every character folds on its own (NFKD, case fold, NFKD again, combining marks
-dropped), so a position in folded text maps back to one original character.
+Every character folds on its own (NFKD, case fold, NFKD again, letters such as
+"đ" or "ø" to their base, combining marks dropped), so a position in folded
+text maps back to one original character.
 Letters and digits of space-separated scripts form *words*; letters of scripts
 written without spaces (CJK, Thai, Lao, Khmer, Myanmar, ...) and pictographic
 symbols form *runs*, which match as substrings. Everything else separates.
@@ -50,9 +51,18 @@ def _kind(char: str) -> str:
     return _SEPARATOR
 
 
+# Latin letters whose marks are part of the letter, so NFKD keeps them whole.
+_BASE_LETTERS = str.maketrans(
+    {"đ": "d", "ð": "d", "ħ": "h", "\u0131": "i", "ł": "l", "ø": "o", "ŧ": "t"}
+    | {"ƀ": "b", "ƈ": "c", "ɗ": "d", "ƒ": "f", "ɠ": "g", "ƙ": "k", "ƶ": "z"}
+    | {"æ": "ae", "œ": "oe", "þ": "th", "ĸ": "k"}
+)
+
+
 def _fold_char(char: str) -> str:
     decomposed = unicodedata.normalize("NFKD", char)
     folded = unicodedata.normalize("NFKD", decomposed.casefold())
+    folded = folded.translate(_BASE_LETTERS)
     kept = (c for c in folded if unicodedata.category(c) != "Mn")
     return "".join(c if _kind(c) != _SEPARATOR else _SEPARATOR for c in kept)
 

@@ -14,6 +14,7 @@ from app.features.search.domain.text import (
 def test_folding_drops_case_diacritics_and_compatibility_forms() -> None:
     assert fold("Café Crème in Zürich") == "cafe creme in zurich"
     assert fold("STRASSE Straße") == "strasse strasse"
+    assert fold("Đỉnh Łódź Ørsted Æsir") == "dinh lodz orsted aesir"
     wide = "\uff34\uff45\uff53\uff54 \ufb01le \u0130stanbul"
     assert fold(wide) == "test file istanbul"
 
