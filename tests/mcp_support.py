@@ -131,7 +131,7 @@ def ok(result: CallToolResult) -> Any:
 
 
 def failed(result: CallToolResult, code: str) -> dict[str, Any]:
-    """The SPEC §4 details of an application error with this code."""
+    """The error details of an application error with this code."""
     payload = envelope(result)
     assert result.is_error is True
     assert payload["ok"] is False

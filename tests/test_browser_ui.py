@@ -188,6 +188,12 @@ def test_sign_in_refuses_a_wrong_token_and_keeps_the_right_one_in_the_tab(
     assert page.evaluate("() => sessionStorage.getItem('wenchang.token')") == site.owner
     assert page.evaluate("() => document.cookie") == ""
     assert site.owner not in page.url
+    history = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => e.name)"
+    )
+    assert not [url for url in history if site.owner in url]
+    logs = site.server.stdout() + site.server.stderr()
+    assert site.owner not in logs and "wct_not-a-real-token" not in logs
 
 
 def test_browse_groups_the_index_by_scope_and_area(page: Page, site: Site) -> None:
@@ -368,6 +374,29 @@ def test_a_conflicting_edit_shows_their_version_beside_mine_and_saves_the_merge(
         "- [stated] Step one.\n- [stated] Their step.\n- [stated] My step.\n"
     )
     assert {"ada-browser", "other-agent"} <= set(merged["sources"])
+
+
+def test_saving_a_file_deleted_meanwhile_offers_to_recreate_it(
+    page: Page, site: Site
+) -> None:
+    first = write(site, "user/work/gone", "- [stated] Old.\n")
+    sign_in(page, site)
+    open_file(page, site, "user/work/gone", "edit")
+    page.get_by_label("Content (markdown)").fill("- [stated] New.\n")
+    with site.api(site.other_writer) as http:
+        gone = http.delete(
+            "/files/user/work/gone", headers={"If-Match": f'"{first["version"]}"'}
+        )
+    assert gone.status_code == 204
+    page.get_by_role("button", name="Save", exact=True).click()
+
+    expect(
+        page.get_by_role("heading", name="This file was deleted meanwhile")
+    ).to_be_visible()
+    assert read(site, "user/work/gone").status_code == 404
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("heading", name="gone", exact=True)).to_be_visible()
+    assert read(site, "user/work/gone").json()["content"] == "- [stated] New.\n"
 
 
 def test_a_stale_delete_is_refused_and_shows_the_current_file(

@@ -1,6 +1,6 @@
 """The typed client: preconditions on the wire, typed errors, bounded retries.
 
-Everything SPEC §3-§4 says about results and errors is pinned by the transport
+Everything the docs say about results and errors is pinned by the transport
 conformance suite; this module covers what only the HTTP client does.
 """
 
@@ -360,7 +360,7 @@ SPEC_ERRORS = {
 
 
 def test_every_spec_error_is_one_exception_class() -> None:
-    """Each SPEC §4 error has a class of that name, with the HTTP code, exported."""
+    """Each memory error has a class of that name, with the HTTP code, exported."""
     for name, code in SPEC_ERRORS.items():
         cls = getattr(client_errors, name)
 

@@ -1,4 +1,4 @@
-"""Every row of SPEC §5 through the composed app, on its success path."""
+"""Every route of docs/http.md through the composed app, on its success path."""
 
 import re
 from collections.abc import AsyncGenerator

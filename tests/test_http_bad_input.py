@@ -1,4 +1,4 @@
-"""Rejected requests: each answers its SPEC §4 error and changes nothing."""
+"""Rejected requests: each answers its documented error and changes nothing."""
 
 from collections.abc import AsyncGenerator
 from pathlib import Path

@@ -7,14 +7,17 @@ for the in-memory cache the same object (one process).
 import asyncio
 import uuid
 from collections.abc import AsyncGenerator
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import FileMetadata, IndexCache, ListedObject
 from app.infra.memory_index_cache import MemoryIndexCache
-from app.infra.port_wiring import open_index_cache
+from app.infra.memory_storage import MemoryStorage
+from app.infra.port_wiring import open_index_cache, open_storage
 from app.shared.errors import backend_unavailable
 from tests.support.redis_server import RedisServer
 
@@ -51,6 +54,34 @@ async def caches(request: pytest.FixtureRequest) -> AsyncGenerator[Pair]:
         open_index_cache(url, ttl=30) as second,
     ):
         yield first, second
+
+
+@pytest.fixture(params=["sqlite", "file"])
+async def processes(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncGenerator[Pair]:
+    """Two processes' in-memory caches over one backend's change markers."""
+    if request.param == "sqlite":
+        url, storage_url = "memory", f"sqlite:///{tmp_path / 'wenchang.db'}"
+    else:
+        url, storage_url = "memory", f"file://{tmp_path / 'files'}"
+    async with AsyncExitStack() as stack:
+        pair = [
+            await stack.enter_async_context(_cache(url, storage_url)) for _ in range(2)
+        ]
+        yield pair[0], pair[1]
+
+
+@asynccontextmanager
+async def _cache(url: str, storage_url: str) -> AsyncGenerator[IndexCache]:
+    storage = MemoryStorage()
+    async with AsyncExitStack() as stack:
+        if storage_url:
+            storage = await stack.enter_async_context(open_storage(storage_url))
+        cache = await stack.enter_async_context(
+            open_index_cache(url, ttl=30, storage_url=storage_url, storage=storage)
+        )
+        yield cache
 
 
 async def test_a_fresh_prefix_has_no_listing(caches: Pair) -> None:
@@ -187,3 +218,40 @@ async def test_redis_outage_is_backend_unavailable_and_service_resumes(
         fresh = await cache.get(PREFIX)
         await cache.set(PREFIX, LATER, stamp=fresh.stamp)
         assert tuple((await cache.get(PREFIX)).listing or ()) == LATER
+
+
+async def test_a_write_in_one_process_drops_every_process_listing(
+    processes: Pair,
+) -> None:
+    """A cached listing is served only while the backend's marker is unchanged."""
+    mine, theirs = processes
+    await theirs.set(PREFIX, LISTING, stamp=(await theirs.get(PREFIX)).stamp)
+    assert tuple((await theirs.get(PREFIX)).listing or ()) == LISTING
+
+    await mine.invalidate(PREFIX)
+
+    assert (await theirs.get(PREFIX)).listing is None
+
+
+async def test_a_listing_read_before_another_process_wrote_is_refused(
+    processes: Pair,
+) -> None:
+    reader, writer = processes
+    seen = await reader.get(PREFIX)
+    await writer.invalidate(PREFIX)
+    await reader.set(PREFIX, LISTING, stamp=seen.stamp)
+
+    assert (await reader.get(PREFIX)).listing is None
+
+
+async def test_the_marker_is_the_same_in_every_process_and_moves_on_change(
+    processes: Pair,
+) -> None:
+    """The stamp is what a conditional index read can use as its ETag."""
+    first, second = processes
+    before = (await first.get(PREFIX)).stamp
+    assert (await second.get(PREFIX)).stamp == before
+    await second.invalidate(PREFIX)
+    after = (await first.get(PREFIX)).stamp
+    assert after != before and (await second.get(PREFIX)).stamp == after
+    assert (await first.get("user/bob/")).stamp == (await second.get("user/bob/")).stamp

@@ -112,7 +112,7 @@ def test_mcp_http_refuses_an_origin_outside_the_allow_list(server: Server) -> No
 
 
 async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
-    """Names and order are SPEC §6's; schemas and annotations come from the tools."""
+    """Names and order are the documented ones; schemas come from the tools."""
     async with http_session(server.url, server.token) as session:
         listed = (await session.list_tools()).tools
 

@@ -13,6 +13,12 @@ documented relaxation: the per-entity file cap is checked before the create,
 not atomically with it, so concurrent creates may each see the count from
 before the other.
 
+History is modelled too: every operation that changed a file in the model
+adds one record (a delete a tombstone) and the storage's version history of
+every file must match it record for record after every step; in a concurrent
+pair, the records follow the order that linearizes it, so a losing writer
+leaves none.
+
 ``WENCHANG_MODEL_EXAMPLES`` sets the number of sequences per adapter (default
 40 for CI; the full mode in the README uses 200).
 """
@@ -41,7 +47,7 @@ from tenchi.errors import AppError, ErrorDef
 
 from app.features.memory.domain import MemoryLimits, format_timestamp
 from app.features.memory.policy import ScopePolicy
-from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.ports import FileMetadata, Storage, VersionRecord
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
@@ -151,6 +157,22 @@ class ModelFile:
 
 
 type Model = dict[str, ModelFile]
+OPERATIONS = {
+    "write": "write_file",
+    "append": "append_line",
+    "replace": "replace_fact",
+    "delete": "delete_file",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRecord:
+    """One expected version record; a tombstone's version is not known ahead."""
+
+    operation: str
+    actor: str
+    file: ModelFile
+    deleted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,6 +647,7 @@ class StorageModel(RuleBasedStateMachine):
         self.stack = AsyncExitStack()
         self.state: Model = {}
         self.seen: dict[str, set[str]] = {}
+        self.history: dict[str, list[ModelRecord]] = {}
         storage = self.run(self.stack.enter_async_context(open_storage(self.url())))
         self.base = AppContext(
             storage=storage,
@@ -710,6 +733,7 @@ class StorageModel(RuleBasedStateMachine):
             actual = self.run(self.rest_of_listing(op, actual))
         problem, state = compare(prediction, actual, self.state, self.seen)
         assert problem is None, f"{op}: {problem}"
+        self.add_history(op, self.state, state)
         self.state = state
         self.record(state)
 
@@ -752,15 +776,21 @@ class StorageModel(RuleBasedStateMachine):
             )
 
         results = self.run(both())
-        state = self.linearize(ops_, results)
-        self.state = state
-        self.record(state)
+        steps = self.linearize(ops_, results)
+        for op, before, after in steps:
+            self.add_history(op, before, after)
+        self.state = steps[-1][2]
+        self.record(self.state)
 
-    def linearize(self, ops_: tuple[Op, Op], results: list[object]) -> Model:
+    def linearize(
+        self, ops_: tuple[Op, Op], results: list[object]
+    ) -> list[tuple[Op, Model, Model]]:
+        """The (op, state before, state after) steps of an order that explains it."""
         problems: list[str] = []
         for order in ((0, 1), (1, 0)):
             for quota_from_start in (False, True):
                 state: Model | None = self.state
+                steps: list[tuple[Op, Model, Model]] = []
                 for index in order:
                     assert state is not None
                     quota = self.state if quota_from_start else state
@@ -772,10 +802,25 @@ class StorageModel(RuleBasedStateMachine):
                         problems.append(f"order {order}: {problem}")
                         state = None
                         break
+                    steps.append((ops_[index], state, after))
                     state = after
                 if state is not None:
-                    return state
+                    return steps
         raise AssertionError(f"{ops_} -> {results} is not linearizable: {problems}")
+
+    def add_history(self, op: Op, before: Model, after: Model) -> None:
+        """The record ``op`` must have left: one per file it changed."""
+        for key in sorted(before.keys() | after.keys()):
+            old, new = before.get(key), after.get(key)
+            if old == new:
+                continue
+            actor = source_of(op.caller)
+            if new is None:
+                assert old is not None
+                record = ModelRecord("delete_file", actor, old, deleted=True)
+            else:
+                record = ModelRecord(OPERATIONS[op.kind], actor, new)
+            self.history.setdefault(key, []).append(record)
 
     @invariant()
     def storage_equals_model(self) -> None:
@@ -800,11 +845,40 @@ class StorageModel(RuleBasedStateMachine):
 
         assert self.run(everything()) == self.state
 
+    @invariant()
+    def history_equals_model(self) -> None:
+        for key, expected in self.history.items():
+            records = self.run(self.storage.list_versions(key, after=None, limit=999))
+            got = [_recorded(record) for record in records]
+            want = [_modelled(record) for record in reversed(expected)]
+            assert got == want, f"{key}: history {got} != model {want}"
+            for record in records[:2]:
+                if not record.deleted:
+                    full = self.run(self.storage.get_version(key, record.version))
+                    content = expected[-1 - records.index(record)].file.content
+                    assert full is not None and full.data == content.encode(), key
+
     def teardown(self) -> None:
         try:
             self.run(self.stack.aclose())
         finally:
             self.loop.close()
+
+
+def _recorded(record: VersionRecord) -> tuple[object, ...]:
+    meta = record.metadata
+    version = None if record.deleted else record.version
+    when = None if record.deleted else format_timestamp(meta.last_updated)
+    described = (meta.description, meta.aliases, meta.sources, when)
+    return (record.operation, record.actor, record.deleted, version, *described)
+
+
+def _modelled(record: ModelRecord) -> tuple[object, ...]:
+    file = record.file
+    version = None if record.deleted else file.version
+    when = None if record.deleted else file.last_updated
+    described = (file.description, file.aliases, file.sources, when)
+    return (record.operation, record.actor, record.deleted, version, *described)
 
 
 SLOW_ADAPTERS = {"gcs": (12, 20), "file": (2, STEPS)}

@@ -21,18 +21,29 @@ from redis.asyncio import Redis
 from tenchi.errors import AppError
 
 from app.features.memory.domain import file_key
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+)
 from app.features.memory.schemas import (
     AppendLine,
+    DeleteFile,
     PurgeMemory,
+    ReadFile,
     SearchMemory,
     WriteFile,
 )
 from app.features.memory.use_cases.append_line import append_line
+from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.purge_memory import PURGE_MAX_PASSES, purge_memory
+from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.search_memory import search_memory
 from app.features.memory.use_cases.write_file import write_file
+from app.infra.change_markers import MARKER_KEYS
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.memory_storage import MemoryStorage
 from app.server.context import AppContext
@@ -48,6 +59,7 @@ from tests.support.storage_adapters import storage_url
 CANARY = "canary"
 CANARY_ENTITY = "canary-entity"
 CANARY_FILES = 12
+GHOST = "ghost-canary-past"
 NEIGHBOUR_ENTITIES = [f"{side}{i:04d}" for side in "ae" for i in range(150)]
 MEDIA = {"alt": "media"}
 DUMP_KEYS = """
@@ -130,10 +142,49 @@ async def seed_canary(context: AppContext) -> None:
             ),
             canary,
         )
+    await seed_past_canary(canary)
     assert len((await get_memory_index(canary)).entries) == CANARY_FILES
     # A search fills the search corpus caches (and reads SQLite's postings).
-    found = await search_memory(SearchMemory(query="canary secret", limit=50), canary)
+    found = await search_memory(SearchMemory(query="canary", limit=50), canary)
     assert len(found.hits) == CANARY_FILES
+
+
+async def seed_past_canary(canary: AppContext) -> None:
+    """Canary text that only ever lived in old versions, and a deleted file."""
+    area, ghost = "canary-area", f"- [stated] {GHOST}\n"
+    current = await read_file(
+        ReadFile(scope="user", area=area, name="canary-00"), canary
+    )
+    version = current.version
+    for content in (ghost, "- [stated] plain\n"):
+        request = WriteFile(
+            scope="user",
+            area=area,
+            name="canary-00",
+            content=content,
+            description="plain",
+            aliases=[],
+            expected_version=version,
+        )
+        version = (await write_file(request, canary)).version
+    gone = WriteFile(
+        scope="user",
+        area=area,
+        name="gone",
+        content=ghost,
+        description=GHOST,
+        aliases=[GHOST],
+        expected_version=None,
+    )
+    created = await write_file(gone, canary)
+    deleted = DeleteFile(
+        scope="user", area=area, name="gone", expected_version=created.version
+    )
+    await delete_file(deleted, canary)
+    key = file_key("user", CANARY_ENTITY, area, "canary-00")
+    records = await canary.storage.list_versions(key, after=None, limit=10)
+    past = await canary.storage.get_version(key, records[1].version)
+    assert past is not None and past.data == ghost.encode()
 
 
 async def purge_canary(context: AppContext) -> None:
@@ -141,6 +192,8 @@ async def purge_canary(context: AppContext) -> None:
 
     assert (report.objects, report.passes) == (CANARY_FILES, 1)
     assert await context.storage.count("user/") == len(NEIGHBOUR_ENTITIES)
+    key = file_key("user", CANARY_ENTITY, "canary-area", "gone")
+    assert await context.storage.list_versions(key, after=None, limit=9) == []
     neighbour = caller(context, NEIGHBOUR_ENTITIES[0])
     assert (await search_memory(SearchMemory(query="canary"), neighbour)).hits == []
 
@@ -199,19 +252,44 @@ class ConcurrentWriter:
     async def get(self, key: str) -> StoredObject | None:
         return await self.inner.get(key)
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
-        return await self.inner.put(key, data, metadata)
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
+        return await self.inner.put(key, data, metadata, change=change)
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
-        return await self.inner.put_if_version(key, data, metadata, expected)
+        return await self.inner.put_if_version(
+            key, data, metadata, expected, change=change
+        )
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
         if key == self.key and self.rewrites:
             self.rewrites -= 1
             await self.inner.put(key, b"- [stated] rewritten\n", META)
-        return await self.inner.delete_if_version(key, expected)
+        return await self.inner.delete_if_version(key, expected, change=change)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        return await self.inner.list_versions(key, after=after, limit=limit)
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        return await self.inner.get_version(key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
@@ -323,7 +401,10 @@ async def test_purge_leaves_no_trace_in_the_gcs_bucket(
             (await http.get(f"{listing}/{quote(name, safe='')}", params=MEDIA)).content
             for name in names
         ]
-    assert len(names) == len(NEIGHBOUR_ENTITIES)
+    # Besides the neighbours' files: the canary's change marker, named by a
+    # digest of its prefix and holding no content.
+    files = [name for name in names if f"/{MARKER_KEYS}" not in name]
+    assert len(files) == len(NEIGHBOUR_ENTITIES)
     assert not any(CANARY in name for name in names)
     assert not any(CANARY.encode() in body for body in bodies)
 

@@ -1,4 +1,4 @@
-"""Settings: SPEC §7 defaults, environment and TOML sources, startup validation."""
+"""Settings: documented defaults, environment and TOML sources, startup validation."""
 
 import io
 import os
@@ -37,7 +37,7 @@ def refused(match: str) -> pytest.RaisesExc[SettingsError]:
 
 
 def test_defaults_match_the_spec() -> None:
-    """With nothing configured, every setting has its SPEC §7 default."""
+    """With nothing configured, every setting has its documented default."""
     settings = load_settings()
 
     assert settings.storage == "sqlite:///./wenchang.db"

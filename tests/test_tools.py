@@ -87,7 +87,7 @@ def test_tools_declare_every_error_their_use_case_can_raise(name: str) -> None:
 
 
 def test_tools_input_schemas_are_the_operation_arguments() -> None:
-    """Required arguments and nullability follow SPEC §3 and §6."""
+    """Required arguments and nullability follow docs/concepts.md and docs/mcp.md."""
     entries = manifest()
     required = {
         name: set(entries[name]["input_schema"].get("required", [])) for name in entries

@@ -44,11 +44,45 @@ def encode_segment(segment: str) -> str:
     return f"{head}{HASHED}{hashlib.sha256(segment.encode()).hexdigest()[:32]}"
 
 
+def object_location(root: Path, key: str) -> tuple[Path, str]:
+    """The directory of ``key``'s files and the stem of their names."""
+    *directories, name = key.split("/")
+    return root.joinpath(*map(encode_segment, directories)), encode_segment(name)
+
+
+def make_directories(root: Path, key: str) -> None:
+    """Create the directories of ``key`` (a long segment's text beside its own)."""
+    directory = root
+    for segment in key.split("/")[:-1]:
+        directory = directory / encode_segment(segment)
+        if not directory.is_dir():
+            directory.mkdir()
+            sync_directory(directory.parent)
+            if HASHED in directory.name:
+                replace_file(directory / SEGMENT_FILE, segment.encode())
+
+
+def remove_empty(root: Path, directory: Path) -> None:
+    """Remove ``directory`` and its parents below ``root`` while they are empty."""
+    while directory != root:
+        names = os.listdir(directory)
+        if names not in ([], [SEGMENT_FILE]):
+            return
+        for name in names:
+            (directory / name).unlink()
+        directory.rmdir()
+        directory = directory.parent
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
+    """A sidecar: the object's version, metadata and, when recorded, its change."""
+
     key: str
     version: str
     metadata: FileMetadata
+    operation: str | None = None
+    actor: str | None = None
 
 
 def read_record(sidecar: Path) -> Record | None:
@@ -56,7 +90,13 @@ def read_record(sidecar: Path) -> Record | None:
         raw = json.loads(sidecar.read_bytes())
     except FileNotFoundError:
         return None
-    return Record(raw["key"], raw["version"], metadata_from_map(raw["metadata"]))
+    return Record(
+        raw["key"],
+        raw["version"],
+        metadata_from_map(raw["metadata"]),
+        raw.get("operation"),
+        raw.get("actor"),
+    )
 
 
 def sync_directory(directory: Path) -> None:
@@ -137,3 +177,20 @@ def walk(
                 yield from walk(path, key, prefix, start_after)
         elif key.startswith(prefix) and (start_after is None or key > start_after):
             yield key, path
+
+
+def scrub_objects(root: Path, top: Path) -> None:
+    """Remove unreferenced bodies and temporaries under ``top``, then every
+    directory left empty, so no file name or byte of a deleted object remains."""
+    for directory, _, names in os.walk(top, topdown=False):
+        here = Path(directory)
+        kept = {SEGMENT_FILE}
+        for name in names:
+            record = read_record(here / name) if name.endswith(SIDECAR) else None
+            if record is not None:
+                stem = name[: -len(SIDECAR)]
+                kept |= {name, f"{stem}%{record.version}"}
+        for name in set(names) - kept:
+            (here / name).unlink()
+        if here.exists():
+            remove_empty(root, here)

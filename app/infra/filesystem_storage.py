@@ -3,27 +3,38 @@
 import asyncio
 import fcntl
 import json
-import os
 import secrets
-import time
-from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from itertools import islice
 from pathlib import Path
 from urllib.parse import unquote
 
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    HistoryRetention,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+)
+from app.infra.filesystem_history import archive, history_directory, scrub_history
+from app.infra.filesystem_key_history import KeyHistories
 from app.infra.filesystem_layout import (
-    HASHED,
-    SEGMENT_FILE,
     SIDECAR,
     encode_segment,
+    make_directories,
+    object_location,
     read_record,
+    remove_empty,
     replace_file,
+    scrub_objects,
     sync_directory,
     walk,
     write_new,
 )
+from app.infra.filesystem_lock import storage_lock
+from app.infra.history_records import tombstone
 from app.infra.object_metadata import metadata_to_map
 from app.shared.errors import backend_unavailable_error
 
@@ -42,13 +53,19 @@ class FilesystemStorage:
     Every operation holds ``root/.lock``, shared to read and exclusive to
     write, and runs in a worker thread so neither the disk nor the lock ever
     blocks the event loop.
+    Version history is kept as ``filesystem_history`` describes.
     """
 
     def __init__(
-        self, root: Path, *, lock_timeout: float = LOCK_TIMEOUT_SECONDS
+        self,
+        root: Path,
+        *,
+        lock_timeout: float = LOCK_TIMEOUT_SECONDS,
+        retention: HistoryRetention | None = None,
     ) -> None:
         self._root = root
         self._lock_timeout = lock_timeout
+        self._history = KeyHistories(root, retention or HistoryRetention())
 
     async def _run[T](self, function: Callable[..., T], *arguments: object) -> T:
         try:
@@ -58,49 +75,11 @@ class FilesystemStorage:
         except OSError as exc:
             raise backend_unavailable_error("unavailable") from exc
 
-    @contextmanager
-    def _locked(self, operation: int) -> Generator[None]:
-        descriptor = os.open(self._root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            deadline, delay = time.monotonic() + self._lock_timeout, 0.001
-            while True:
-                try:
-                    fcntl.flock(descriptor, operation | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise TimeoutError("storage lock held too long") from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 0.05)
-            yield
-        finally:
-            os.close(descriptor)
+    def _locked(self, operation: int) -> AbstractContextManager[None]:
+        return storage_lock(self._root / LOCK_NAME, operation, self._lock_timeout)
 
     def _location(self, key: str) -> tuple[Path, str]:
-        *directories, name = key.split("/")
-        return self._root.joinpath(*map(encode_segment, directories)), encode_segment(
-            name
-        )
-
-    def _make_directories(self, key: str) -> None:
-        directory = self._root
-        for segment in key.split("/")[:-1]:
-            directory = directory / encode_segment(segment)
-            if not directory.is_dir():
-                directory.mkdir()
-                sync_directory(directory.parent)
-                if HASHED in directory.name:
-                    replace_file(directory / SEGMENT_FILE, segment.encode())
-
-    def _prune(self, directory: Path) -> None:
-        while directory != self._root:
-            names = os.listdir(directory)
-            if names not in ([], [SEGMENT_FILE]):
-                return
-            for name in names:
-                (directory / name).unlink()
-            directory.rmdir()
-            directory = directory.parent
+        return object_location(self._root, key)
 
     def _get(self, key: str) -> StoredObject | None:
         directory, stem = self._location(key)
@@ -111,17 +90,22 @@ class FilesystemStorage:
             data = (directory / f"{stem}%{record.version}").read_bytes()
         return StoredObject(data, record.metadata, record.version)
 
-    def _commit(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+    def _commit(
+        self, key: str, data: bytes, metadata: FileMetadata, change: Change | None
+    ) -> str:
         """Write the new body, then replace the sidecar; the lock is held."""
         directory, stem = self._location(key)
         sidecar = directory / f"{stem}{SIDECAR}"
         current, version = read_record(sidecar), secrets.token_hex(10)
+        self._history.archive_current(key, current)
         document = {
             "key": key,
             "version": version,
             "metadata": metadata_to_map(metadata),
+            "operation": change.operation if change else None,
+            "actor": change.actor if change else None,
         }
-        self._make_directories(key)
+        make_directories(self._root, key)
         body = directory / f"{stem}%{version}"
         write_new(body, data)
         try:
@@ -132,33 +116,46 @@ class FilesystemStorage:
             raise
         if current is not None:
             (directory / f"{stem}%{current.version}").unlink(missing_ok=True)
+        self._history.trim(key, change)
         return version
 
-    def _put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+    def _put(
+        self, key: str, data: bytes, metadata: FileMetadata, change: Change | None
+    ) -> str:
         with self._locked(fcntl.LOCK_EX):
-            return self._commit(key, data, metadata)
+            return self._commit(key, data, metadata, change)
 
     def _put_if(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        change: Change | None,
     ) -> str | None:
         directory, stem = self._location(key)
         with self._locked(fcntl.LOCK_EX):
             current = read_record(directory / f"{stem}{SIDECAR}")
             if (current.version if current else None) != expected:
                 return None
-            return self._commit(key, data, metadata)
+            return self._commit(key, data, metadata, change)
 
-    def _delete(self, key: str, expected: str) -> bool:
+    def _delete(self, key: str, expected: str, change: Change | None) -> bool:
         directory, stem = self._location(key)
         sidecar = directory / f"{stem}{SIDECAR}"
         with self._locked(fcntl.LOCK_EX):
             current = read_record(sidecar)
             if current is None or current.version != expected:
                 return False
+            self._history.archive_current(key, current)
+            if change is not None:
+                dead = tombstone(secrets.token_hex(10), current.metadata, change)
+                archive(history_directory(self._root, key), key, dead, current.version)
             sidecar.unlink()
             sync_directory(directory)
             (directory / f"{stem}%{current.version}").unlink(missing_ok=True)
-            self._prune(directory)
+            remove_empty(self._root, directory)
+            self._history.trim(key, change)
         return True
 
     def _found(
@@ -199,36 +196,55 @@ class FilesystemStorage:
             return
         top = self._root.joinpath(*map(encode_segment, segments))
         with self._locked(fcntl.LOCK_EX):
+            scrub_history(self._root, prefix)
             if not top.is_dir():
                 return
-            for directory, _, names in os.walk(top, topdown=False):
-                here = Path(directory)
-                kept = {SEGMENT_FILE}
-                for name in names:
-                    record = (
-                        read_record(here / name) if name.endswith(SIDECAR) else None
-                    )
-                    if record is not None:
-                        stem = name[: -len(SIDECAR)]
-                        kept |= {name, f"{stem}%{record.version}"}
-                for name in set(names) - kept:
-                    (here / name).unlink()
-                if here.exists():
-                    self._prune(here)
+            scrub_objects(self._root, top)
 
     async def get(self, key: str) -> StoredObject | None:
         return await self._run(self._get, key)
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
-        return await self._run(self._put, key, data, metadata)
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
+        return await self._run(self._put, key, data, metadata, change)
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
-        return await self._run(self._put_if, key, data, metadata, expected)
+        return await self._run(self._put_if, key, data, metadata, expected, change)
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
-        return await self._run(self._delete, key, expected)
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
+        return await self._run(self._delete, key, expected, change)
+
+    def _versions(self, key: str, after: str | None, limit: int) -> list[VersionRecord]:
+        with self._locked(fcntl.LOCK_SH):
+            return self._history.versions(key, after, limit)
+
+    def _version(self, key: str, version: str) -> VersionRecord | None:
+        with self._locked(fcntl.LOCK_SH):
+            return self._history.version(key, version)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        return await self._run(self._versions, key, after, limit)
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        return await self._run(self._version, key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -1,31 +1,46 @@
-"""GCS storage: object generations are versions; every mutation is guarded by one."""
+"""GCS storage: object generations are versions; every mutation is guarded by one.
+
+Version history is kept as ``gcs_history`` describes.
+"""
 
 import contextlib
 import logging
 import re
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
+from tenchi.errors import AppError
 
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
-from app.infra.gcs_client import GcsClient, GcsLocation, parse_gcs_url
-from app.infra.gcs_requests import (
-    NOT_FOUND,
-    PRECONDITION_FAILED,
-    GcsRequests,
-    StatusRefusal,
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    HistoryRetention,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
 )
-from app.infra.object_metadata import metadata_from_map, metadata_to_map
+from app.infra.gcs_client import GcsClient, GcsLocation, parse_gcs_url
+from app.infra.gcs_history import (
+    HISTORY,
+    GcsHistory,
+    change_map,
+    is_tombstone,
+    is_tracked,
+    record_of,
+)
+from app.infra.gcs_objects import GcsObjects
+from app.infra.history_records import written
+from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
 
 READ_ATTEMPTS = 3
+WRITE_ATTEMPTS = 5
 LIST_BATCH = 1000
-CONTENT_TYPE = "text/markdown; charset=utf-8"
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
-COUNT_FIELDS = "items(name),nextPageToken"
-SCRUB_FIELDS = "items(name,generation,timeDeleted),nextPageToken"
+SCRUB_FIELDS = "items(name,generation,timeDeleted,metadata),nextPageToken"
 _GENERATION = re.compile(r"[1-9][0-9]{0,18}")
 _MAX_GENERATION = 2**63 - 1
 
@@ -40,120 +55,192 @@ def _generation(version: str) -> str | None:
 
 
 class GcsStorage:
-    """One bucket (and optional key prefix) as a Storage; requests run through
-    ``GcsRequests`` (one deadline, bounded retries, failures translated)."""
+    """One bucket (and optional key prefix) as a Storage; GcsObjects retries."""
 
-    def __init__(self, client: GcsClient, location: GcsLocation) -> None:
-        self._client = client
+    def __init__(
+        self,
+        client: GcsClient,
+        location: GcsLocation,
+        *,
+        retention: HistoryRetention | None = None,
+    ) -> None:
+        self._objects = GcsObjects(client, location)
         self._bucket = location.bucket
         self._prefix = location.prefix
-        self._requests = GcsRequests(
-            location.bucket, timeout=location.timeout, attempts=location.attempts
-        )
-        self._call = self._requests.call
-
-    async def _send(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        parameters: dict[str, str],
-        timeout: int,
-    ) -> dict[str, Any]:
-        # Metadata travels in the same multipart upload as the body, so both
-        # commit together under one generation.
-        return await self._client.upload(
-            self._bucket,
-            self._prefix + key,
-            data,
-            content_type=CONTENT_TYPE,
-            parameters=dict(parameters),
-            metadata={"metadata": metadata_to_map(metadata)},
-            timeout=timeout,
+        self._history = GcsHistory(
+            self._objects, location.prefix, retention or HistoryRetention()
         )
 
-    async def _describe(self, name: str) -> dict[str, Any]:
-        return await self._call(
-            lambda timeout: self._client.download_metadata(
-                self._bucket, name, timeout=timeout
-            ),
-            accept=NOT_FOUND,
-        )
-
-    async def _download(self, name: str, generation: str) -> bytes:
-        return await self._call(
-            lambda timeout: self._client.download_generation(
-                self._bucket, name, generation, timeout=timeout
-            ),
-            accept=NOT_FOUND,
-        )
+    async def _live(self, key: str) -> dict[str, Any] | None:
+        described = await self._objects.describe(self._prefix + key)
+        return None if described is None or is_tombstone(described) else described
 
     async def get(self, key: str) -> StoredObject | None:
         name = self._prefix + key
         for _ in range(READ_ATTEMPTS):
-            try:
-                described = await self._describe(name)
-            except StatusRefusal:
+            described = await self._live(key)
+            if described is None:
                 return None
             generation = str(described["generation"])
-            try:
-                data = await self._download(name, generation)
-            except StatusRefusal:
+            data = await self._objects.download(name, generation)
+            if data is None:
                 continue
             metadata = metadata_from_map(described.get("metadata") or {})
             return StoredObject(data, metadata, generation)
         logger.warning("GCS object kept changing while being read")
         raise backend_unavailable_error("unavailable")
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
-        result = await self._call(
-            lambda timeout: self._send(key, data, metadata, {}, timeout)
-        )
-        return str(result["generation"])
-
-    async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
-    ) -> str | None:
-        generation = "0" if expected is None else _generation(expected)
-        if generation is None:
-            return None
-        condition = {"ifGenerationMatch": generation}
-        try:
-            result = await self._call(
-                lambda timeout: self._send(key, data, metadata, condition, timeout),
-                accept=PRECONDITION_FAILED,
-            )
-        except StatusRefusal:
-            return None
-        return str(result["generation"])
-
-    async def delete_if_version(self, key: str, expected: str) -> bool:
-        generation = _generation(expected)
-        if generation is None:
-            return False
-        try:
-            await self._call(
-                lambda timeout: self._client.delete(
-                    self._bucket,
-                    self._prefix + key,
-                    params={"ifGenerationMatch": generation},
-                    timeout=timeout,
-                ),
-                accept=NOT_FOUND | PRECONDITION_FAILED,
-            )
-        except StatusRefusal:
-            return False
+    async def _archive(self, key: str, current: dict[str, Any]) -> bool:
+        """Archive ``current``'s record before replacing it; False if it changed."""
+        if not is_tracked(current):
+            return True
+        data = b""
+        if not is_tombstone(current):
+            generation = str(current["generation"])
+            found = await self._objects.download(self._prefix + key, generation)
+            if found is None:
+                return False
+            data = found
+        await self._history.archive(key, current, data)
         return True
 
-    async def _list_objects(
-        self, params: dict[str, str], timeout: int
-    ) -> dict[str, Any]:
-        return await self._client.list_objects(
-            self._bucket, params=params, timeout=timeout
-        )
+    async def _replace(
+        self, key: str, data: bytes, values: dict[str, str], current: dict[str, Any]
+    ) -> str | None:
+        if not await self._archive(key, current):
+            return None
+        generation = str(current["generation"])
+        return await self._objects.upload(self._prefix + key, data, values, generation)
 
-    def _items(self, params: dict[str, str]) -> AsyncGenerator[dict[str, Any]]:
-        return self._requests.pages(self._list_objects, params)
+    async def _landed(
+        self,
+        key: str,
+        version: str | None,
+        data: bytes,
+        meta: FileMetadata,
+        change: Change | None,
+    ) -> str | None:
+        if version is not None and change is not None:
+            newest = written(version, data, meta, change)
+            await self._history.prune(key, replace(newest, data=None), change.at)
+        return version
+
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
+        values = change_map(metadata, change)
+        for _ in range(WRITE_ATTEMPTS):
+            current = await self._objects.describe(self._prefix + key)
+            if current is None:
+                version = await self._objects.upload(
+                    self._prefix + key, data, values, "0"
+                )
+            else:
+                version = await self._replace(key, data, values, current)
+            if version is not None:
+                await self._landed(key, version, data, metadata, change)
+                return version
+        raise backend_unavailable_error("unavailable")
+
+    async def put_if_version(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
+    ) -> str | None:
+        values, name = change_map(metadata, change), self._prefix + key
+        if expected is None:
+            version = await self._objects.upload(name, data, values, "0")
+            if version is None:
+                # Only a tombstone left by a delete may stand where a create goes.
+                current = await self._objects.describe(name)
+                if current is None or not is_tombstone(current):
+                    return None
+                version = await self._replace(key, data, values, current)
+        else:
+            current = await self._live(key)
+            if current is None or str(current["generation"]) != _generation(expected):
+                return None
+            version = await self._replace(key, data, values, current)
+        return await self._landed(key, version, data, metadata, change)
+
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
+        current, name = await self._live(key), self._prefix + key
+        generation = str(current["generation"]) if current else None
+        if current is None or generation is None or generation != _generation(expected):
+            return False
+        if not await self._archive(key, current):
+            return False
+        if change is None:
+            return await self._objects.delete(name, {"ifGenerationMatch": generation})
+        metadata = metadata_from_map(current.get("metadata") or {})
+        dead = replace(metadata, last_updated=change.at)
+        values = change_map(dead, change, deleted=True)
+        tombstone = await self._objects.upload(name, b"", values, generation)
+        if tombstone is None:
+            return False
+        # The delete has landed; a tombstone left behind by a failure here is a
+        # state every reader and the next create already handle.
+        with contextlib.suppress(AppError):
+            resource = {"generation": tombstone, "metadata": values}
+            await self._history.archive(key, resource, b"")
+            await self._objects.delete(name, {"ifGenerationMatch": tombstone})
+        await self._history.prune(key, None, change.at)
+        return True
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        current = await self._objects.describe(self._prefix + key)
+        newest = record_of(current, None) if current and is_tracked(current) else None
+        found: list[VersionRecord] = []
+        if newest is not None and after is None:
+            found.append(newest)
+        if after is not None and _generation(after) is None:
+            return []
+        start = None if newest is not None and after == newest.version else after
+        skip = newest.version if newest else None
+        found += (
+            await self._history.listed(
+                key, after=start, limit=limit - len(found), skip=skip
+            )
+            if limit > len(found)
+            else []
+        )
+        return found
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        generation = _generation(version)
+        if generation is None:
+            return None
+        name = self._prefix + key
+        current = await self._objects.describe(name)
+        if current is not None and str(current["generation"]) == generation:
+            if not is_tracked(current):
+                return None
+            data = (
+                b""
+                if is_tombstone(current)
+                else await self._objects.download(name, generation)
+            )
+            if data is not None:
+                return record_of(current, data)
+        return await self._history.read(key, generation)
+
+    def _visible(self, item: dict[str, Any]) -> bool:
+        return not is_tombstone(item) and not str(item["name"]).startswith(
+            self._prefix + HISTORY
+        )
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
@@ -164,10 +251,12 @@ class GcsStorage:
             # startOffset is inclusive; the object named start_after is dropped.
             params["startOffset"] = self._prefix + start_after
         page: list[ListedObject] = []
-        async with contextlib.aclosing(self._items(params)) as items:
+        async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
                 key = str(item["name"])[len(self._prefix) :]
                 if start_after is not None and key <= start_after:
+                    continue
+                if not self._visible(item):
                     continue
                 metadata = metadata_from_map(item.get("metadata") or {})
                 page.append(ListedObject(key, metadata, str(item["generation"])))
@@ -176,41 +265,33 @@ class GcsStorage:
         return page
 
     async def count(self, prefix: str) -> int:
-        params = {"prefix": self._prefix + prefix, "fields": COUNT_FIELDS}
+        params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
         params["maxResults"] = str(LIST_BATCH)
-        return len([item async for item in self._items(params)])
+        items = self._objects.items(params)
+        return len([item async for item in items if self._visible(item)])
 
     async def ping(self) -> None:
         # Listing needs only storage.objects.list, which roles/storage.objectUser
         # grants; reading the bucket itself would need more.
-        params = {"prefix": self._prefix, "maxResults": "1"}
-        await self._call(lambda timeout: self._list_objects(params, timeout))
+        await self._objects.list({"prefix": self._prefix, "maxResults": "1"})
 
     async def scrub(self, prefix: str) -> None:
         # With object versioning on, a delete leaves a noncurrent generation
-        # (it has timeDeleted); those are erased. A bucket's soft-delete
-        # retention is outside what the API can erase: disable it for purges.
+        # (it has timeDeleted); those are erased, with any tombstone and every
+        # archived record. A bucket's soft-delete retention is outside what the
+        # API can erase: disable it for purges.
         params = {"prefix": self._prefix + prefix, "versions": "true"}
         params |= {"fields": SCRUB_FIELDS, "maxResults": str(LIST_BATCH)}
-        async for item in self._items(params):
-            if item.get("timeDeleted"):
-                await self._erase(str(item["name"]), str(item["generation"]))
-
-    async def _erase(self, name: str, generation: str) -> None:
-        with contextlib.suppress(StatusRefusal):
-            await self._call(
-                lambda timeout: self._client.delete(
-                    self._bucket,
-                    name,
-                    params={"generation": generation},
-                    timeout=timeout,
-                ),
-                accept=NOT_FOUND,
-            )
+        async for item in self._objects.items(params):
+            if item.get("timeDeleted") or is_tombstone(item):
+                await self._objects.erase(str(item["name"]), str(item["generation"]))
+        await self._history.scrub(prefix)
 
 
 @asynccontextmanager
-async def open_gcs_storage(url: str) -> AsyncGenerator[GcsStorage]:
+async def open_gcs_storage(
+    url: str, *, retention: HistoryRetention | None = None
+) -> AsyncGenerator[GcsStorage]:
     """A GcsStorage for ``url`` with its own HTTP session, closed on exit.
 
     Credentials come from the standard Google environment
@@ -220,4 +301,4 @@ async def open_gcs_storage(url: str) -> AsyncGenerator[GcsStorage]:
     location = parse_gcs_url(url)
     timeout = aiohttp.ClientTimeout(total=location.timeout)
     async with aiohttp.ClientSession(timeout=timeout) as session:
-        yield GcsStorage(GcsClient(session=session), location)
+        yield GcsStorage(GcsClient(session=session), location, retention=retention)

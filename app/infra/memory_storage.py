@@ -4,42 +4,100 @@ import bisect
 import itertools
 from collections.abc import Sequence
 
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    HistoryRetention,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+)
+
+from .history_records import expired, tombstone, without_data, written
 
 
 class MemoryStorage:
-    """One process, one event loop: no method awaits, so each is atomic."""
+    """One process, one event loop: no method awaits, so each is atomic.
 
-    def __init__(self) -> None:
+    History is a list of records per key, oldest first, appended in the same
+    step as the mutation it records.
+    """
+
+    def __init__(self, *, retention: HistoryRetention | None = None) -> None:
         self._objects: dict[str, StoredObject] = {}
         self._keys: list[str] = []
         self._versions = itertools.count(1)
+        self._history: dict[str, list[VersionRecord]] = {}
+        self._retention = retention or HistoryRetention()
 
     async def get(self, key: str) -> StoredObject | None:
         return self._objects.get(key)
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
         version = str(next(self._versions))
         if key not in self._objects:
             bisect.insort(self._keys, key)
         self._objects[key] = StoredObject(bytes(data), metadata, version)
+        if change is not None:
+            self._record(key, written(version, data, metadata, change), change)
         return version
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
         current = self._objects.get(key)
         if (current.version if current else None) != expected:
             return None
-        return await self.put(key, data, metadata)
+        return await self.put(key, data, metadata, change=change)
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
         current = self._objects.get(key)
         if current is None or current.version != expected:
             return False
         del self._objects[key]
         self._keys.pop(bisect.bisect_left(self._keys, key))
+        if change is not None:
+            version = str(next(self._versions))
+            self._record(key, tombstone(version, current.metadata, change), change)
         return True
+
+    def _record(self, key: str, record: VersionRecord, change: Change) -> None:
+        history = self._history.setdefault(key, [])
+        history.append(record)
+        newest_first = history[::-1]
+        for position in expired(newest_first, self._retention, change.at):
+            history.remove(newest_first[position])
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        newest_first = self._history.get(key, [])[::-1]
+        start = 0
+        if after is not None:
+            versions = [record.version for record in newest_first]
+            start = versions.index(after) + 1 if after in versions else len(versions)
+        return [without_data(record) for record in newest_first[start : start + limit]]
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        for record in self._history.get(key, ()):
+            if record.version == version:
+                return record
+        return None
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
@@ -68,5 +126,6 @@ class MemoryStorage:
         return None
 
     async def scrub(self, prefix: str) -> None:
-        # A deleted object is unreferenced at once; nothing here keeps its bytes.
-        return None
+        # A deleted object is unreferenced at once; only its history remains.
+        for key in [key for key in self._history if key.startswith(prefix)]:
+            del self._history[key]

@@ -8,7 +8,7 @@ from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
 from app.features.audit.ports import AuditLog
-from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.features.search.ports import SearchIndex
 
 from .backend_urls import (
@@ -19,6 +19,12 @@ from .backend_urls import (
     Backend,
     backend_of,
     sqlite_path,
+)
+from .change_markers import (
+    ChangeMarkers,
+    ProcessChangeMarkers,
+    StorageChangeMarkers,
+    open_sqlite_change_markers,
 )
 from .file_audit_log import FileAuditLog
 from .filesystem_storage import FilesystemStorage, filesystem_root
@@ -45,35 +51,64 @@ def _sqlite_file(url: str) -> str:
 
 @asynccontextmanager
 async def open_storage(
-    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+    url: str,
+    *,
+    sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+    retention: HistoryRetention | None = None,
 ) -> AsyncGenerator[Storage]:
+    """Storage at ``url``, keeping version history within ``retention``."""
     match backend_of(url, STORAGE_URLS):
         case Backend.SQLITE:
             async with open_sqlite_storage(
-                _sqlite_file(url), synchronous=sqlite_synchronous
+                _sqlite_file(url), synchronous=sqlite_synchronous, retention=retention
             ) as storage:
                 yield storage
         case Backend.FILE:
             root = filesystem_root(url)
             root.mkdir(parents=True, exist_ok=True)
-            yield FilesystemStorage(root)
+            yield FilesystemStorage(root, retention=retention)
         case Backend.GCS:
-            async with open_gcs_storage(url) as storage:
+            async with open_gcs_storage(url, retention=retention) as storage:
                 yield storage
         case _:
-            yield MemoryStorage()
+            yield MemoryStorage(retention=retention)
 
 
 @asynccontextmanager
-async def open_index_cache(url: str, *, ttl: float) -> AsyncGenerator[IndexCache]:
-    match backend_of(url, INDEX_CACHE_URLS):
-        case Backend.REDIS:
-            async with open_redis_index_cache(url, ttl=ttl) as cache:
-                yield cache
-        case Backend.MEMORY:
-            yield MemoryIndexCache(ttl=ttl)
-        case _:
-            yield NoIndexCache()
+async def open_change_markers(
+    storage_url: str, storage: Storage | None
+) -> AsyncGenerator[ChangeMarkers]:
+    """Where every process on ``storage_url`` finds the entities' change markers."""
+    backend = backend_of(storage_url, STORAGE_URLS)
+    if backend is Backend.SQLITE:
+        async with open_sqlite_change_markers(_sqlite_file(storage_url)) as markers:
+            yield markers
+    elif storage is None or backend is Backend.MEMORY:
+        yield ProcessChangeMarkers()
+    else:
+        yield StorageChangeMarkers(storage)
+
+
+@asynccontextmanager
+async def open_index_cache(
+    url: str,
+    *,
+    ttl: float,
+    storage_url: str = "memory://",
+    storage: Storage | None = None,
+) -> AsyncGenerator[IndexCache]:
+    """The index cache; ``memory`` and ``none`` check the change markers of
+    ``storage``'s backend, Redis keeps its own shared stamps."""
+    backend = backend_of(url, INDEX_CACHE_URLS)
+    if backend is Backend.REDIS:
+        async with open_redis_index_cache(url, ttl=ttl) as cache:
+            yield cache
+        return
+    async with open_change_markers(storage_url, storage) as markers:
+        if backend is Backend.MEMORY:
+            yield MemoryIndexCache(ttl=ttl, markers=markers)
+        else:
+            yield NoIndexCache(markers)
 
 
 @asynccontextmanager

@@ -48,7 +48,7 @@ def ranges(reach: Sequence[str]) -> tuple[str, list[str]]:
 _STALE = f"""
 SELECT m.key, m.data, m.description, m.aliases, m.version FROM memory_objects m
 LEFT JOIN search_documents d ON d.key = m.key
-WHERE m.key >= ? AND m.key < ?
+WHERE m.key >= ? AND m.key < ? AND m.tombstone = 0
   AND (d.key IS NULL OR d.version != m.version OR d.analyser != {ANALYSER_VERSION})
 """
 _ORPHANS = """

@@ -94,15 +94,20 @@ _INDEX = f"""
     INSERT INTO search_terms
     SELECT key, NEW.key, value FROM json_each({_ANALYSIS}, '$.t');
 """
+# A recorded delete first marks the row a tombstone (``sqlite_history``), then
+# removes it: a tombstone is never indexed, only forgotten.
 TRIGGERS = (
     "DROP TRIGGER IF EXISTS temp.search_on_insert",
     "DROP TRIGGER IF EXISTS temp.search_on_update",
+    "DROP TRIGGER IF EXISTS temp.search_on_tombstone",
     "DROP TRIGGER IF EXISTS temp.search_on_delete",
-    f"CREATE TEMP TRIGGER search_on_insert AFTER INSERT ON memory_objects "
-    f"BEGIN {_INDEX} END",
-    f"CREATE TEMP TRIGGER search_on_update AFTER UPDATE ON memory_objects "
-    f"BEGIN {_FORGET.format(row='OLD')} {_INDEX} END",
-    f"CREATE TEMP TRIGGER search_on_delete AFTER DELETE ON memory_objects "
+    "CREATE TEMP TRIGGER search_on_insert AFTER INSERT ON memory_objects "
+    f"WHEN NEW.tombstone = 0 BEGIN {_INDEX} END",
+    "CREATE TEMP TRIGGER search_on_update AFTER UPDATE ON memory_objects "
+    f"WHEN NEW.tombstone = 0 BEGIN {_FORGET.format(row='OLD')} {_INDEX} END",
+    "CREATE TEMP TRIGGER search_on_tombstone AFTER UPDATE ON memory_objects "
+    f"WHEN NEW.tombstone != 0 BEGIN {_FORGET.format(row='OLD')} END",
+    "CREATE TEMP TRIGGER search_on_delete AFTER DELETE ON memory_objects "
     f"BEGIN {_FORGET.format(row='OLD')} END",
 )
 

@@ -1,7 +1,8 @@
 """SQLite storage: one table in WAL mode, every port method one statement.
 
-Triggers keep the search postings inside the same statement
-(``sqlite_search_schema``); ``search_index`` reads them.
+Version history lives in a second table that triggers fill inside the same
+statement (``sqlite_history``); so do the search postings
+(``sqlite_search_schema``), which ``search_index`` reads.
 
 One process-wide connection serialises this process's statements; several
 processes may share the file because each write is a single compare-and-swap
@@ -22,7 +23,14 @@ from typing import Any
 import aiosqlite
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
-from app.features.memory.ports import FileMetadata, ListedObject, StoredObject
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    HistoryRetention,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+)
 from app.shared.errors import backend_unavailable_error
 
 from .sqlite_connection import (
@@ -32,21 +40,12 @@ from .sqlite_connection import (
     open_sqlite_connection,
     translate_sqlite_error,
 )
+from .sqlite_history import OBJECTS_TABLE, RECORD_COLUMNS, prepare_history
 from .sqlite_search import SqliteSearchIndex, open_search_connection
 from .sqlite_search_schema import prepare_search
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_objects (
-    key TEXT PRIMARY KEY,
-    data BLOB NOT NULL,
-    description TEXT NOT NULL,
-    aliases TEXT NOT NULL,
-    sources TEXT NOT NULL,
-    last_updated TEXT NOT NULL,
-    version TEXT NOT NULL
-) WITHOUT ROWID
-"""
 _COLUMNS = "description, aliases, sources, last_updated, version"
+_WRITTEN = f"{_COLUMNS}, operation, actor, changed_at"
 
 
 def _new_version() -> str:
@@ -72,6 +71,24 @@ def _strings(text: str) -> tuple[str, ...]:
     # Listings decode the same few source lists, and each index request the same
     # alias lists, over and over: memoised, a 500-file index lists ~15 % faster.
     return tuple(json.loads(text))
+
+
+def _change_values(change: Change | None) -> tuple[str | None, ...]:
+    if change is None:
+        return (None, None, None)
+    return (change.operation, change.actor, format_timestamp(change.at))
+
+
+def _record(row: Any, data: bytes | None) -> VersionRecord:
+    return VersionRecord(
+        version=row[0],
+        operation=row[1],
+        actor=row[2],
+        deleted=bool(row[3]),
+        size=int(row[4]),
+        metadata=_meta(row, 5),
+        data=data,
+    )
 
 
 def _meta(row: Any, offset: int) -> FileMetadata:
@@ -109,40 +126,92 @@ class SqliteStorage:
         row = rows[0]
         return StoredObject(data=bytes(row[0]), metadata=_meta(row, 1), version=row[5])
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
         version = _new_version()
         await self._run(
-            f"INSERT OR REPLACE INTO memory_objects (key, data, {_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (key, data, *_meta_values(metadata), version),
+            f"INSERT OR REPLACE INTO memory_objects (key, data, {_WRITTEN}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, data, *_meta_values(metadata), version, *_change_values(change)),
         )
         return version
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
         version = _new_version()
-        values = _meta_values(metadata)
+        values = (*_meta_values(metadata), version, *_change_values(change))
         if expected is None:
             cursor = await self._run(
-                f"INSERT INTO memory_objects (key, data, {_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                (key, data, *values, version),
+                f"INSERT INTO memory_objects (key, data, {_WRITTEN}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                (key, data, *values),
             )
         else:
             cursor = await self._run(
                 "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
-                "sources = ?, last_updated = ?, version = ? "
-                "WHERE key = ? AND version = ?",
-                (data, *values, version, key, expected),
+                "sources = ?, last_updated = ?, version = ?, operation = ?, "
+                "actor = ?, changed_at = ? WHERE key = ? AND version = ?",
+                (data, *values, key, expected),
             )
         return version if cursor.rowcount == 1 else None
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
-        cursor = await self._run(
-            "DELETE FROM memory_objects WHERE key = ? AND version = ?", (key, expected)
-        )
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
+        if change is None:
+            cursor = await self._run(
+                "DELETE FROM memory_objects WHERE key = ? AND version = ?",
+                (key, expected),
+            )
+        else:
+            # The history trigger records the tombstone and removes the row.
+            stamp = format_timestamp(change.at)
+            cursor = await self._run(
+                "UPDATE memory_objects SET tombstone = 1, version = ?, "
+                "last_updated = ?, operation = ?, actor = ?, changed_at = ? "
+                "WHERE key = ? AND version = ?",
+                (_new_version(), stamp, *_change_values(change), key, expected),
+            )
         return cursor.rowcount == 1
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        if after is None:
+            where, parameters = "key = ?", (key, limit)
+        else:
+            where = (
+                "key = ? AND seq < (SELECT seq FROM memory_history "
+                "WHERE key = ? AND version = ?)"
+            )
+            parameters = (key, key, after, limit)
+        rows = await self._rows(
+            f"SELECT {RECORD_COLUMNS} FROM memory_history WHERE {where} "
+            "ORDER BY seq DESC LIMIT ?",
+            parameters,
+        )
+        return [_record(row, None) for row in rows]
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        rows = await self._rows(
+            f"SELECT {RECORD_COLUMNS}, data FROM memory_history "
+            "WHERE key = ? AND version = ? ORDER BY seq DESC LIMIT 1",
+            (key, version),
+        )
+        return _record(rows[0], bytes(rows[0][9])) if rows else None
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
@@ -173,6 +242,10 @@ class SqliteStorage:
         # secure_delete zeroes freed cells, but interior B-tree pages may keep a
         # deleted key as a divider and the WAL keeps old page images: VACUUM
         # rebuilds every page, and a TRUNCATE checkpoint empties the WAL.
+        await self._run(
+            "DELETE FROM memory_history WHERE key >= ? AND key < ?",
+            (prefix, _upper_bound(prefix)),
+        )
         await self._run("VACUUM", ())
         rows = await self._rows("PRAGMA wal_checkpoint(TRUNCATE)", ())
         if rows and rows[0][0]:
@@ -181,12 +254,16 @@ class SqliteStorage:
 
 @asynccontextmanager
 async def open_sqlite_storage(
-    path: str, *, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
+    path: str,
+    *,
+    synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+    retention: HistoryRetention | None = None,
 ) -> AsyncGenerator[SqliteStorage]:
     """Open the database (creating it), configure WAL, and close it on exit."""
     async with open_sqlite_connection(
-        path, schema=_SCHEMA, synchronous=synchronous
+        path, schema=OBJECTS_TABLE, synchronous=synchronous
     ) as connection:
+        await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
         search = await asyncio.to_thread(open_search_connection, path, synchronous)
         try:

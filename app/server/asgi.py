@@ -14,6 +14,8 @@ from app.server.encoded_slash_guard import EncodedSlashGuard
 from app.server.error_envelope import ErrorEnvelope
 from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp_http import HttpMcp
+from app.server.otel import Telemetry
+from app.server.request_log import RequestIds
 from app.server.routes import routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
@@ -27,9 +29,13 @@ def build_app(
     *,
     resolver: Resolver | None = None,
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
+    telemetry: Telemetry | None = None,
 ) -> Starlette:
+    """The app; ``telemetry`` (OpenTelemetry) observes it when given."""
     resolver = resolver or TokenFileResolver(settings.tokens_path)
     rate_limit = rate_limit_from(settings)
+    if telemetry is not None:
+        on_call = (*on_call, telemetry.observe_tool_call)
     mcp = HttpMcp(settings, resolver=resolver, rate_limit=rate_limit, on_call=on_call)
     app = create_app(
         routes=routes,
@@ -38,9 +44,15 @@ def build_app(
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
         middleware=(
-            Middleware(ErrorEnvelope),
+            Middleware(RequestIds),
+            Middleware(
+                ErrorEnvelope,
+                on_refusal=telemetry.observe_refusal if telemetry else None,
+            ),
             Middleware(EncodedSlashGuard, resolver=resolver),
         ),
+        observers=telemetry.request_observers if telemetry else (),
+        use_case_observers=telemetry.use_case_observers if telemetry else (),
     )
     app.router.routes.append(mcp.route)
     app.router.routes.extend(ui_routes())

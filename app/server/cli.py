@@ -1,4 +1,4 @@
-"""The ``wenchang`` command: serve, mcp, and token create/list/revoke."""
+"""The ``wenchang`` command: serve, mcp, config, openapi and token management."""
 
 import argparse
 import json
@@ -6,7 +6,11 @@ import os
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+from uvicorn.config import LOGGING_CONFIG
 
 from app.infra.token_file import (
     create_first_token,
@@ -15,7 +19,10 @@ from app.infra.token_file import (
     revoke_token,
 )
 from app.server.config_report import effective_settings, unknown_variable_warnings
+from app.server.otel import telemetry_from_environment
+from app.server.request_log import configure_json_logs
 from app.server.settings import Settings, SettingsError, load_settings
+from app.server.telemetry import log_tool_call
 from app.shared.identity import parse_grants
 
 MAX_EXPIRY_DAYS = 36_500
@@ -51,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "config", help="print the effective settings (secrets masked); exit 2 if bad"
     )
+    commands.add_parser("openapi", help="print the published OpenAPI document")
     token = commands.add_parser("token", help="manage bearer tokens")
     actions = token.add_subparsers(dest="action", required=True)
     create = actions.add_parser("create", help="add a token and print it once")
@@ -117,6 +125,14 @@ def ensure_first_token(settings: Settings, url: str) -> str | None:
     )
 
 
+def configured_logging(settings: Settings) -> dict[str, Any] | None:
+    """Set up JSON-lines logs when asked; uvicorn's log config (None: keep ours)."""
+    if settings.log_format == "json":
+        configure_json_logs()
+        return None
+    return LOGGING_CONFIG
+
+
 def warn_about_unknown_variables() -> None:
     """Name each unknown WENCHANG_* variable once, on stderr (stdout may be MCP)."""
     for warning in unknown_variable_warnings(os.environ):
@@ -126,6 +142,14 @@ def warn_about_unknown_variables() -> None:
 def _config() -> int:
     warn_about_unknown_variables()
     print(effective_settings(load_settings()))
+    return 0
+
+
+def _openapi() -> int:
+    from app.server.openapi_document import render
+    from app.server.routes import published_openapi
+
+    print(render(published_openapi), end="")
     return 0
 
 
@@ -141,8 +165,13 @@ def _serve(arguments: argparse.Namespace) -> int:
     notice = ensure_first_token(settings, url)
     if notice:
         print(notice, flush=True)
+    app = build_app(settings, telemetry=telemetry_from_environment(os.environ))
     uvicorn.run(
-        build_app(settings), host=arguments.host, port=arguments.port, log_level="info"
+        app,
+        host=arguments.host,
+        port=arguments.port,
+        log_level="info",
+        log_config=configured_logging(settings),
     )
     return 0
 
@@ -154,7 +183,18 @@ def _mcp() -> int:
 
     # stdout carries the protocol: nothing else may be printed to it.
     warn_about_unknown_variables()
-    anyio.run(serve_stdio, load_settings())
+    settings = load_settings()
+    configured_logging(settings)
+    telemetry = telemetry_from_environment(os.environ)
+    observers = (
+        (log_tool_call,)
+        if telemetry is None
+        else (
+            log_tool_call,
+            telemetry.observe_tool_call,
+        )
+    )
+    anyio.run(partial(serve_stdio, settings, on_call=observers))
     return 0
 
 
@@ -193,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(arguments)
         if arguments.command == "config":
             return _config()
+        if arguments.command == "openapi":
+            return _openapi()
         return _token(arguments)
     except (SettingsError, ValueError) as exc:
         print(f"wenchang: {exc}", file=sys.stderr)

@@ -12,6 +12,7 @@ protocol's own envelope and pass unchanged. Successful responses are not touched
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, cast
 from uuid import uuid4
 
@@ -74,11 +75,14 @@ def envelope(
     return {"code": code, "message": message, "details": rebuilt}
 
 
-def rewritten(scope: Scope, start: Message, body: bytes) -> tuple[Message, bytes]:
+def rewritten(
+    scope: Scope, start: Message, body: bytes
+) -> tuple[Message, bytes, str | None]:
+    """The envelope's start message and body, and its code (None: JSON-RPC)."""
     headers = MutableHeaders(raw=list(start["headers"]))
     payload = parsed(body, headers)
     if payload is not None and "jsonrpc" in payload:
-        return start, body
+        return start, body, None
     text = "" if payload is not None else body.decode("utf-8", "replace")
     answer = envelope(start["status"], payload, text, headers)
     answer["request_id"] = request_id_for(scope, headers)
@@ -86,14 +90,17 @@ def rewritten(scope: Scope, start: Message, body: bytes) -> tuple[Message, bytes
     headers["content-type"] = "application/json"
     headers["content-length"] = str(len(encoded))
     headers[REQUEST_ID_HEADER] = answer["request_id"]
-    return {**start, "headers": headers.raw}, encoded
+    return {**start, "headers": headers.raw}, encoded, str(answer["code"])
 
 
 class ErrorEnvelope:
     """ASGI middleware: holds an error response's body and sends the envelope."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(
+        self, app: ASGIApp, *, on_refusal: Callable[[str], None] | None = None
+    ) -> None:
         self._app = app
+        self._on_refusal = on_refusal
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -111,7 +118,9 @@ class ErrorEnvelope:
                 return
             chunks.append(message.get("body", b""))
             if not message.get("more_body", False):
-                start, body = rewritten(scope, held[0], b"".join(chunks))
+                start, body, code = rewritten(scope, held[0], b"".join(chunks))
+                if self._on_refusal is not None and code is not None:
+                    self._on_refusal(code)
                 await send(start)
                 await send({"type": "http.response.body", "body": body})
 

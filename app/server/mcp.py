@@ -134,7 +134,7 @@ def _reporting_failures(
 
 
 def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
-    """The memory tools as MCP registers them, in the order of SPEC §6."""
+    """The memory tools as MCP registers them, in the documented order (docs/mcp.md)."""
     product = settings.product
     if product is not None and (not product.strip() or len(product.splitlines()) > 1):
         raise SettingsError(

@@ -1,7 +1,7 @@
 """MCP middleware around the memory tools: order, prompt block, approval, telemetry.
 
 `MemoryCalls` wraps `tools/list` and `tools/call` on the wire: it lists the tools
-in the order of SPEC §6, appends the memory prompt as a second text block to a
+in the documented order, appends the memory prompt as a second text block to a
 successful index result, holds calls to tools in `require_approval` until the
 client's user approves them (MCP elicitation), and reports each finished call
 to the `on_call` observers.

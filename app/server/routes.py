@@ -1,5 +1,5 @@
 from tenchi.health import health_route
-from tenchi.openapi import openapi_route, swagger_ui_route
+from tenchi.openapi import swagger_ui_route
 from tenchi.rate_limits import RATE_LIMITED
 from tenchi.routes import route_group
 
@@ -7,6 +7,7 @@ from app.features.audit.routes import routes as audit_routes
 from app.features.memory.routes import routes as memory_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
+from app.server.openapi_document import published_document, published_openapi_route
 from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
 
 OPENAPI_TITLE = "Wenchang"
@@ -31,15 +32,17 @@ api_routes = route_group(
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),
 )
 
+published_openapi = published_document(
+    api_routes,
+    title=OPENAPI_TITLE,
+    version=OPENAPI_VERSION,
+    description=OPENAPI_DESCRIPTION,
+    security=OPENAPI_SECURITY,
+)
+
 routes = route_group(
     api_routes,
-    openapi_route(
-        api_routes,
-        title=OPENAPI_TITLE,
-        version=OPENAPI_VERSION,
-        description=OPENAPI_DESCRIPTION,
-        security=OPENAPI_SECURITY,
-    ),
+    published_openapi_route(published_openapi),
     swagger_ui_route(title=f"{OPENAPI_TITLE} API"),
     health_route(checks={"storage": storage_answers}),
 )

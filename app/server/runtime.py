@@ -9,7 +9,7 @@ from typing import TextIO
 from app.features.audit.policy import AuditPolicy
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
-from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.infra.port_wiring import (
     open_audit_log,
     open_idempotency_store,
@@ -37,6 +37,13 @@ def limits_from(settings: Settings) -> MemoryLimits:
         list_page_size=settings.list_page_size,
         max_files_per_entity=settings.max_files_per_entity,
         scope_priority=settings.scope_priority,
+    )
+
+
+def history_retention(settings: Settings) -> HistoryRetention:
+    return HistoryRetention(
+        max_versions=settings.history_max_versions,
+        max_days=settings.history_max_days,
     )
 
 
@@ -72,10 +79,15 @@ def create_lifespan(
     async def lifespan() -> AsyncGenerator[Runtime]:
         async with (
             open_storage(
-                settings.storage, sqlite_synchronous=settings.sqlite_synchronous
+                settings.storage,
+                sqlite_synchronous=settings.sqlite_synchronous,
+                retention=history_retention(settings),
             ) as storage,
             open_index_cache(
-                settings.index_cache, ttl=settings.index_cache_ttl
+                settings.index_cache,
+                ttl=settings.index_cache_ttl,
+                storage_url=settings.storage,
+                storage=storage,
             ) as cache,
             open_idempotency_store(
                 settings.request_store_url,

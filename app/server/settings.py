@@ -94,10 +94,14 @@ class Settings(BaseSettings):
     )
     request_store: str | None = None
     rate_limit_store: str = "memory"
+    log_format: Literal["text", "json"] = "text"
     sqlite_synchronous: Literal["full", "normal"] = "full"
     audit: str | None = None
     audit_roles: CommaList = ("owner", "admin")
     audit_max_days: int = Field(default=365, gt=0, le=36_500)
+    history_max_versions: int = Field(default=100, gt=0, le=100_000)
+    history_max_days: int = Field(default=90, ge=0, le=36_500)
+    history_tools: bool = True
 
     @field_validator(
         "scope_priority",

@@ -4,9 +4,11 @@ Settings are read when a task runs, not on import, so ``tenchi task list`` works
 anywhere; ``build_task_runner`` composes a runner for explicit settings (tests).
 """
 
-from collections.abc import AsyncGenerator
+import os
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 
+from tenchi.execution import UseCaseObserver
 from tenchi.tasks import (
     Task,
     TaskGroup,
@@ -19,6 +21,7 @@ from tenchi.tasks import (
 from app.features.audit.tasks import tasks as audit_tasks
 from app.features.memory.tasks import tasks as memory_tasks
 from app.server.auditing import audited_use_case
+from app.server.otel import Telemetry, telemetry_from_environment
 from app.server.runtime import Runtime, create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 
@@ -38,11 +41,14 @@ def audited_tasks(*groups: TaskGroup) -> TaskGroup:
 tasks = audited_tasks(memory_tasks, audit_tasks)
 
 
-def build_task_runner(settings: Settings) -> TaskRunner:
+def build_task_runner(
+    settings: Settings, *, telemetry: Telemetry | None = None
+) -> TaskRunner:
     return create_task_runner(
         tasks=tasks,
         context_factory=create_context,
         lifespan=create_lifespan(settings, surface=SURFACE),
+        use_case_observers=telemetry.use_case_observers if telemetry else (),
     )
 
 
@@ -52,6 +58,14 @@ async def _configured_lifespan() -> AsyncGenerator[Runtime]:
         yield runtime
 
 
+def _observers() -> Sequence[UseCaseObserver]:
+    telemetry = telemetry_from_environment(os.environ)
+    return () if telemetry is None else telemetry.use_case_observers
+
+
 runner = create_task_runner(
-    tasks=tasks, context_factory=create_context, lifespan=_configured_lifespan
+    tasks=tasks,
+    context_factory=create_context,
+    lifespan=_configured_lifespan,
+    use_case_observers=_observers(),
 )

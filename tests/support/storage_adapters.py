@@ -21,7 +21,7 @@ from contextlib import (
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.features.memory.ports import Storage
+from app.features.memory.ports import HistoryRetention, Storage
 from app.infra.port_wiring import open_storage
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 
@@ -71,6 +71,8 @@ class AdapterUnderTest:
 
     ``outage`` takes the backend down for a block (None where nothing can go
     down); calls during it raise BackendUnavailable with ``outage_reason``.
+    ``retaining(retention)`` opens a client that prunes history to
+    ``retention`` (for memory: a new, empty storage).
     """
 
     kind: str
@@ -78,6 +80,7 @@ class AdapterUnderTest:
     sibling: Callable[[], AbstractAsyncContextManager[Storage]]
     outage: Outage | None
     outage_reason: str
+    retaining: Callable[[HistoryRetention], AbstractAsyncContextManager[Storage]]
 
 
 @contextmanager
@@ -134,4 +137,9 @@ async def open_adapter(
         def sibling() -> AbstractAsyncContextManager[Storage]:
             return _same(storage) if kind == "memory" else open_storage(url)
 
-        yield AdapterUnderTest(kind, storage, sibling, outage, reason)
+        def retaining(
+            retention: HistoryRetention,
+        ) -> AbstractAsyncContextManager[Storage]:
+            return open_storage(url, retention=retention)
+
+        yield AdapterUnderTest(kind, storage, sibling, outage, reason, retaining)

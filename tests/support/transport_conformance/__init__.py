@@ -1,4 +1,4 @@
-"""The transport conformance suite: every SPEC §3-§4 behaviour, written once.
+"""The transport conformance suite: every documented behaviour, written once.
 
 Subclass ``TransportConformance`` in a ``Test*`` class and supply one fixture,
 ``connect``: a callable that opens a ``Transport`` acting as a given identity
@@ -11,7 +11,7 @@ Each case creates a fresh identity, so one backend may serve a whole module::
         def connect(self) -> Connect:
             return my_connect
 
-Errors are compared by exception class and by their whole SPEC §4 payload,
+Errors are compared by exception class and by their whole error payload,
 which is built by the same core functions that raise it in-process.
 """
 

@@ -43,7 +43,7 @@ TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z"
 
 
 class Transport(Protocol):
-    """The seven operations of SPEC §3 for one identity, raising WenchangError."""
+    """The seven operations for one identity, raising WenchangError."""
 
     async def get_memory_index(self) -> MemoryIndex: ...
 
@@ -144,7 +144,7 @@ def core_error(check: Callable[..., object], *arguments: Any) -> AppError:
 
 
 def assert_payload(raised: WenchangError, expected: AppError, case: str = "") -> None:
-    """Same code, same SPEC §4 payload, and the category's guidance at the end."""
+    """Same code, same error payload, and the category's guidance at the end."""
     assert raised.code == expected.code, case
     assert raised.details == expected.details, case
     assert raised.message.endswith(GUIDANCE[Category(raised.category)]), case

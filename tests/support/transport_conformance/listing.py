@@ -56,7 +56,7 @@ async def every_entry(transport: Transport) -> list[FileEntry]:
 
 
 def index_order(entries: list[FileEntry]) -> list[FileEntry]:
-    """SPEC §3: system/ first, then scope_priority tiers, then the rest as one tier."""
+    """system/ first, then scope_priority tiers, then the rest as one tier."""
 
     def rank(entry: FileEntry) -> tuple[int, float, str]:
         if entry.area == "system":
@@ -72,7 +72,7 @@ def index_order(entries: list[FileEntry]) -> list[FileEntry]:
 
 
 def budgeted(entries: list[FileEntry]) -> MemoryIndex:
-    """The index SPEC §3 prescribes for ``entries`` under INDEX_MAX_BYTES."""
+    """The index docs/concepts.md prescribes for ``entries`` under INDEX_MAX_BYTES."""
     kept: list[FileEntry] = []
     omitted: Counter[tuple[str, str]] = Counter()
     total = 0

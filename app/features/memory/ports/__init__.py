@@ -1,3 +1,5 @@
+"""The feature's ports: object storage with version history, and the index cache."""
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +33,44 @@ class ListedObject:
     version: str
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """Who made a mutation and how: what its version record says.
+
+    ``at`` is the clock when the call ran (retention measures age from it);
+    a tombstone is stamped with it too.
+    """
+
+    operation: str
+    actor: str
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """One landed mutation of one key: the object as it stood right after it.
+
+    ``data`` is None in listings; a tombstone (``deleted``) has empty data and
+    the metadata of the object it deleted, stamped with the delete's time.
+    """
+
+    version: str
+    operation: str
+    actor: str
+    deleted: bool
+    size: int
+    metadata: FileMetadata
+    data: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRetention:
+    """How much history each key keeps; ``max_days`` 0 means no age limit."""
+
+    max_versions: int = 100
+    max_days: int = 90
+
+
 class Storage(Protocol):
     """Objects under string keys, each with metadata and an opaque version.
 
@@ -38,18 +78,37 @@ class Storage(Protocol):
     distinct from every earlier version of the same key, also across a delete
     and re-create. Timeouts and outages raise the BackendUnavailable AppError;
     a failed precondition is an ordinary return value, never an exception.
+
+    History: a mutation given a ``change`` adds exactly one VersionRecord to its
+    key if and only if it lands (a delete leaves a tombstone record); one
+    without (operator seeding, purges) adds none. After each recorded write the
+    adapter prunes that key's history to the retention it was opened with,
+    removing at most a few records per write and never the newest one.
     """
 
     async def get(self, key: str) -> StoredObject | None:
         """The object at exactly ``key``, or None; never a prefix match."""
         ...
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
         """Replace unconditionally and return the new version."""
         ...
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
         """Write only if the current version is ``expected`` (None: must not exist).
 
@@ -58,8 +117,24 @@ class Storage(Protocol):
         """
         ...
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
         """Delete only at ``expected``; False (nothing changed) otherwise."""
+        ...
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        """Up to ``limit`` records of ``key`` without data, newest first.
+
+        With ``after``, only records older than the one of that version; once
+        that record is no longer kept the page may be empty.
+        """
+        ...
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        """The record of ``key`` at ``version`` with its data, or None."""
         ...
 
     async def list_page(
@@ -83,7 +158,8 @@ class Storage(Protocol):
     async def scrub(self, prefix: str) -> None:
         """Erase what deleting every object under ``prefix`` may have left behind.
 
-        Run after a purge, so no byte of a deleted object survives in the
+        That includes every version record of every key under ``prefix``. Run
+        after a purge, so no byte of a deleted object survives in the
         backend: freed pages and journals, empty directories named after the
         prefix, noncurrent generations. It may work on the whole backend, not
         only the prefix; where a delete leaves nothing behind it is a no-op.

@@ -17,11 +17,13 @@ from tenchi.errors import AppError, ErrorDef
 from app.features.memory.domain import MemoryLimits, file_key
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import (
+    Change,
     FileMetadata,
     IndexCache,
     ListedObject,
     Storage,
     StoredObject,
+    VersionRecord,
 )
 from app.features.memory.schemas import MemoryFile, WriteFile
 from app.features.memory.use_cases.write_file import write_file
@@ -190,20 +192,45 @@ class ScriptedStorage:
         self.gets += 1
         return await self.inner.get(key)
 
-    async def put(self, key: str, data: bytes, metadata: FileMetadata) -> str:
-        return await self.inner.put(key, data, metadata)
+    async def put(
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        *,
+        change: Change | None = None,
+    ) -> str:
+        return await self.inner.put(key, data, metadata, change=change)
 
     async def put_if_version(
-        self, key: str, data: bytes, metadata: FileMetadata, expected: str | None
+        self,
+        key: str,
+        data: bytes,
+        metadata: FileMetadata,
+        expected: str | None,
+        *,
+        change: Change | None = None,
     ) -> str | None:
         self.conditional_puts += 1
         await self._race()
-        version = await self.inner.put_if_version(key, data, metadata, expected)
+        version = await self.inner.put_if_version(
+            key, data, metadata, expected, change=change
+        )
         return None if self.lose_acks else version
 
-    async def delete_if_version(self, key: str, expected: str) -> bool:
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
         await self._race()
-        return await self.inner.delete_if_version(key, expected)
+        return await self.inner.delete_if_version(key, expected, change=change)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[VersionRecord]:
+        return await self.inner.list_versions(key, after=after, limit=limit)
+
+    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+        return await self.inner.get_version(key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -12,6 +12,7 @@ from ..policy import (
     require_text,
     require_writable,
 )
+from ..ports import Change
 from ..ports.storage_reads import load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
@@ -35,7 +36,10 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     content = appended(stored.data.decode(), line)
     meta = edited_metadata(stored.metadata, request, context.source, context.clock())
     data = require_edit_fits(address, content, meta, context.limits.max_file_bytes)
-    version = await storage.put_if_version(address.key, data, meta, expected)
+    change = Change("append_line", context.source, meta.last_updated)
+    version = await storage.put_if_version(
+        address.key, data, meta, expected, change=change
+    )
     if version is None:
         current = await load_existing(storage, address)
         if current.data != data or current.metadata != meta:

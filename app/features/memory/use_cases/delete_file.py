@@ -2,6 +2,7 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..policy import locate_file, require_text, require_writable
+from ..ports import Change
 from ..ports.storage_reads import load_existing, raise_current_state, require_version
 from ..schemas import Deleted, DeleteFile
 
@@ -13,7 +14,10 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
     expected = require_text("expected_version", request.expected_version)
     stored = await load_existing(context.storage, address)
     require_version(address, stored, expected)
-    if not await context.storage.delete_if_version(address.key, expected):
+    change = Change("delete_file", context.source, context.clock())
+    if not await context.storage.delete_if_version(
+        address.key, expected, change=change
+    ):
         await raise_current_state(context.storage, address)
     await context.index_cache.invalidate(address.entity_prefix)
     return Deleted()

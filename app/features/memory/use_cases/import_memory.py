@@ -16,7 +16,7 @@ from ..policy import (
     require_path,
     require_within_limit,
 )
-from ..ports import FileMetadata, Storage
+from ..ports import Change, FileMetadata, Storage
 from ..ports.storage_reads import raise_current_state
 from ..schemas import FileName, ImportedFile, ImportMemory, ImportMode, ImportReport
 
@@ -48,10 +48,11 @@ async def import_memory(request: ImportMemory, context: AppContext) -> ImportRep
         if existing:
             raise import_conflict_error([_label(r) for r in existing])
     outcomes: dict[str, list[FileName]] = {outcome: [] for outcome in OUTCOMES}
+    change = Change("memory.import", context.source, context.clock())
     try:
         for restore in restores:
             outcome = await _write(
-                storage, restore, overwrite=mode is ImportMode.OVERWRITE
+                storage, restore, change, overwrite=mode is ImportMode.OVERWRITE
             )
             outcomes[outcome].append(_name(restore))
     finally:
@@ -95,7 +96,9 @@ def _require_distinct(restores: Sequence[_Restore]) -> None:
         seen.add(restore.address.key)
 
 
-async def _write(storage: Storage, restore: _Restore, *, overwrite: bool) -> str:
+async def _write(
+    storage: Storage, restore: _Restore, change: Change, *, overwrite: bool
+) -> str:
     """One of OUTCOMES; every write is guarded by the version just read."""
     key, data, metadata = restore.address.key, restore.data, restore.metadata
     for _ in range(ATTEMPTS):
@@ -103,7 +106,10 @@ async def _write(storage: Storage, restore: _Restore, *, overwrite: bool) -> str
         if current is not None and not overwrite:
             return "skipped"
         expected = None if current is None else current.version
-        if await storage.put_if_version(key, data, metadata, expected) is not None:
+        written = await storage.put_if_version(
+            key, data, metadata, expected, change=change
+        )
+        if written is not None:
             return "created" if current is None else "overwritten"
     await raise_current_state(storage, restore.address)
 

@@ -12,6 +12,7 @@ from ..policy import (
     require_text,
     require_writable,
 )
+from ..ports import Change
 from ..ports.storage_reads import load_existing
 from ..schemas import MemoryFile, ReplaceFact
 
@@ -44,7 +45,10 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, edited, meta, context.limits.max_file_bytes)
-        version = await storage.put_if_version(address.key, data, meta, stored.version)
+        change = Change("replace_fact", source, meta.last_updated)
+        version = await storage.put_if_version(
+            address.key, data, meta, stored.version, change=change
+        )
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)
             return render_file(location, data, meta, version)

@@ -12,7 +12,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
-from ..ports import FileMetadata
+from ..ports import Change, FileMetadata
 from ..ports.storage_reads import load_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, WriteFile
 
@@ -41,7 +41,10 @@ async def write_file(request: WriteFile, context: AppContext) -> MemoryFile:
         require_version(address, stored, expected)
         sources = with_source(stored.metadata.sources, context.source)
     meta = FileMetadata(description, aliases, sources, context.clock())
-    version = await context.storage.put_if_version(address.key, data, meta, expected)
+    change = Change("write_file", context.source, meta.last_updated)
+    version = await context.storage.put_if_version(
+        address.key, data, meta, expected, change=change
+    )
     if version is None:
         await raise_current_state(context.storage, address)
     await context.index_cache.invalidate(address.entity_prefix)

@@ -75,8 +75,13 @@ async function save(view, state, fields) {
 }
 
 // 412: show their current file beside the form, and save on top of it next time.
+// 404 while editing: the file was deleted meanwhile; the next save re-creates it.
 async function refused(view, state, error) {
-  if (!(error instanceof ApiError && error.status === 412)) return render(view, { ...state, error });
+  const status = error instanceof ApiError ? error.status : 0;
+  if (status === 404 && error.details.reason === "file_absent" && !state.creating) {
+    return render(view, { ...state, theirs: null, vanished: true, base: null, error: null });
+  }
+  if (status !== 412) return render(view, { ...state, error });
   try {
     const { data: theirs } = await api.read(state.where.scope, state.where.area, state.where.name);
     render(view, { ...state, creating: false, theirs, vanished: false, base: theirs.version });

@@ -1,0 +1,113 @@
+"""Per-entity change markers kept in the backend, shared by every process.
+
+Every write, import and purge replaces its entity's marker before it returns;
+an index cache serves a listing only while the marker it was read under is
+still current. So a write through one process, or a purge run by the CLI, is
+seen at once by every other process on the same backend, whatever the cache.
+A marker is keyed by a digest of the entity prefix and holds a random token:
+it names no entity and holds no content, so a purge leaves nothing behind.
+"""
+
+import hashlib
+import secrets
+import sqlite3
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import aiosqlite
+
+from app.features.memory.ports import FileMetadata, Storage
+
+from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+
+MARKER_KEYS = "%changes/"
+"""Where markers live beside the files when the storage keeps them; no entity
+prefix (scope/entity/) starts with it, so no listing or purge ever sees them."""
+INITIAL = "0"
+_MARKER_META = FileMetadata("", (), (), datetime(2000, 1, 1, tzinfo=UTC))
+
+
+class ChangeMarkers(Protocol):
+    async def read(self, prefix: str) -> str:
+        """The current marker of ``prefix`` (INITIAL before its first change)."""
+        ...
+
+    async def bump(self, prefix: str) -> None:
+        """Replace the marker with one never used before for ``prefix``."""
+        ...
+
+
+def marker_id(prefix: str) -> str:
+    return hashlib.sha256(prefix.encode()).hexdigest()
+
+
+class ProcessChangeMarkers:
+    """Markers of this process only: for in-memory storage and unit tests."""
+
+    def __init__(self) -> None:
+        self._markers: dict[str, str] = {}
+
+    async def read(self, prefix: str) -> str:
+        return self._markers.get(marker_id(prefix), INITIAL)
+
+    async def bump(self, prefix: str) -> None:
+        self._markers[marker_id(prefix)] = secrets.token_hex(12)
+
+
+class StorageChangeMarkers:
+    """Markers as small objects in the storage itself: the version is the marker."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+
+    async def read(self, prefix: str) -> str:
+        found = await self._storage.get(MARKER_KEYS + marker_id(prefix))
+        return INITIAL if found is None else found.version
+
+    async def bump(self, prefix: str) -> None:
+        await self._storage.put(MARKER_KEYS + marker_id(prefix), b"", _MARKER_META)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS change_markers (
+    id TEXT PRIMARY KEY,
+    marker TEXT NOT NULL
+) WITHOUT ROWID
+"""
+_READ = "SELECT marker FROM change_markers WHERE id = ?"
+_BUMP = (
+    "INSERT INTO change_markers (id, marker) VALUES (?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET marker = excluded.marker"
+)
+
+
+class SqliteChangeMarkers:
+    """Markers in their own table of the memory database (one statement each)."""
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._db = connection
+
+    async def _rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
+        try:
+            async with self._db.execute(sql, parameters) as cursor:
+                return list(await cursor.fetchall())
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc) from exc
+
+    async def read(self, prefix: str) -> str:
+        rows = await self._rows(_READ, (marker_id(prefix),))
+        return str(rows[0][0]) if rows else INITIAL
+
+    async def bump(self, prefix: str) -> None:
+        await self._rows(_BUMP, (marker_id(prefix), secrets.token_hex(12)))
+
+
+@asynccontextmanager
+async def open_sqlite_change_markers(path: str) -> AsyncGenerator[SqliteChangeMarkers]:
+    # A marker lost to a power cut is harmless: every process's cache went too.
+    async with open_sqlite_connection(
+        path, schema=_SCHEMA, synchronous="normal"
+    ) as connection:
+        yield SqliteChangeMarkers(connection)

@@ -1,0 +1,67 @@
+"""Version records as the adapters build and prune them (shared pure helpers)."""
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    HistoryRetention,
+    VersionRecord,
+)
+
+PRUNE_PER_WRITE = 4
+"""Records one write may remove: more than the one it adds, so history shrinks
+back within lowered limits over a few writes, and no write ever does much."""
+
+
+def written(
+    version: str, data: bytes, metadata: FileMetadata, change: Change
+) -> VersionRecord:
+    """The record of a write that landed as ``version``."""
+    return VersionRecord(
+        version=version,
+        operation=change.operation,
+        actor=change.actor,
+        deleted=False,
+        size=len(data),
+        metadata=metadata,
+        data=bytes(data),
+    )
+
+
+def tombstone(version: str, deleted: FileMetadata, change: Change) -> VersionRecord:
+    """The record a delete leaves: the deleted object's metadata, no content."""
+    return VersionRecord(
+        version=version,
+        operation=change.operation,
+        actor=change.actor,
+        deleted=True,
+        size=0,
+        metadata=replace(deleted, last_updated=change.at),
+        data=b"",
+    )
+
+
+def without_data(record: VersionRecord) -> VersionRecord:
+    return replace(record, data=None)
+
+
+def expired(
+    newest_first: Sequence[VersionRecord], retention: HistoryRetention, now: datetime
+) -> list[int]:
+    """Positions in ``newest_first`` to remove, oldest first, at most a few.
+
+    The newest record (the current version or the tombstone) is always kept.
+    """
+    cutoff = now - timedelta(days=retention.max_days) if retention.max_days else None
+    doomed = [
+        position
+        for position in range(len(newest_first) - 1, 0, -1)
+        if position >= retention.max_versions
+        or (
+            cutoff is not None and newest_first[position].metadata.last_updated < cutoff
+        )
+    ]
+    return doomed[:PRUNE_PER_WRITE]

@@ -1,0 +1,131 @@
+"""SQLite version history: a table, and triggers that record every landed mutation.
+
+A mutation that carries a change stores its operation, actor and time on the
+object's row; per-connection triggers copy that row into ``memory_history``
+inside the very statement that changed it, so a record exists exactly when its
+mutation committed. A recorded delete is an UPDATE that marks the row as a
+tombstone; its trigger records the tombstone and removes the row. The same
+triggers prune the key's history to the retention this process was opened
+with (at most ``PRUNE_PER_WRITE`` rows per write, never the newest).
+"""
+
+import sqlite3
+
+import aiosqlite
+
+from app.features.memory.ports import HistoryRetention
+
+from .history_records import PRUNE_PER_WRITE
+from .sqlite_connection import translate_sqlite_error
+
+OBJECTS_TABLE = """
+CREATE TABLE IF NOT EXISTS memory_objects (
+    key TEXT PRIMARY KEY,
+    data BLOB NOT NULL,
+    description TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    last_updated TEXT NOT NULL,
+    version TEXT NOT NULL,
+    operation TEXT,
+    actor TEXT,
+    changed_at TEXT,
+    tombstone INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID
+"""
+# Databases created before history get the change columns added in place.
+_CHANGE_COLUMNS = {
+    "operation": "TEXT",
+    "actor": "TEXT",
+    "changed_at": "TEXT",
+    "tombstone": "INTEGER NOT NULL DEFAULT 0",
+}
+_HISTORY = """
+CREATE TABLE IF NOT EXISTS memory_history (
+    seq INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    version TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    deleted INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    description TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    last_updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memory_history_by_key ON memory_history (key, seq);
+"""
+_RECORD = """
+    INSERT INTO memory_history (key, version, operation, actor, deleted, size, data,
+        description, aliases, sources, last_updated)
+    VALUES (NEW.key, NEW.version, NEW.operation, NEW.actor, NEW.tombstone,
+        CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
+        CASE NEW.tombstone WHEN 0 THEN NEW.data ELSE X'' END,
+        NEW.description, NEW.aliases, NEW.sources, NEW.last_updated);
+"""
+RECORD_COLUMNS = (
+    "version, operation, actor, deleted, size, description, aliases, sources, "
+    "last_updated"
+)
+
+
+def _prune(retention: HistoryRetention) -> str:
+    days = retention.max_days
+    too_old = (
+        f" OR julianday(last_updated) < julianday(NEW.changed_at) - {days}"
+        if days
+        else ""
+    )
+    return f"""
+    DELETE FROM memory_history WHERE seq IN (
+        SELECT seq FROM memory_history
+        WHERE key = NEW.key
+          AND seq < (SELECT max(seq) FROM memory_history WHERE key = NEW.key)
+          AND (seq <= coalesce((SELECT seq FROM memory_history WHERE key = NEW.key
+                  ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions}), -1)
+               {too_old})
+        ORDER BY seq LIMIT {PRUNE_PER_WRITE});
+"""
+
+
+def _triggers(retention: HistoryRetention) -> list[str]:
+    prune = _prune(retention)
+    return [
+        "DROP TRIGGER IF EXISTS temp.history_on_insert",
+        "DROP TRIGGER IF EXISTS temp.history_on_update",
+        "CREATE TEMP TRIGGER history_on_insert AFTER INSERT ON memory_objects "
+        f"WHEN NEW.operation IS NOT NULL BEGIN {_RECORD} {prune} END",
+        "CREATE TEMP TRIGGER history_on_update AFTER UPDATE ON memory_objects "
+        f"WHEN NEW.operation IS NOT NULL BEGIN {_RECORD} {prune} "
+        "DELETE FROM memory_objects WHERE key = NEW.key AND NEW.tombstone = 1; END",
+    ]
+
+
+async def prepare_history(
+    connection: aiosqlite.Connection, retention: HistoryRetention
+) -> None:
+    """Add the history table and columns when missing; install the triggers."""
+    try:
+        rows = await connection.execute_fetchall("PRAGMA table_info(memory_objects)")
+        present = {row[1] for row in rows}
+        for column, kind in _CHANGE_COLUMNS.items():
+            if column not in present:
+                await _add_column(connection, column, kind)
+        await connection.executescript(_HISTORY)
+        for statement in _triggers(retention):
+            await connection.execute(statement)
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+
+
+async def _add_column(connection: aiosqlite.Connection, column: str, kind: str) -> None:
+    try:
+        await connection.execute(
+            f"ALTER TABLE memory_objects ADD COLUMN {column} {kind}"
+        )
+    except sqlite3.OperationalError as exc:
+        # Another process opening the same file may have added it first.
+        if "duplicate column" not in str(exc).lower():
+            raise

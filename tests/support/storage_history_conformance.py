@@ -1,0 +1,311 @@
+"""Version history behaviours of the Storage port, once for all adapters.
+
+Mixed into ``StorageConformance``: a record exists exactly for each mutation
+that landed with a change (a delete leaves a tombstone), newest first; losing
+writers leave none; retention prunes old records but never the newest; a
+scrub erases the history of the keys under its prefix.
+"""
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    HistoryRetention,
+    Storage,
+    VersionRecord,
+)
+from tests.support.storage_adapters import AdapterUnderTest
+
+KEY = "user/alice/notes/tea.md"
+NOW = datetime.now(UTC).replace(microsecond=0)
+META = FileMetadata("Tea ☕", ("green", "绿茶"), ("mcp",), NOW)
+
+
+def change(operation: str, actor: str = "claude-desktop", at: datetime = NOW) -> Change:
+    return Change(operation, actor, at)
+
+
+async def history(storage: Storage, key: str = KEY) -> list[VersionRecord]:
+    return list(await storage.list_versions(key, after=None, limit=1000))
+
+
+async def _race[T](calls: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
+    return list(await asyncio.gather(*calls))
+
+
+async def _lifecycle(storage: Storage) -> list[str]:
+    """create -> append -> replace -> delete; the versions, tombstone last."""
+    first = await storage.put_if_version(
+        KEY, b"one\n", META, None, change=change("write_file")
+    )
+    assert first is not None
+    second = await storage.put_if_version(
+        KEY, b"one\ntwo\n", META, first, change=change("append_line", "http")
+    )
+    assert second is not None
+    third = await storage.put_if_version(
+        KEY, b"uno\ntwo\n", META, second, change=change("replace_fact")
+    )
+    assert third is not None
+    later = NOW + timedelta(seconds=5)
+    deleted = await storage.delete_if_version(
+        KEY, third, change=change("delete_file", "mcp", later)
+    )
+    assert deleted
+    return [first, second, third]
+
+
+class StorageHistoryConformance:
+    """History cases of the Storage port contract; supply ``adapter``."""
+
+    async def test_each_landed_mutation_leaves_one_record_newest_first(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """create, append, replace, delete: four records, the tombstone first."""
+        versions = await _lifecycle(adapter.storage)
+
+        records = await history(adapter.storage)
+
+        assert [r.operation for r in records] == [
+            "delete_file",
+            "replace_fact",
+            "append_line",
+            "write_file",
+        ]
+        assert [r.version for r in records[1:]] == versions[::-1]
+        assert [r.actor for r in records] == [
+            "mcp",
+            "claude-desktop",
+            "http",
+            "claude-desktop",
+        ]
+        assert [(r.deleted, r.size) for r in records] == [
+            (True, 0),
+            (False, 8),
+            (False, 8),
+            (False, 4),
+        ]
+        assert all(r.data is None for r in records)
+        assert records[0].version not in versions
+        assert records[0].metadata == replace(
+            META, last_updated=NOW + timedelta(seconds=5)
+        )
+        assert records[1].metadata == META
+
+    async def test_every_recorded_version_reads_back_with_its_content(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """get_version returns the content as it stood; a tombstone has none."""
+        versions = await _lifecycle(adapter.storage)
+        records = await history(adapter.storage)
+
+        contents = [(await adapter.storage.get_version(KEY, v)) for v in versions]
+        tomb = await adapter.storage.get_version(KEY, records[0].version)
+
+        assert [c.data if c else None for c in contents] == [
+            b"one\n",
+            b"one\ntwo\n",
+            b"uno\ntwo\n",
+        ]
+        assert tomb is not None and tomb.deleted and tomb.data == b""
+        assert await adapter.storage.get(KEY) is None
+        assert await adapter.storage.count("user/alice/") == 0
+        assert await adapter.storage.list_page("user/", start_after=None, limit=9) == []
+
+    async def test_unknown_versions_and_keys_have_no_record(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """An unknown version, a foreign version or a key never written: nothing."""
+        await _lifecycle(adapter.storage)
+        other = await adapter.storage.put_if_version(
+            "user/alice/notes/other.md", b"x", META, None, change=change("write_file")
+        )
+        assert other is not None
+
+        assert await adapter.storage.get_version(KEY, other) is None
+        assert await adapter.storage.get_version(KEY, "no-such-version") is None
+        assert await adapter.storage.get_version(KEY, "123") is None
+        assert await history(adapter.storage, "user/alice/notes/never.md") == []
+
+    async def test_pages_continue_after_the_last_version_seen(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """``after`` continues with the next older record; pages never overlap."""
+        await _lifecycle(adapter.storage)
+        everything = [r.version for r in await history(adapter.storage)]
+
+        pages: list[str] = []
+        after: str | None = None
+        while True:
+            page = await adapter.storage.list_versions(KEY, after=after, limit=3)
+            pages += [r.version for r in page]
+            if len(page) < 3:
+                break
+            after = page[-1].version
+
+        assert pages == everything
+
+    async def test_a_failed_precondition_leaves_no_record(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Stale writes and deletes, and a create over a file, record nothing."""
+        base = await adapter.storage.put_if_version(
+            KEY, b"base", META, None, change=change("write_file")
+        )
+        current = await adapter.storage.put_if_version(
+            KEY, b"next", META, base, change=change("write_file")
+        )
+        assert base is not None and current is not None
+
+        stale = await adapter.storage.put_if_version(
+            KEY, b"lost", META, base, change=change("append_line")
+        )
+        again = await adapter.storage.put_if_version(
+            KEY, b"lost", META, None, change=change("write_file")
+        )
+        gone = await adapter.storage.delete_if_version(
+            KEY, base, change=change("delete_file")
+        )
+
+        assert (stale, again, gone) == (None, None, False)
+        assert [r.version for r in await history(adapter.storage)] == [current, base]
+
+    async def test_a_file_created_again_after_a_delete_continues_its_history(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Create over a deleted key: the tombstone stays in the history."""
+        versions = await _lifecycle(adapter.storage)
+
+        again = await adapter.storage.put_if_version(
+            KEY, b"again", META, None, change=change("restore_version")
+        )
+
+        assert again is not None and again not in versions
+        records = await history(adapter.storage)
+        assert [r.operation for r in records][:2] == ["restore_version", "delete_file"]
+        assert len(records) == 5
+        stored = await adapter.storage.get(KEY)
+        assert stored is not None and stored.version == again
+
+    async def test_writes_without_a_change_add_no_record_and_keep_the_rest(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Seeding writes are not history, and never erase the history before."""
+        tracked = await adapter.storage.put_if_version(
+            KEY, b"tracked", META, None, change=change("write_file")
+        )
+        assert tracked is not None
+        untracked = await adapter.storage.put(KEY, b"seeded", META)
+        final = await adapter.storage.put_if_version(
+            KEY, b"final", META, untracked, change=change("append_line")
+        )
+
+        records = await history(adapter.storage)
+
+        assert [r.version for r in records] == [final, tracked]
+        kept = await adapter.storage.get_version(KEY, tracked)
+        assert kept is not None and kept.data == b"tracked"
+
+    async def test_racing_writers_leave_one_record_for_the_winner(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """16 writes at one version race (two clients): one new record."""
+        base = await adapter.storage.put_if_version(
+            KEY, b"base", META, None, change=change("write_file")
+        )
+        async with adapter.sibling() as other:
+            results = await _race(
+                [
+                    (adapter.storage if n % 2 else other).put_if_version(
+                        KEY,
+                        f"racer {n}".encode(),
+                        META,
+                        base,
+                        change=change("append_line"),
+                    )
+                    for n in range(16)
+                ]
+            )
+
+        winners = [v for v in results if v is not None]
+        assert len(winners) == 1
+        assert [r.version for r in await history(adapter.storage)] == [winners[0], base]
+
+    async def test_racing_deletes_leave_one_tombstone(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """16 deletes at one version race: one tombstone."""
+        base = await adapter.storage.put_if_version(
+            KEY, b"base", META, None, change=change("write_file")
+        )
+        assert base is not None
+        async with adapter.sibling() as other:
+            results = await _race(
+                [
+                    (adapter.storage if n % 2 else other).delete_if_version(
+                        KEY, base, change=change("delete_file")
+                    )
+                    for n in range(16)
+                ]
+            )
+
+        assert results.count(True) == 1
+        records = await history(adapter.storage)
+        assert [r.deleted for r in records] == [True, False]
+
+    async def test_retention_keeps_at_most_max_versions_and_never_the_newest(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """With max_versions 3, ten writes keep the newest three records."""
+        async with adapter.retaining(HistoryRetention(3, 0)) as storage:
+            versions: list[str] = []
+            expected: str | None = None
+            for n in range(10):
+                expected = await storage.put_if_version(
+                    KEY, f"v{n}".encode(), META, expected, change=change("write_file")
+                )
+                assert expected is not None
+                versions.append(expected)
+
+            records = await history(storage)
+
+            assert [r.version for r in records] == versions[::-1][:3]
+            assert await storage.get_version(KEY, versions[0]) is None
+
+    async def test_retention_drops_old_records_but_not_the_current_version(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Records older than max_days go on the next write; the newest stays."""
+        old = replace(META, last_updated=NOW - timedelta(days=40))
+        async with adapter.retaining(HistoryRetention(100, 30)) as storage:
+            first = await storage.put_if_version(
+                KEY, b"old", old, None, change=change("write_file", at=old.last_updated)
+            )
+            assert first is not None
+            assert [r.version for r in await history(storage)] == [first]
+            second = await storage.put_if_version(
+                KEY, b"new", META, first, change=change("write_file")
+            )
+
+            assert [r.version for r in await history(storage)] == [second]
+
+    async def test_scrub_erases_the_history_under_its_prefix_only(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """After a purge's scrub no record of the entity remains; others stay."""
+        versions = await _lifecycle(adapter.storage)
+        neighbour = "user/bob/notes/tea.md"
+        kept = await adapter.storage.put_if_version(
+            neighbour, b"bob", META, None, change=change("write_file")
+        )
+
+        await adapter.storage.scrub("user/alice/")
+
+        assert await history(adapter.storage) == []
+        assert await adapter.storage.get_version(KEY, versions[0]) is None
+        assert [r.version for r in await history(adapter.storage, neighbour)] == [kept]
