@@ -144,6 +144,7 @@ async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
         "append_line": (False, False, False),
         "replace_fact": (False, True, False),
         "delete_file": (False, True, False),
+        "search_memory": (True, False, False),
     }
     write = by_name["write_file"].input_schema
     assert set(write["required"]) == {
