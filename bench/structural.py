@@ -266,7 +266,7 @@ def _storage_reads(database: Path, calls: int) -> dict[str, float]:
 
 def _index_build(size: int, repeat: int) -> tuple[float, float]:
     """CPU ms of ``build_index`` over ``size`` entries: now, and with old helpers."""
-    from app.features.memory import domain
+    from app.features.memory.domain import index, views
     from app.features.memory.ports import FileMetadata, ListedObject
     from bench import variants
 
@@ -278,7 +278,7 @@ def _index_build(size: int, repeat: int) -> tuple[float, float]:
         ListedObject(f"user/u/preferences/note-{i:04d}.md", metadata, "0" * 20)
         for i in range(size)
     ]
-    now = (domain.entry_cost, domain.format_timestamp, domain._epoch_micros)  # pyright: ignore[reportPrivateUsage]
+    now = (index.entry_cost, views.format_timestamp, index.epoch_micros)
     old = (
         variants._entry_cost_by_json_dumps,  # pyright: ignore[reportPrivateUsage]
         variants._format_timestamp_by_strftime,  # pyright: ignore[reportPrivateUsage]
@@ -288,15 +288,13 @@ def _index_build(size: int, repeat: int) -> tuple[float, float]:
     try:
         for _ in range(5):
             for label, helpers in (("now", now), ("old", old)):
-                domain.entry_cost, domain.format_timestamp, domain._epoch_micros = (
-                    helpers  # pyright: ignore[reportPrivateUsage]
-                )
+                index.entry_cost, views.format_timestamp, index.epoch_micros = helpers
                 started = time.process_time()
                 for _ in range(repeat):
-                    domain.build_index(listed, priority=(), max_bytes=1 << 20)
+                    index.build_index(listed, priority=(), max_bytes=1 << 20)
                 timings[label].append((time.process_time() - started) / repeat * 1e3)
     finally:
-        domain.entry_cost, domain.format_timestamp, domain._epoch_micros = now  # pyright: ignore[reportPrivateUsage]
+        index.entry_cost, views.format_timestamp, index.epoch_micros = now
     return statistics.median(timings["now"]), statistics.median(timings["old"])
 
 

@@ -21,7 +21,7 @@ import tenchi.server
 from pydantic import TypeAdapter
 from starlette.applications import Starlette
 
-from app.features.memory import domain
+from app.features.memory.domain import index, parse_timestamp, views
 from app.features.memory.ports import FileMetadata
 from app.features.memory.schemas import FileEntry
 from app.infra import sqlite_storage
@@ -63,7 +63,7 @@ def _meta_decoded_each_time(row: Any, offset: int) -> FileMetadata:
         description=row[offset],
         aliases=tuple(json.loads(row[offset + 1])),
         sources=tuple(json.loads(row[offset + 2])),
-        last_updated=domain.parse_timestamp(row[offset + 3]),
+        last_updated=parse_timestamp(row[offset + 3]),
     )
 
 
@@ -94,8 +94,8 @@ def __getattr__(name: str) -> Starlette:
     if name == "before_optimisations":
         sqlite_storage.SqliteStorage._rows = _rows_in_three_trips  # pyright: ignore[reportPrivateUsage]
         sqlite_storage._meta = _meta_decoded_each_time  # pyright: ignore[reportPrivateUsage]
-        domain.entry_cost = _entry_cost_by_json_dumps
-        domain.format_timestamp = _format_timestamp_by_strftime
-        domain._epoch_micros = _epoch_micros_by_parts  # pyright: ignore[reportPrivateUsage]
+        index.entry_cost = _entry_cost_by_json_dumps
+        views.format_timestamp = _format_timestamp_by_strftime
+        index.epoch_micros = _epoch_micros_by_parts
         return build_app(load_settings())
     raise AttributeError(name)

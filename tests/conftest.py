@@ -1,9 +1,10 @@
 """Fixtures for every suite under tests/: GCS emulator, Redis, storage adapter.
 
-``WENCHANG_TEST_STORAGE=memory|sqlite|file|gcs`` selects the adapter behind
-``storage_url`` (and ``tests.support.storage_adapters.storage_url_for_tests``);
-with ``gcs`` the emulator starts once for the session and
-``STORAGE_EMULATOR_HOST`` points at it for every test.
+``WENCHANG_TEST_STORAGE=memory|sqlite|file|gcs`` (default sqlite) selects the
+adapter behind ``storage_url`` (and
+``tests.support.storage_adapters.storage_url_for_tests``); with ``gcs`` the
+emulator starts once for the session and ``STORAGE_EMULATOR_HOST`` points at it
+for every test.
 """
 
 import os

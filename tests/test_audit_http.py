@@ -208,3 +208,13 @@ async def test_a_purge_leaves_one_purge_event_and_no_purged_file(
     assert purge["token_id"] is None
     for trace in (b"notes/tea", b"notes/coffee", b"green", b"claude"):
         assert trace not in left
+
+
+async def test_a_server_that_keeps_no_log_answers_501(tmp_path: Path) -> None:
+    """With events on stdout, GET /v1/audit is AUDIT_UNAVAILABLE naming the store."""
+    async with open_audited(tmp_path, audit="stdout") as api:
+        answer = await api.http.get("/v1/audit", headers=api.alice.headers)
+
+    assert answer.status_code == 501
+    assert answer.json()["code"] == "AUDIT_UNAVAILABLE"
+    assert answer.json()["details"]["store"] == "stdout"

@@ -1,11 +1,13 @@
 """Audit settings and the token id events carry."""
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from app.infra.token_file import TokenFileResolver, create_token
+from app.server.runtime import audit_stream
 from app.server.settings import Settings, SettingsError, load_settings
 from app.shared.identity import Grant, Identity
 
@@ -75,3 +77,9 @@ def test_a_resolved_token_carries_its_public_id(tmp_path: Path) -> None:
     assert isinstance(identity, Identity)
     assert identity.token_id == record.token_id
     assert record.token_id not in secret
+
+
+def test_stdio_mcp_sends_audit_lines_to_stderr() -> None:
+    """stdout carries the MCP protocol in `wenchang mcp`: events go to stderr."""
+    assert audit_stream("mcp") is sys.stderr
+    assert audit_stream("http") is sys.stdout

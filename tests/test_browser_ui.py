@@ -500,7 +500,6 @@ def test_search_highlights_matches(page: Page, site: Site) -> None:
 def test_a_files_audit_trail_lists_its_reads_writes_and_refusals(
     page: Page, site: Site
 ) -> None:
-    requires(site, "/v1/audit")
     write(site, "user/work/audited", "- [stated] Watched.\n")
     read(site, "user/work/audited")
     with site.api(site.other_writer) as http:

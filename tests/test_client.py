@@ -561,3 +561,93 @@ async def test_transient_retry_retries_a_rate_limited_write(tmp_path: Path) -> N
 
     assert [e.name for e in listing.entries] == ["tea"]
     assert proxy.requests == 3
+
+
+class DropsFirstMutationAnswer(httpx.AsyncBaseTransport):
+    """A proxy that lets the first mutation reach the server and commit, then
+    loses its answer (the connection breaks), as a network failure would."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.mutations: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if request.method in ("PUT", "POST", "DELETE"):
+            self.mutations.append(request)
+            if len(self.mutations) == 1:
+                await response.aread()  # the server has answered: it committed
+                raise httpx.ReadError("connection reset", request=request)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@asynccontextmanager
+async def dropping_client(
+    server: Server,
+) -> AsyncGenerator[tuple[MemoryClient, MemoryClient, DropsFirstMutationAnswer]]:
+    """The client under test (answers dropped) and a plain one on its entity."""
+    fresh = {"user": Grant(f"alice-{uuid.uuid4().hex}", "owner")}
+    token = server.tokens.issue(Identity(grants=fresh, label=ALICE.label))
+    proxy = DropsFirstMutationAnswer()
+    policy = transient_retry(max_attempts=3, **QUICK)
+    async with (
+        open_memory_client(server.url, token=token) as plain,
+        open_memory_client(
+            server.url, token=token, retry=policy, transport=proxy
+        ) as dropping,
+    ):
+        yield dropping, plain, proxy
+
+
+async def test_a_retried_append_whose_answer_was_lost_succeeds_once(
+    server: Server,
+) -> None:
+    """The retry carries the first attempt's Idempotency-Key: the server
+    answers with the landed result, and the line is in the file once."""
+    async with dropping_client(server) as (dropping, plain, proxy):
+        version = await create(plain)
+        appended = await dropping.append_line(
+            "user", "notes", "tea", line="- [stated] b", expected_version=version
+        )
+        stored = await plain.read_file("user", "notes", "tea")
+
+    assert appended == stored
+    assert stored.content == "- [stated] a\n- [stated] b\n"
+    keys = [request.headers.get("Idempotency-Key") for request in proxy.mutations]
+    assert len(keys) == 2 and keys[0] and keys[0] == keys[1]
+
+
+async def test_every_mutation_carries_its_own_idempotency_key(
+    client: MemoryClient, recorder: Recorder
+) -> None:
+    version = await create(client)
+    moved = await client.append_line(
+        "user", "notes", "tea", line="- [stated] b", expected_version=version
+    )
+    replaced = await client.replace_fact(
+        "user",
+        "notes",
+        "tea",
+        old_string="b",
+        new_string="c",
+        expected_version=moved.version,
+    )
+    await client.delete_file("user", "notes", "tea", expected_version=replaced.version)
+
+    keys = [r.headers.get("Idempotency-Key") for r in recorder.sent]
+    assert len(keys) == 4 and all(keys) and len(set(keys)) == 4
+
+
+async def test_a_retried_create_whose_answer_was_lost_succeeds(
+    server: Server,
+) -> None:
+    """Without the key the retry would meet its own file: a VersionConflict."""
+    async with dropping_client(server) as (dropping, plain, proxy):
+        version = await create(dropping)
+        stored = await plain.read_file("user", "notes", "tea")
+
+    assert version == stored.version
+    assert len(proxy.mutations) == 2

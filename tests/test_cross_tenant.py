@@ -228,6 +228,7 @@ def settings(
         tokens_file=str(root / "tokens.json"),
         cursor_secret="cross-tenant-cursor-secret",
         rate_limit=0,
+        audit="memory",
         **SUITE_SETTINGS,
     )
 
@@ -350,3 +351,40 @@ async def test_raw_http_answers_identically_for_a_victims_name(
     assert "etag" not in answers[0][1]
     assert SECRET not in repr(answers[0])
     assert still.json()["version"] == version
+
+
+async def test_the_audit_log_shows_no_one_the_victims_calls(server: Server) -> None:
+    """The attacker's /v1/audit holds only its own calls; the victim's, none of its."""
+    victim_identity, attacker_identity = victim_and_attacker()
+    victim = {"Authorization": f"Bearer {server.tokens.issue(victim_identity)}"}
+    attacker = {"Authorization": f"Bearer {server.tokens.issue(attacker_identity)}"}
+    path = "/v1/files/user/notes/held"
+    async with httpx.AsyncClient(base_url=server.base_url) as http:
+        created = await http.put(
+            path,
+            json={"content": FACT, "description": SECRET, "aliases": []},
+            headers=victim | {"If-None-Match": "*"},
+        )
+        await http.get(path, headers=victim)
+        await http.get("/v1/index", headers=victim)
+        await http.get(path, headers=attacker)
+        victim_version = created.json()["version"]
+
+        mine = await http.get("/v1/audit", headers=attacker)
+        trail = await http.get(
+            "/v1/audit?scope=user&area=notes&name=held", headers=attacker
+        )
+        theirs = await http.get("/v1/audit", headers=victim)
+        unheld = await http.get("/v1/audit?scope=project", headers=attacker)
+        nobody = await http.get("/v1/audit?scope=nowhere", headers=attacker)
+
+    assert [e["operation"] for e in mine.json()["events"]] == ["read_file"]
+    assert [e["outcome"] for e in trail.json()["events"]] == ["MEMORY_NOT_FOUND"]
+    assert "attacker" not in repr(theirs.json())
+    for answer in (mine, trail):
+        assert SECRET not in answer.text and "victim" not in answer.text
+        assert victim_version not in [e["version"] for e in answer.json()["events"]]
+    assert (unheld.status_code, nobody.status_code) == (422, 422)
+    unheld_details = unheld.json()["details"]
+    nobody_details = nobody.json()["details"]
+    assert unheld_details["argument"] == nobody_details["argument"] == "scope"

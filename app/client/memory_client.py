@@ -2,11 +2,14 @@
 
 ``MemoryClient`` wraps Tenchi's contract-driven ``Client``: reads go through
 ``_read``, mutations through ``_mutate``, which sends the ``If-None-Match: *`` /
-``If-Match: "<version>"`` precondition derived from ``expected_version``.
+``If-Match: "<version>"`` precondition derived from ``expected_version`` and a
+fresh ``Idempotency-Key`` that every retry of that call reuses, so a retry
+whose first attempt landed gets the first result back (exactly once).
 Methods return the feature's models and raise the exceptions of
 ``app.client.errors``. Open one with ``open_memory_client``.
 """
 
+import uuid
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -75,9 +78,10 @@ def transient_retry(
     BACKEND_UNAVAILABLE, 429 RATE_LIMITED, IDEMPOTENCY_IN_PROGRESS, and
     gateway 502/504 (REQUEST_TIMEOUT among them).
 
-    Mutations are retried too: each is version-guarded, so an attempt that
-    already landed comes back as a VersionConflictError (whose content is what
-    you wrote) rather than writing twice; a landed append_line succeeds.
+    Mutations are retried too: each call carries one Idempotency-Key, reused
+    by its retries, so an attempt that landed but whose answer was lost is
+    answered with its first result (kept by the server for 10 minutes) and is
+    never applied twice.
     """
     return retry_policy(
         max_attempts=max_attempts,
@@ -92,6 +96,11 @@ def transient_retry(
         total_timeout_seconds=total_timeout_seconds,
         allow_unsafe_methods=True,
     )
+
+
+def new_key() -> str:
+    """A fresh Idempotency-Key: random, so no two calls ever share one."""
+    return f"wc-{uuid.uuid4().hex}"
 
 
 def _precondition(expected_version: str | None) -> CreateOrMatchHeaders:
@@ -141,8 +150,10 @@ class MemoryClient:
             call: dict[str, Any] = {"params": file_path(*where)}
             if body is not None:
                 call["request"] = body[0].model_validate(body[1])
+            # One key per call, the same on each of its retries.
+            keyed = precondition.model_copy(update={"idempotency_key": new_key()})
             return await self._client.call(
-                contract, headers=precondition, retry=self._retry_writes, **call
+                contract, headers=keyed, retry=self._retry_writes, **call
             )
 
     async def get_memory_index(self) -> MemoryIndex:

@@ -31,9 +31,13 @@ EMULATOR_ENV = "STORAGE_EMULATOR_HOST"
 GCS_TEST_OPTIONS = "timeout=5&attempts=2"
 
 
+DEFAULT_TEST_STORAGE = "sqlite"
+"""What users run by default, so the plain test run exercises it."""
+
+
 def selected_storage() -> str:
-    """The adapter named by WENCHANG_TEST_STORAGE (default ``memory``)."""
-    kind = os.environ.get(STORAGE_ENV, "memory") or "memory"
+    """The adapter named by WENCHANG_TEST_STORAGE (default: SQLite, the product's)."""
+    kind = os.environ.get(STORAGE_ENV, DEFAULT_TEST_STORAGE) or DEFAULT_TEST_STORAGE
     if kind not in ADAPTERS:
         raise ValueError(f"{STORAGE_ENV}={kind!r}; use one of {', '.join(ADAPTERS)}")
     return kind

@@ -15,7 +15,14 @@ from app.shared.errors import (
 from app.shared.identity import Grant, Identity
 from app.shared.locations import SEGMENT_RULE, Location, is_valid_segment
 
-from .domain import SYSTEM_AREA, Address, address_of, entity_prefix, is_fact_line
+from .domain import (
+    SYSTEM_AREA,
+    Address,
+    address_of,
+    decode_cursor,
+    entity_prefix,
+    is_fact_line,
+)
 from .ports import FileMetadata
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -123,6 +130,18 @@ def locate_entity(scope: str, entity_id: str) -> str:
                 f"{argument} {value!r} {SEGMENT_RULE}",
             )
     return entity_prefix(scope, entity_id)
+
+
+def require_issued_cursor(key: bytes, listing: str, cursor: str) -> str:
+    """The position of a cursor this listing issued; any other is INVALID_ARGUMENT."""
+    position = decode_cursor(key, listing, cursor)
+    if position is None:
+        raise invalid_argument_error(
+            "cursor",
+            "cursor was not issued for this listing; pass the next_cursor "
+            "returned with the same scope and area, or omit it to start over",
+        )
+    return position
 
 
 def locate_prefix(identity: Identity, scope: str, area: str | None) -> str:

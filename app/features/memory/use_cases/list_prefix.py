@@ -1,9 +1,8 @@
 from app.server.context import AppContext
-from app.shared.errors import invalid_argument_error
 from app.shared.identity import require_identity
 
-from ..domain import decode_cursor, encode_cursor, render_entry
-from ..policy import locate_prefix
+from ..domain import encode_cursor, render_entry
+from ..policy import locate_prefix, require_issued_cursor
 from ..schemas import FileListing, ListPrefix
 
 
@@ -13,13 +12,7 @@ async def list_prefix(request: ListPrefix, context: AppContext) -> FileListing:
     prefix = locate_prefix(identity, request.scope, request.area)
     start_after: str | None = None
     if request.cursor:
-        position = decode_cursor(context.cursor_key, prefix, request.cursor)
-        if position is None:
-            raise invalid_argument_error(
-                "cursor",
-                "cursor was not issued for this listing; pass the next_cursor "
-                "returned with the same scope and area, or omit it to start over",
-            )
+        position = require_issued_cursor(context.cursor_key, prefix, request.cursor)
         start_after = prefix + position
     size = context.limits.list_page_size
     page = await context.storage.list_page(

@@ -1,0 +1,108 @@
+"""Crash safety of the audit log: ``kill -9`` amid acknowledged writes on SQLite.
+
+Writers stream version-guarded writes (and reads, whose events are buffered)
+at a real ``wenchang serve``; after a random number of acknowledgements the
+server gets SIGKILL. Every write the server acknowledged must then have its
+``write_file`` event, with the version it answered, in the database: an event
+is durable before its mutation is acknowledged.
+"""
+
+import asyncio
+import json
+import os
+import random
+import sqlite3
+from pathlib import Path
+
+import httpx
+
+from app.infra.token_file import create_token
+from app.shared.identity import Grant
+from tests.support.server import ServerProcess, start_server
+
+CYCLES = int(os.environ.get("WENCHANG_CRASH_CYCLES", "2"))
+WRITERS = 4
+ACKS_BEFORE_KILL = (20, 60)
+
+
+async def write_until_killed(
+    client: httpx.AsyncClient, name: str, acked: list[str], acks: asyncio.Queue[None]
+) -> None:
+    path = f"/v1/files/user/crash/{name}"
+    precondition = {"If-None-Match": "*"}
+    for serial in range(10_000):
+        body: dict[str, object] = {
+            "content": f"- [stated] {serial}\n",
+            "description": "d",
+            "aliases": [],
+        }
+        try:
+            written = await client.put(path, json=body, headers=precondition)
+            await client.get(path)
+        except httpx.TransportError:
+            return
+        assert written.status_code in (200, 201), written.text
+        version = written.json()["version"]
+        acked.append(version)
+        precondition = {"If-Match": f'"{version}"'}
+        acks.put_nowait(None)
+
+
+async def kill_after(server: ServerProcess, acks: asyncio.Queue[None]) -> None:
+    for _ in range(random.randint(*ACKS_BEFORE_KILL)):
+        await acks.get()
+    server.process.kill()  # SIGKILL: no shutdown handler runs
+
+
+async def crash_cycle(
+    server: ServerProcess, auth: dict[str, str], run: int
+) -> list[str]:
+    acked: list[str] = []
+    acks: asyncio.Queue[None] = asyncio.Queue()
+    async with httpx.AsyncClient(
+        base_url=server.url, headers=auth, timeout=30
+    ) as client:
+        await asyncio.gather(
+            kill_after(server, acks),
+            *(
+                write_until_killed(client, f"r{run}w{n}", acked, acks)
+                for n in range(WRITERS)
+            ),
+        )
+    server.process.wait(timeout=10)
+    return acked
+
+
+def recorded_writes(database: Path) -> set[str]:
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute(
+            "SELECT record FROM audit_events WHERE operation = 'write_file'"
+        ).fetchall()
+    events = [json.loads(row[0]) for row in rows]
+    return {event["version"] for event in events if event["outcome"] == "ok"}
+
+
+def test_every_acknowledged_write_has_its_event_after_kill_9(tmp_path: Path) -> None:
+    """No acknowledged mutation is missing from the audit log after SIGKILL."""
+    secret, _ = create_token(
+        tmp_path / "tokens.json", {"user": Grant("crash", "owner")}
+    )
+    auth = {"Authorization": f"Bearer {secret}"}
+    database = tmp_path / "wenchang.db"
+    settings = {
+        "WENCHANG_STORAGE": f"sqlite:///{database}",
+        "WENCHANG_TOKENS_FILE": str(tmp_path / "tokens.json"),
+        "WENCHANG_RATE_LIMIT": "0",
+    }
+    acknowledged: list[str] = []
+
+    for cycle in range(CYCLES):
+        server = start_server(tmp_path, logs=tmp_path / "logs", settings=settings)
+        try:
+            server.wait_until_healthy()
+            acknowledged += asyncio.run(crash_cycle(server, auth, cycle))
+        finally:
+            server.stop()
+
+    assert len(acknowledged) >= CYCLES * ACKS_BEFORE_KILL[0]
+    assert set(acknowledged) <= recorded_writes(database)
