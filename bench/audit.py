@@ -43,10 +43,11 @@ def _row(op: str, concurrency: int, floor: float, runs: dict[str, list[Run]]) ->
     verdict = "met" if ratio >= floor else "MISSED"
     rps_on = statistics.median(run.rps for run in on)
     rps_off = statistics.median(run.rps for run in off)
+    cpu = statistics.median(b.cpu_us / a.cpu_us for a, b in zip(on, off, strict=True))
     errors = sum(run.errors for run in on + off)
     return (
         f"| {op} | {concurrency} | {rps_on:.0f} | {rps_off:.0f} | {ratio:.2f} "
-        f"| >= {floor} {verdict} | {errors} |"
+        f"| {cpu:.2f} | >= {floor} {verdict} | {errors} |"
     )
 
 
@@ -57,8 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Audit A/B, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {arguments.rounds} "
         f"rounds of {arguments.duration} s, medians of per-round ratios.",
         "",
-        "| op | c | req/s audit on | req/s audit off | ratio | target | errors |",
-        "|---|---|---|---|---|---|---|",
+        "| op | c | req/s on | req/s off | throughput on ÷ off | CPU/req off ÷ on "
+        "| target | errors |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory(prefix="wenchang-audit-bench-") as scratch:
         load = LoadGenerator()

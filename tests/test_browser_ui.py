@@ -441,6 +441,8 @@ def test_delete_then_restore_from_history(page: Page, site: Site) -> None:
     open_file(page, site, "user/work/temp", "history")
     expect(page.get_by_role("heading", name="History of temp")).to_be_visible()
     expect(page.locator("tr.tombstone")).to_have_count(1)
+    expect(page.locator("figure.diff del")).to_contain_text("Keep me.")
+    expect(page.locator("figure.diff ins")).to_have_count(0)
     check_page(page, "history")
     page.locator("tr:not(.tombstone)").get_by_role(
         "button", name=re.compile("^Restore")

@@ -10,12 +10,8 @@ from mcp.client import Client
 
 from app.features.memory.ports import FileMetadata
 from app.infra.token_file import FixedResolver
-from app.server.mcp import (
-    SharedContext,
-    create_memory_mcp_server,
-    fixed_identity,
-    served_tools,
-)
+from app.server.mcp import SharedContext, create_memory_mcp_server, fixed_identity
+from app.server.mcp_tools import served_tools
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings, SettingsError
 from app.shared.identity import Grant, Identity, ResolutionFailure

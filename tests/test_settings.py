@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from app.infra.port_wiring import (
+    IDEMPOTENCY_STORES,
+    RATE_LIMIT_STORES,
     open_audit_log,
-    open_idempotency_store,
     open_index_cache,
-    open_rate_limit_store,
+    open_request_store,
     open_storage,
 )
 from app.server.settings import SettingsError, load_settings
@@ -287,8 +288,8 @@ def test_wenchang_config_selects_the_toml_file(
 OPENERS: dict[str, Callable[[str], AbstractAsyncContextManager[object]]] = {
     "storage": open_storage,
     "index_cache": partial(open_index_cache, ttl=1),
-    "request_store": open_idempotency_store,
-    "rate_limit_store": open_rate_limit_store,
+    "request_store": partial(open_request_store, adapters=IDEMPOTENCY_STORES),
+    "rate_limit_store": partial(open_request_store, adapters=RATE_LIMIT_STORES),
     "audit": partial(open_audit_log, max_days=1, stream=io.StringIO()),
 }
 

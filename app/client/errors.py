@@ -15,14 +15,16 @@ one. The hierarchy, by what a caller should do::
     │   ├── InvalidArgumentError        .argument
     │   │   └── RequestValidationError  (VALIDATION_ERROR) .errors
     │   ├── NotFoundError               .reason
-    │   ├── PreconditionRequiredError
-    │   └── RequestTooLargeError        .limit (None when not sent)
+    │   └── PreconditionRequiredError
     ├── PermanentError                  do not retry
     │   ├── RestrictedScopeError        .reason .required_roles
     │   ├── ResolverFailureError
+    │   ├── RequestTooLargeError        .limit (None when not sent)
     │   ├── IdempotencyConflictError
     │   ├── ImportConflictError         .existing_count
     │   ├── AuditUnavailableError       .store
+    │   ├── HostNotAllowedError         } the server's allow-lists refuse
+    │   ├── OriginNotAllowedError       } this host or origin
     │   └── ApiMismatchError            the server does not speak this API
     │       ├── RouteNotFoundError
     │       ├── MethodNotAllowedError
@@ -32,12 +34,14 @@ one. The hierarchy, by what a caller should do::
     │   ├── RateLimitedError
     │   ├── IdempotencyInProgressError
     │   ├── RequestTimeoutError
+    │   ├── UnhealthyError
     │   └── PurgeIncompleteError        .remaining .passes
     └── InternalError                   an unexpected failure; nothing to correct
 
 Every class also has ``scope``, ``area`` and ``name`` (None when the location
-did not parse). ``error_from_payload`` picks the class of a code; foreign
-exceptions become these in one place, ``app.client.translate``.
+did not parse). Its ``category`` is the one the server sends in ``details``.
+``app.client.translate`` picks the class of a code (``error_from_payload``) and
+turns foreign exceptions into these, in one place.
 """
 
 from collections.abc import Mapping
@@ -48,6 +52,7 @@ __all__ = [
     "AuditUnavailableError",
     "BackendUnavailableError",
     "FileQuotaExceededError",
+    "HostNotAllowedError",
     "IdempotencyConflictError",
     "IdempotencyInProgressError",
     "ImportConflictError",
@@ -55,6 +60,7 @@ __all__ = [
     "InvalidArgumentError",
     "MethodNotAllowedError",
     "NotFoundError",
+    "OriginNotAllowedError",
     "OversizeWriteError",
     "PermanentError",
     "PreconditionRequiredError",
@@ -69,10 +75,10 @@ __all__ = [
     "RestrictedScopeError",
     "RouteNotFoundError",
     "TransientError",
+    "UnhealthyError",
     "UnsupportedMediaTypeError",
     "VersionConflictError",
     "WenchangError",
-    "error_from_payload",
 ]
 
 _PAYLOAD_TYPES = (str, int)
@@ -95,12 +101,8 @@ class WenchangError(Exception):
 
     code: ClassVar[str] = "WENCHANG_ERROR"
     category: ClassVar[str] = "internal"
-    advice: ClassVar[str] = ""
-    """What to do next, for codes whose server message does not say it."""
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
-        if self.advice:
-            message = f"{message.rstrip('.')}. {self.advice}"
         super().__init__(message)
         self.message = message
         self.details: dict[str, Any] = dict(details or {})
@@ -163,7 +165,6 @@ class RequestValidationError(InvalidArgumentError):
     """The framework refused the request's shape; ``errors`` lists each problem."""
 
     code = "VALIDATION_ERROR"
-    advice = "Correct the argument and retry."
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         problems: list[Any] = list((details or {}).get("errors") or [])
@@ -174,10 +175,7 @@ class RequestValidationError(InvalidArgumentError):
         )
         first: dict[str, Any] = self.errors[0] if self.errors else {}
         location: list[Any] = list(first.get("loc") or ["request"])
-        argument = str(location[-1])
-        if "msg" in first:
-            message = f"Argument {argument} is invalid: {first['msg']}"
-        super().__init__(message, {"argument": argument, **(details or {})})
+        super().__init__(message, {"argument": str(location[-1]), **(details or {})})
 
 
 class NotFoundError(RecoverableError):
@@ -189,9 +187,8 @@ class PreconditionRequiredError(RecoverableError):
     code = "PRECONDITION_REQUIRED"
 
 
-class RequestTooLargeError(RecoverableError):
+class RequestTooLargeError(PermanentError):
     code = "REQUEST_TOO_LARGE"
-    advice = "Shorten the content or split it across files, then retry."
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         super().__init__(message, details)
@@ -215,7 +212,6 @@ class ResolverFailureError(PermanentError):
 
 class IdempotencyConflictError(PermanentError):
     code = "IDEMPOTENCY_CONFLICT"
-    advice = "Send a new Idempotency-Key with a different request."
 
 
 class ImportConflictError(PermanentError):
@@ -228,10 +224,16 @@ class AuditUnavailableError(PermanentError):
     store: str
 
 
+class HostNotAllowedError(PermanentError):
+    code = "HOST_NOT_ALLOWED"
+
+
+class OriginNotAllowedError(PermanentError):
+    code = "ORIGIN_NOT_ALLOWED"
+
+
 class ApiMismatchError(PermanentError):
     """The server does not serve a request this client sent as designed."""
-
-    advice = "The server does not serve this client's API; upgrade one of them."
 
 
 class RouteNotFoundError(ApiMismatchError):
@@ -253,78 +255,21 @@ class BackendUnavailableError(TransientError):
 
 class RateLimitedError(TransientError):
     code = "RATE_LIMITED"
-    advice = "Wait retry_after_seconds, then retry."
 
 
 class IdempotencyInProgressError(TransientError):
     code = "IDEMPOTENCY_IN_PROGRESS"
-    advice = "The first request with this key is still running; retry it later."
 
 
 class RequestTimeoutError(TransientError):
     code = "REQUEST_TIMEOUT"
-    advice = "Retry the call; a version-guarded write that landed reports a conflict."
+
+
+class UnhealthyError(TransientError):
+    code = "UNHEALTHY"
 
 
 class PurgeIncompleteError(TransientError):
     code = "PURGE_INCOMPLETE"
     remaining: int
     passes: int
-
-
-_BY_CODE: Mapping[str, type[WenchangError]] = {
-    cls.code: cls
-    for cls in (
-        VersionConflictError,
-        OversizeWriteError,
-        FileQuotaExceededError,
-        ReplaceFactMatchError,
-        InvalidArgumentError,
-        RequestValidationError,
-        NotFoundError,
-        PreconditionRequiredError,
-        RequestTooLargeError,
-        RestrictedScopeError,
-        ResolverFailureError,
-        IdempotencyConflictError,
-        ImportConflictError,
-        AuditUnavailableError,
-        RouteNotFoundError,
-        MethodNotAllowedError,
-        UnsupportedMediaTypeError,
-        BackendUnavailableError,
-        RateLimitedError,
-        IdempotencyInProgressError,
-        RequestTimeoutError,
-        PurgeIncompleteError,
-        InternalError,
-    )
-}
-
-
-def _as_payload(details: object) -> dict[str, Any]:
-    if isinstance(details, dict):
-        return dict(cast(dict[str, Any], details))
-    if isinstance(details, list):
-        return {"errors": cast(list[Any], details)}
-    return {}
-
-
-def error_from_payload(
-    code: str,
-    message: str,
-    details: object,
-    *,
-    retry_after: str | None = None,
-) -> WenchangError:
-    """The exception for an error ``code``, its payload and its ``Retry-After``."""
-    payload = _as_payload(details)
-    text = payload.get("message")
-    cls = _BY_CODE.get(code, InternalError)
-    try:
-        error = cls(text if isinstance(text, str) else message, payload)
-    except TypeError:
-        return InternalError(f"Wenchang sent a malformed {code} error: {message}")
-    if retry_after is not None and retry_after.isdigit():
-        error.retry_after_seconds = float(retry_after)
-    return error

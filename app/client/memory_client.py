@@ -6,25 +6,21 @@
 fresh ``Idempotency-Key`` that every retry of that call reuses, so a retry
 whose first attempt landed gets the first result back (exactly once).
 Methods return the feature's models and raise the exceptions of
-``app.client.errors``. Open one with ``open_memory_client``.
+``app.client.errors``. Open one with ``app.client.open_memory_client``.
 """
 
 import uuid
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import httpx
 from pydantic import BaseModel
-from tenchi.client import Client, ClientAttemptObserver
+from tenchi.client import Client
 from tenchi.contracts import Contract
-from tenchi.idempotency import IDEMPOTENCY_IN_PROGRESS
-from tenchi.rate_limits import RATE_LIMITED
-from tenchi.retries import RetryPolicy, retry_policy
+from tenchi.retries import RetryPolicy
 
 from app.client.segments import file_path, require_url_segments
-from app.client.translate import keep_refusal, translate_errors
+from app.client.translate import translate_errors
 from app.features.audit.contracts import read_audit_contract
 from app.features.audit.schemas import AuditEvents
 from app.features.memory.contracts import (
@@ -51,51 +47,9 @@ from app.features.memory.schemas import (
     ReplaceBody,
     SearchResults,
 )
-from app.shared.errors import backend_unavailable, etag, invalid_argument, unauthorized
+from app.shared.errors import etag
 
-API_PREFIX = "/v1"
-CLIENT_ERRORS = (
-    unauthorized,
-    RATE_LIMITED,
-    backend_unavailable,
-    invalid_argument,
-    IDEMPOTENCY_IN_PROGRESS,
-)
-"""Errors any call may meet: the API group's, and the one ``transient_retry``
-retries on that not every contract declares; pass them to a raw ``Client``."""
-
-__all__ = ["CLIENT_ERRORS", "MemoryClient", "open_memory_client", "transient_retry"]
-
-
-def transient_retry(
-    *,
-    max_attempts: int = 3,
-    total_timeout_seconds: float = 30.0,
-    max_delay_seconds: float = 5.0,
-    base_delay_seconds: float = 0.2,
-) -> RetryPolicy:
-    """Retry every transient refusal, honouring Retry-After: 503
-    BACKEND_UNAVAILABLE, 429 RATE_LIMITED, IDEMPOTENCY_IN_PROGRESS, and
-    gateway 502/504 (REQUEST_TIMEOUT among them).
-
-    Mutations are retried too: each call carries one Idempotency-Key, reused
-    by its retries, so an attempt that landed but whose answer was lost is
-    answered with its first result (kept by the server for 10 minutes) and is
-    never applied twice.
-    """
-    return retry_policy(
-        max_attempts=max_attempts,
-        retry_on=(
-            backend_unavailable.code,
-            RATE_LIMITED.code,
-            IDEMPOTENCY_IN_PROGRESS.code,
-        ),
-        retry_on_statuses=(502, 503, 504),
-        base_delay_seconds=base_delay_seconds,
-        max_delay_seconds=max_delay_seconds,
-        total_timeout_seconds=total_timeout_seconds,
-        allow_unsafe_methods=True,
-    )
+__all__ = ["MemoryClient"]
 
 
 def new_key() -> str:
@@ -278,31 +232,3 @@ class MemoryClient:
             delete_file_contract, (scope, area, name), _if_match(expected_version)
         )
         return Deleted()
-
-
-@asynccontextmanager
-async def open_memory_client(
-    base_url: str,
-    *,
-    token: str,
-    retry: RetryPolicy | None = None,
-    transport: httpx.AsyncBaseTransport | None = None,
-    attempt_observers: Sequence[ClientAttemptObserver] = (),
-) -> AsyncGenerator[MemoryClient]:
-    """A client of the Wenchang at ``base_url`` (e.g. ``http://127.0.0.1:8000``).
-
-    ``transport`` replaces the network, e.g. ``httpx.ASGITransport(app=app)``
-    to call an app in this process (its lifespan must be running).
-    """
-    async with (
-        httpx.AsyncClient(
-            base_url=base_url.rstrip("/") + API_PREFIX,
-            headers={"Authorization": f"Bearer {token}"},
-            transport=transport,
-            event_hooks={"response": [keep_refusal]},
-        ) as http,
-        Client(
-            http=http, errors=CLIENT_ERRORS, attempt_observers=attempt_observers
-        ) as client,
-    ):
-        yield MemoryClient(client, retry=retry)

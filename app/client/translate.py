@@ -1,4 +1,7 @@
-"""Foreign exceptions of a client call become ``WenchangError``s, here only.
+"""Error codes and foreign exceptions of a client call become ``WenchangError``s.
+
+``error_from_payload`` names an error by its code: the class in
+``app.client.errors`` that declares that ``code``.
 
 Tenchi's client raises an ``AppError`` only for an envelope the app itself
 sent; the framework's own refusals (``VALIDATION_ERROR``, ``REQUEST_TOO_LARGE``,
@@ -20,15 +23,58 @@ from tenchi.client import UnexpectedResponseError
 from tenchi.errors import ERROR_SOURCE_HEADER, AppError
 from tenchi.retries import RetryTimeoutError
 
+from app.client import errors
 from app.client.errors import (
     BackendUnavailableError,
     InternalError,
     InvalidArgumentError,
     WenchangError,
-    error_from_payload,
 )
 
-__all__ = ["keep_refusal", "translate_errors"]
+__all__ = ["error_from_payload", "keep_refusal", "translate_errors"]
+
+
+def _classes_by_code() -> dict[str, type[WenchangError]]:
+    """Every exported class that names a code of its own (not the categories)."""
+    exported: list[object] = [getattr(errors, name) for name in errors.__all__]
+    return {
+        cls.code: cls
+        for cls in exported
+        if isinstance(cls, type)
+        and issubclass(cls, WenchangError)
+        and "code" in vars(cls)
+    }
+
+
+_BY_CODE = _classes_by_code()
+
+
+def _as_payload(details: object) -> dict[str, Any]:
+    if isinstance(details, dict):
+        return dict(cast(dict[str, Any], details))
+    if isinstance(details, list):
+        return {"errors": cast(list[Any], details)}
+    return {}
+
+
+def error_from_payload(
+    code: str,
+    message: str,
+    details: object,
+    *,
+    retry_after: str | None = None,
+) -> WenchangError:
+    """The exception for an error ``code``, its payload and its ``Retry-After``."""
+    payload = _as_payload(details)
+    text = payload.get("message")
+    cls = _BY_CODE.get(code, InternalError)
+    try:
+        error = cls(text if isinstance(text, str) else message, payload)
+    except TypeError:
+        return InternalError(f"Wenchang sent a malformed {code} error: {message}")
+    if retry_after is not None and retry_after.isdigit():
+        error.retry_after_seconds = float(retry_after)
+    return error
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ import asyncio
 import fcntl
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import contextmanager
@@ -33,6 +32,7 @@ from app.shared.errors import backend_unavailable_error
 
 from .audit_buffer import AuditBuffer
 from .audit_records import event_from_record, event_to_line
+from .durable_files import replace_file
 
 LOCK_NAME = ".lock"
 ERASURES_NAME = "erasures.json"
@@ -69,19 +69,6 @@ def _records(path: Path) -> Iterable[dict[str, Any]]:
 
 def _line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-
-
-def _replace(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".audit-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _is_newer(record: dict[str, Any], before: Position) -> bool:
@@ -210,7 +197,7 @@ class FileAuditLog:
         with self._locked():
             erased = self._erasures()
             erased[digest] = max(erased.get(digest, at), at)
-            _replace(self._root / ERASURES_NAME, json.dumps(erased))
+            replace_file(self._root / ERASURES_NAME, json.dumps(erased).encode())
             for _, path in _day_files(self._root):
                 records = list(_records(path))
                 kept = [
@@ -220,7 +207,7 @@ class FileAuditLog:
                 ]
                 if len(kept) != len(records):
                     lines = (_line(r) for r in kept)
-                    _replace(path, "".join(lines))
+                    replace_file(path, "".join(lines).encode())
 
     async def flush(self) -> None:
         await self._buffer.flush()

@@ -17,12 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.features.memory.ports import VersionRecord
-from app.infra.filesystem_layout import (
-    Record,
-    encode_segment,
-    sync_directory,
-    write_new,
-)
+from app.infra.durable_files import sync_directory, write_new
+from app.infra.filesystem_layout import Record, encode_segment
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 
 HISTORY_DIR = ".history"

@@ -3,7 +3,6 @@
 import hashlib
 import json
 import os
-import secrets
 import string
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from app.features.memory.ports import FileMetadata
+from app.infra.durable_files import replace_file, sync_directory
 from app.infra.object_metadata import metadata_from_map
 
 SIDECAR = "%meta"
@@ -97,38 +97,6 @@ def read_record(sidecar: Path) -> Record | None:
         raw.get("operation"),
         raw.get("actor"),
     )
-
-
-def sync_directory(directory: Path) -> None:
-    """Make the names created, renamed or removed in ``directory`` durable."""
-    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def write_new(path: Path, data: bytes) -> None:
-    """Create ``path`` with ``data`` on disk (its name is durable only once the
-    directory is synced)."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    with os.fdopen(descriptor, "wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-
-
-def replace_file(path: Path, data: bytes) -> None:
-    """Atomically and durably replace ``path``: the data is synced before the
-    rename, and the directory after it."""
-    temporary = path.with_name(f".tmp-{secrets.token_hex(8)}")
-    try:
-        write_new(temporary, data)
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
-    sync_directory(path.parent)
 
 
 def _entries(directory: Path, base: str) -> list[tuple[str, Path, bool]]:

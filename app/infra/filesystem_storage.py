@@ -18,6 +18,7 @@ from app.features.memory.ports import (
     StoredObject,
     VersionRecord,
 )
+from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem_history import archive, history_directory, scrub_history
 from app.infra.filesystem_key_history import KeyHistories
 from app.infra.filesystem_layout import (
@@ -27,11 +28,8 @@ from app.infra.filesystem_layout import (
     object_location,
     read_record,
     remove_empty,
-    replace_file,
     scrub_objects,
-    sync_directory,
     walk,
-    write_new,
 )
 from app.infra.filesystem_lock import storage_lock
 from app.infra.history_records import tombstone

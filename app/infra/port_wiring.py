@@ -1,7 +1,8 @@
 """Open each port's adapter from its backend URL (forms in ``backend_urls``)."""
 
-from collections.abc import AsyncGenerator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import TextIO
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
@@ -111,34 +112,48 @@ async def open_index_cache(
             yield NoIndexCache(markers)
 
 
-@asynccontextmanager
-async def open_idempotency_store(
-    url: str, *, sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS
-) -> AsyncGenerator[IdempotencyStore]:
-    match backend_of(url, REQUEST_STORE_URLS):
-        case Backend.SQLITE:
-            async with open_sqlite_idempotency_store(
-                _sqlite_file(url), synchronous=sqlite_synchronous
-            ) as store:
-                yield store
-        case Backend.REDIS:
-            async with open_redis_idempotency_store(url) as store:
-                yield store
-        case _:
-            yield MemoryIdempotencyStore()
+@dataclass(frozen=True, slots=True)
+class RequestStoreAdapters[T]:
+    """The adapters of one request-guard port, by backend."""
+
+    memory: Callable[[], T]
+    sqlite: Callable[[str, Synchronous], AbstractAsyncContextManager[T]]
+    redis: Callable[[str], AbstractAsyncContextManager[T]]
+
+
+IDEMPOTENCY_STORES: RequestStoreAdapters[IdempotencyStore] = RequestStoreAdapters(
+    MemoryIdempotencyStore,
+    lambda path, synchronous: open_sqlite_idempotency_store(
+        path, synchronous=synchronous
+    ),
+    open_redis_idempotency_store,
+)
+# WENCHANG_SQLITE_SYNCHRONOUS is for what a write's durability rests on;
+# rate-limit windows keep the default.
+RATE_LIMIT_STORES: RequestStoreAdapters[RateLimitStore] = RequestStoreAdapters(
+    MemoryRateLimitStore,
+    lambda path, _: open_sqlite_rate_limit_store(path),
+    open_redis_rate_limit_store,
+)
 
 
 @asynccontextmanager
-async def open_rate_limit_store(url: str) -> AsyncGenerator[RateLimitStore]:
+async def open_request_store[T](
+    url: str,
+    adapters: RequestStoreAdapters[T],
+    *,
+    sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+) -> AsyncGenerator[T]:
+    """A request-guard store (``IDEMPOTENCY_STORES``, ``RATE_LIMIT_STORES``)."""
     match backend_of(url, REQUEST_STORE_URLS):
         case Backend.SQLITE:
-            async with open_sqlite_rate_limit_store(_sqlite_file(url)) as store:
+            async with adapters.sqlite(_sqlite_file(url), sqlite_synchronous) as store:
                 yield store
         case Backend.REDIS:
-            async with open_redis_rate_limit_store(url) as store:
+            async with adapters.redis(url) as store:
                 yield store
         case _:
-            yield MemoryRateLimitStore()
+            yield adapters.memory()
 
 
 @asynccontextmanager

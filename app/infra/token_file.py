@@ -10,9 +10,7 @@ import fcntl
 import hashlib
 import hmac
 import json
-import os
 import secrets
-import tempfile
 import time
 from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
@@ -21,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from app.infra.durable_files import replace_file
 from app.shared.identity import Grant, Identity, ResolutionFailure
 
 TOKEN_PREFIX = "wct_"
@@ -125,17 +124,7 @@ def write_token_file(path: Path, contents: TokenFileContents) -> None:
         "tokens": [_record_to_json(record) for record in contents.tokens],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tokens-")
-    try:
-        os.fchmod(handle, 0o600)
-        with os.fdopen(handle, "w") as stream:
-            json.dump(document, stream, indent=2)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_file(path, json.dumps(document, indent=2).encode(), mode=0o600)
 
 
 @contextmanager

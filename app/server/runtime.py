@@ -11,10 +11,11 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.infra.port_wiring import (
+    IDEMPOTENCY_STORES,
+    RATE_LIMIT_STORES,
     open_audit_log,
-    open_idempotency_store,
     open_index_cache,
-    open_rate_limit_store,
+    open_request_store,
     open_storage,
     search_index_of,
 )
@@ -89,11 +90,14 @@ def create_lifespan(
                 storage_url=settings.storage,
                 storage=storage,
             ) as cache,
-            open_idempotency_store(
+            open_request_store(
                 settings.request_store_url,
+                IDEMPOTENCY_STORES,
                 sqlite_synchronous=settings.sqlite_synchronous,
             ) as idempotency,
-            open_rate_limit_store(settings.rate_limit_store) as rate_limits,
+            open_request_store(
+                settings.rate_limit_store, RATE_LIMIT_STORES
+            ) as rate_limits,
             open_audit_log(
                 settings.audit_url,
                 max_days=settings.audit_max_days,
@@ -112,7 +116,3 @@ def create_lifespan(
 
 def create_context(runtime: Runtime) -> AppContext:
     return runtime.context
-
-
-def with_surface(context: AppContext, surface: str) -> AppContext:
-    return replace(context, surface=surface)

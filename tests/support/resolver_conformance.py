@@ -21,8 +21,8 @@ from app.client.errors import (
     InvalidArgumentError,
     ResolverFailureError,
     RestrictedScopeError,
-    error_from_payload,
 )
+from app.client.translate import error_from_payload
 from app.features.memory.policy import (
     ScopePolicy,
     locate_file,

@@ -22,9 +22,8 @@ from app.client.errors import (
     InternalError,
     InvalidArgumentError,
     WenchangError,
-    error_from_payload,
 )
-from app.client.translate import translate_errors
+from app.client.translate import error_from_payload, translate_errors
 from app.features.memory.schemas import (
     AppendLine,
     Deleted,

@@ -1,8 +1,9 @@
 // A line diff (longest common subsequence) for showing two versions side by side in time.
 import { h } from "./dom.js";
 
-// "a\nb\n" is two lines, not three: the final newline ends the last line.
+// "a\nb\n" is two lines, not three: the final newline ends the last line; "" is none.
 function lines(text) {
+  if (text === "") return [];
   const split = text.split("\n");
   if (split.length > 1 && split[split.length - 1] === "") split.pop();
   return split;

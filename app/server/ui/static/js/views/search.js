@@ -29,7 +29,7 @@ async function run(view, query, list, more, summary) {
 export async function showSearch(view, params) {
   const q = params.get("q") || "";
   const input = h("input", { type: "search", name: "q", value: q, required: true, maxlength: "256" });
-  const form = h("form", { role: "search", class: "card search-form", "aria-label": "Search memories" },
+  const form = h("form", { role: "search", class: "card search-form", "aria-label": "Memory search" },
     field("Search memories", input, "Every word must match: names, aliases, descriptions, content."),
     h("button", { type: "submit", class: "primary" }, "Search"));
   form.addEventListener("submit", (event) => {

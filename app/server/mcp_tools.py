@@ -1,0 +1,90 @@
+"""The memory tools as MCP serves them: renamed, described for the product and
+purpose, and logging what MCP can only answer as a generic failure."""
+
+import functools
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tenchi.errors import AppError
+from tenchi.tools import Tool, ToolBinding, ToolGroup, tool, tool_group, tool_handler
+
+from app.features.memory.tools import get_memory_index_tool
+from app.features.memory.tools import tools as memory_tools
+from app.server.auditing import audited_use_case
+from app.server.mcp_settings import (
+    registered_name,
+    require_description_fits,
+    require_one_line_product,
+)
+from app.server.settings import Settings
+
+_PRODUCT_SLOT = re.compile(r"\bmemory\b")
+logger = logging.getLogger("wenchang.mcp")
+
+
+def describe(declaration: Tool[Any, Any], *, product: str | None, purpose: str) -> str:
+    """The tool's description as agents see it: product named, purpose first."""
+    text = declaration.description
+    if product:
+        first, newline, rest = text.partition("\n")
+        named = f"{product.strip()} memory"
+        first = _PRODUCT_SLOT.sub(lambda _: named, first, count=1)
+        text = first + newline + rest
+    if declaration.name == get_memory_index_tool.name:
+        text = f"{purpose.strip()}\n\n{text}"
+    return text
+
+
+def _served(
+    binding: ToolBinding[Any, Any], settings: Settings, purpose: str
+) -> ToolBinding[Any, Any]:
+    declared = binding.tool
+    name = registered_name(settings, declared.name)
+    description = require_description_fits(
+        name, describe(declared, product=settings.product, purpose=purpose)
+    )
+    served = tool(
+        name,
+        request=declared.request,
+        result=declared.result,
+        description=description,
+        errors=declared.errors,
+        read_only=declared.read_only,
+        destructive=declared.destructive,
+        idempotent=declared.idempotent,
+        open_world=declared.open_world,
+    )
+    audited = audited_use_case(
+        declared.name, binding.use_case, mutates=not declared.read_only
+    )
+    return tool_handler(served, _reporting_failures(served, audited))
+
+
+def _reporting_failures(
+    declared: Tool[Any, Any], use_case: Callable[..., Awaitable[Any]]
+) -> Callable[..., Awaitable[Any]]:
+    """The use case, logging what MCP can only answer as a generic `failed`."""
+
+    @functools.wraps(use_case)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await use_case(*args, **kwargs)
+        except AppError as exc:
+            if not declared.declares_error(exc.definition):
+                logger.error("tool %s raised undeclared %s", declared.name, exc.code)
+            raise
+        except Exception:
+            logger.exception("tool %s failed unexpectedly", declared.name)
+            raise
+
+    return run
+
+
+def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
+    """The memory tools as MCP registers them, in the documented order (docs/mcp.md)."""
+    require_one_line_product(settings)
+    return tool_group(
+        *(_served(binding, settings, purpose) for binding in memory_tools)
+    )

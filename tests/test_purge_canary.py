@@ -1,0 +1,236 @@
+"""A purge erases every copy: written through every surface, scanned everywhere.
+
+A canary entity is written through HTTP (with ``Idempotency-Key``), MCP and
+the typed client on a running server, its index is read (so caches hold it),
+then ``memory.purge`` runs as a task in its own runtime, the way the CLI does.
+Afterwards the server's index is empty at once, and every byte each data store
+keeps is scanned for the canary: 0 hits.
+
+A feature that keeps data of its own adds one line to DATA_STORES: a function
+from the running ``Setup`` to every byte that store keeps.
+"""
+
+import os
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+from urllib.parse import quote
+
+import httpx
+import pytest
+from redis.asyncio import Redis
+
+from app.client import open_memory_client
+from app.features.memory.schemas import PurgeMemory
+from app.features.memory.use_cases.purge_memory import purge_memory
+from app.server.asgi import build_app
+from app.server.runtime import create_lifespan
+from app.server.settings import Settings
+from app.shared.identity import Grant, Identity
+from tests.support.gcs_emulator import TEST_BUCKET
+from tests.support.loopback import LOOPBACK
+from tests.support.redis_server import RedisServer
+from tests.support.storage_adapters import storage_url
+from tests.support.transports import TokenRegistry, mcp_transport, serve_in_thread
+
+CANARY = f"canary{uuid.uuid4().hex[:12]}"
+ENTITY = f"e-{uuid.uuid4().hex[:8]}"
+MEDIA = {"alt": "media"}
+DUMP_EVERY_KEY = """
+local found = {}
+for _, key in ipairs(redis.call('KEYS', '*')) do
+  table.insert(found, key)
+  table.insert(found, redis.call('DUMP', key))
+end
+return found
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    root: Path
+    settings: Settings
+    redis: RedisServer | None
+    gcs_host: str | None
+
+
+async def files_under_root(setup: Setup) -> bytes:
+    """Every name and byte on disk: SQLite database, WAL, SHM, file storage,
+    token file, and whatever a store keeps next to them."""
+    found = b""
+    for directory, _, names in os.walk(setup.root):
+        for name in names:
+            path = Path(directory, name)
+            found += str(path).encode() + path.read_bytes()
+    return found
+
+
+async def gcs_objects(setup: Setup) -> bytes:
+    """Every object (current and noncurrent) under the test's prefix: names,
+    bodies and metadata."""
+    if setup.gcs_host is None:
+        return b""
+    prefix = setup.settings.storage.split("/", 3)[3].split("?")[0]
+    listing = f"{setup.gcs_host}/storage/v1/b/{TEST_BUCKET}/o"
+    async with httpx.AsyncClient() as http:
+        found = await http.get(listing, params={"versions": "true", "prefix": prefix})
+        found.raise_for_status()
+        dump = found.content
+        for item in found.json().get("items", []):
+            name = quote(str(item["name"]), safe="")
+            params = MEDIA | {"generation": str(item["generation"])}
+            dump += (await http.get(f"{listing}/{name}", params=params)).content
+    return dump
+
+
+async def redis_keys_and_values(setup: Setup) -> bytes:
+    """Every Redis key and value: the index cache and the request store."""
+    if setup.redis is None:
+        return b""
+    client = Redis(host=LOOPBACK, port=setup.redis.port)
+    try:
+        dump = client.register_script(DUMP_EVERY_KEY)
+        return b"".join(cast(list[bytes], await dump()))
+    finally:
+        await client.aclose()
+
+
+DATA_STORES: list[Callable[[Setup], Awaitable[bytes]]] = [
+    files_under_root,
+    gcs_objects,
+    redis_keys_and_values,
+]
+
+
+def settings_for(setup_root: Path, storage: str, redis: RedisServer | None) -> Settings:
+    settings = Settings(
+        storage=storage,
+        tokens_file=str(setup_root / "tokens.json"),
+        cursor_secret="purge-canary-cursor-secret",
+    )
+    if redis is None:
+        return settings
+    # Both shared stores on Redis: the index cache and the request store.
+    return settings.model_copy(
+        update={"index_cache": redis.url, "request_store": redis.url}
+    )
+
+
+@pytest.fixture(
+    params=[
+        ("sqlite", "memory"),
+        ("file", "memory"),
+        ("gcs", "memory"),
+        ("sqlite", "redis"),
+        ("file", "redis"),
+        ("gcs", "redis"),
+    ],
+    ids=lambda p: "-".join(p),
+)
+async def setup(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncGenerator[Setup]:
+    backend, cache = request.param
+    gcs_host = None
+    if backend == "gcs":
+        gcs_host = request.getfixturevalue("gcs_emulator").url
+    redis = request.getfixturevalue("redis_server") if cache == "redis" else None
+    root = tmp_path / "data"
+    root.mkdir()
+    url = storage_url(backend, root)
+    yield Setup(root, settings_for(root, url, redis), redis, gcs_host)
+
+
+def canary_body(i: int) -> dict[str, str | list[str]]:
+    return {
+        "content": f"- [stated] {CANARY} secret {i}\n",
+        "description": f"{CANARY} description",
+        "aliases": [f"{CANARY}-alias"],
+    }
+
+
+DESCRIPTION, ALIASES = f"{CANARY} description", [f"{CANARY}-alias"]
+
+
+async def write_canary(base: str, token: str) -> None:
+    """Two files over HTTP with Idempotency-Key (one retried), one over MCP,
+    one through the typed client; each appended to; the index read."""
+    auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=base, headers=auth) as http:
+        for i in range(2):
+            path = f"/v1/files/user/{CANARY}-area/{CANARY}-http-{i}"
+            keyed = {"If-None-Match": "*", "Idempotency-Key": f"k{i}"}
+            created = await http.put(path, json=canary_body(i), headers=keyed)
+            retried = await http.put(path, json=canary_body(i), headers=keyed)
+            # The retry is answered from the record.
+            assert created.status_code == retried.status_code == 201, created.text
+            line = {"line": f"- [stated] {CANARY} line"}
+            version = {"If-Match": f'"{created.json()["version"]}"'}
+            keyed_line = version | {"Idempotency-Key": f"l{i}"}
+            appended = await http.post(f"{path}/lines", json=line, headers=keyed_line)
+            assert appended.status_code == 200, appended.text
+    async with mcp_transport(base, token) as mcp:
+        made = await mcp.write_file(
+            "user",
+            f"{CANARY}-area",
+            f"{CANARY}-mcp",
+            content=f"- [stated] {CANARY} secret mcp\n",
+            description=DESCRIPTION,
+            aliases=ALIASES,
+            expected_version=None,
+        )
+        await mcp.append_line(
+            "user",
+            f"{CANARY}-area",
+            f"{CANARY}-mcp",
+            line=f"- [stated] {CANARY} mcp",
+            expected_version=made.version,
+        )
+        assert len((await mcp.get_memory_index()).entries) == 3
+    async with open_memory_client(base, token=token) as client:
+        made = await client.write_file(
+            "user",
+            f"{CANARY}-area",
+            f"{CANARY}-client",
+            content=f"- [stated] {CANARY} secret client\n",
+            description=DESCRIPTION,
+            aliases=ALIASES,
+            expected_version=None,
+        )
+        await client.append_line(
+            "user",
+            f"{CANARY}-area",
+            f"{CANARY}-client",
+            line=f"- [stated] {CANARY} client",
+            expected_version=made.version,
+        )
+        assert len((await client.get_memory_index()).entries) == 4
+
+
+async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> None:
+    tokens = TokenRegistry()
+    token = tokens.issue(
+        Identity(grants={"user": Grant(ENTITY, "owner")}, label="purge-tests")
+    )
+    with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
+        await write_canary(base, token)
+        assert any([CANARY.encode() in await scan(setup) for scan in DATA_STORES])
+
+        async with create_lifespan(setup.settings, surface="task")() as runtime:
+            report = await purge_memory(
+                PurgeMemory(scope="user", entity_id=ENTITY, dry_run=False),
+                runtime.context,
+            )
+        assert report.objects == 4
+
+        async with open_memory_client(base, token=token) as client:
+            # The running server's cache missed the purge, yet its index is empty.
+            assert (await client.get_memory_index()).entries == []
+
+    hits = {
+        scan.__name__: (await scan(setup)).count(CANARY.encode())
+        for scan in DATA_STORES
+    }
+    assert hits == dict.fromkeys(hits, 0)
