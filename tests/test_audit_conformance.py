@@ -20,8 +20,11 @@ from app.client import MemoryClient, NotFoundError, open_memory_client
 from app.features.audit.schemas import AuditEvents, AuditEventView
 from app.features.memory.schemas import MemoryExport
 from app.server.asgi import build_app
+from app.server.auditing import audited_operation
+from app.server.mcp import served_tools as mcp_tools
+from app.server.routes import api_routes
 from app.server.settings import Settings
-from app.server.tasks import build_task_runner
+from app.server.tasks import build_task_runner, tasks
 from app.server.tools import tools
 from app.shared.identity import Grant, Identity
 from tests.support.transport_conformance import Transport
@@ -225,3 +228,22 @@ async def test_a_refused_mutation_is_recorded_with_its_error_code(
 def test_the_audit_log_is_not_an_mcp_tool() -> None:
     """Agents cannot read the audit log: no tool names it."""
     assert not [b.tool.name for b in tools if "audit" in b.tool.name]
+
+
+def test_every_served_operation_records_its_calls() -> None:
+    """Every API route, MCP tool and task is served through the audit wrapper.
+
+    An operation added later is audited by being bound with ``bind`` (HTTP) and
+    served through the tool group and task group; this fails if one is not.
+    """
+    served_tools = mcp_tools(Settings(storage="memory://"), purpose="Memory.")
+    unaudited = [
+        r.contract.name for r in api_routes if not audited_operation(r.use_case)
+    ]
+    unaudited += [
+        b.tool.name for b in served_tools if not audited_operation(b.use_case)
+    ]
+    unaudited += [t.name for t in tasks if not audited_operation(t.use_case)]
+
+    assert unaudited == []
+    assert audited_operation(next(iter(tasks)).use_case) == next(iter(tasks)).name

@@ -14,8 +14,10 @@ from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.features.search.ports import SearchIndex
 from app.infra.stream_audit_log import NoAuditLog
-from app.server.auditing import audited
+from app.server.auditing import audited, mark_audited
 from app.shared.identity import Identity
+
+__all__ = ["AppContext", "mark_audited", "utc_now"]
 
 
 def utc_now() -> datetime:

@@ -24,6 +24,7 @@ from app.server.approval_gate import ApprovalGate, approve_listed
 from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
+from app.server.mcp_state_key import share_request_state_key
 from app.server.mcp_tools import served_tools
 from app.server.prompt import build_memory_prompt
 from app.server.runtime import Runtime, create_lifespan
@@ -96,6 +97,7 @@ def create_memory_mcp_server(
         instructions=prompt,
         transport_security=transport_security(settings),
     )
+    share_request_state_key(server, settings)
     server.resource(
         PROMPT_RESOURCE_URI,
         name="memory_prompt",

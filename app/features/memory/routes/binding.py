@@ -17,7 +17,7 @@ from tenchi.idempotency import fingerprint, run_idempotently
 from tenchi.responses import PresentedResponse
 from tenchi.routes import Route, route
 
-from app.server.context import AppContext
+from app.server.context import AppContext, mark_audited
 
 from ..schemas import (
     CreateOrMatchHeaders,
@@ -101,6 +101,7 @@ def bind[RequestT: BaseModel, ResultT](
         return None if answers_nothing else result
 
     handle.__name__ = handle.__qualname__ = operation_id or contract.name
+    mark_audited(handle, name)
     vars(handle)["__signature__"] = _handler_signature(
         contract, Answered if present is not None else contract.response
     )
