@@ -1,5 +1,6 @@
 """Tool-MCP over streamable HTTP: the real server on loopback, a real MCP client."""
 
+import json
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +113,8 @@ def test_mcp_http_refuses_an_origin_outside_the_allow_list(server: Server) -> No
 
 
 async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
-    """Names and order are the documented ones; schemas come from the tools."""
+    """Names and order: the seven, then the history tools; schemas and annotations
+    come from the tools."""
     async with http_session(server.url, server.token) as session:
         listed = (await session.list_tools()).tools
 
@@ -125,6 +127,9 @@ async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
         "replace_fact",
         "delete_file",
         "search_memory",
+        "list_versions",
+        "read_version",
+        "restore_version",
     ]
     by_name = {tool.name: tool for tool in listed}
     hints = {
@@ -145,6 +150,9 @@ async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
         "replace_fact": (False, True, False),
         "delete_file": (False, True, False),
         "search_memory": (True, False, False),
+        "list_versions": (True, False, False),
+        "read_version": (True, False, False),
+        "restore_version": (False, True, False),
     }
     write = by_name["write_file"].input_schema
     assert set(write["required"]) == {
@@ -289,6 +297,21 @@ async def test_mcp_http_survives_a_failing_observer(
 
     assert ok(result)["entries"] == []
     assert "on_call observer failed for get_memory_index" in caplog.text
+
+
+async def test_the_memory_surface_fits_its_context_budget(server: Server) -> None:
+    """What a model reads (instructions, every tool's description and input
+    schema) stays within 28,000 characters with every tool listed."""
+    async with http_session(server.url, server.token) as session:
+        instructions = session.instructions or ""
+        listed = (await session.list_tools()).tools
+
+    size = len(instructions) + sum(
+        len(tool.description or "") + len(json.dumps(tool.input_schema))
+        for tool in listed
+    )
+    assert "restore_version" in {tool.name for tool in listed}
+    assert size <= 28_000, size
 
 
 async def test_mcp_http_names_tools_with_the_prefix_and_product(tmp_path: Path) -> None:

@@ -21,8 +21,19 @@ SPEC_ORDER = [
     "replace_fact",
     "delete_file",
     "search_memory",
+    "list_versions",
+    "read_version",
+    "restore_version",
 ]
-READS = {"get_memory_index", "read_file", "list_prefix", "search_memory"}
+SEVEN = SPEC_ORDER[:7]
+READS = {
+    "get_memory_index",
+    "read_file",
+    "list_prefix",
+    "search_memory",
+    "list_versions",
+    "read_version",
+}
 COMMON = {"UNAUTHORIZED", "BACKEND_UNAVAILABLE"}
 MUTATION = COMMON | {
     "INVALID_ARGUMENT",
@@ -39,6 +50,9 @@ ERRORS = {
     "replace_fact": MUTATION | {"OVERSIZE_WRITE", "REPLACE_FACT_MATCH"},
     "delete_file": MUTATION,
     "search_memory": COMMON | {"INVALID_ARGUMENT"},
+    "list_versions": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
+    "read_version": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
+    "restore_version": MUTATION | {"OVERSIZE_WRITE", "FILE_QUOTA_EXCEEDED"},
 }
 
 
@@ -68,7 +82,7 @@ def test_tools_annotations_match_their_safety() -> None:
         annotations = entry["annotations"]
         assert annotations["read_only"] is (name in READS)
         assert annotations["destructive"] is (
-            name in {"write_file", "replace_fact", "delete_file"}
+            name in {"write_file", "replace_fact", "delete_file", "restore_version"}
         )
         assert annotations["idempotent"] is (name in READS)
         assert annotations["open_world"] is False
@@ -119,6 +133,17 @@ def test_tools_input_schemas_are_the_operation_arguments() -> None:
         "expected_version",
     }
     assert required["delete_file"] == {"scope", "area", "name", "expected_version"}
+    assert required["list_versions"] == {"scope", "area", "name"}
+    assert required["read_version"] == {"scope", "area", "name", "version"}
+    assert required["restore_version"] == {
+        "scope",
+        "area",
+        "name",
+        "version",
+        "expected_version",
+    }
+    restore = entries["restore_version"]["input_schema"]["properties"]
+    assert {"type": "null"} in restore["expected_version"]["anyOf"]
     assert {"type": "null"} in write["expected_version"]["anyOf"]
     assert append["expected_version"]["type"] == "string"
 
@@ -178,6 +203,13 @@ def test_served_tools_refuse_a_description_over_the_limit() -> None:
     """A purpose pushing a description past 2000 characters fails, naming the tool."""
     with pytest.raises(SettingsError, match="acme_get_memory_index"):
         served_tools(settings(tool_prefix="acme"), purpose="x" * 2000)
+
+
+def test_history_tools_can_be_hidden() -> None:
+    """WENCHANG_HISTORY_TOOLS=false serves the seven only."""
+    served = served_tools(settings(history_tools=False), purpose="p")
+
+    assert [binding.tool.name for binding in served] == SEVEN
 
 
 def test_required_approvals_are_registered_names() -> None:

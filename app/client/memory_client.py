@@ -29,8 +29,11 @@ from app.features.memory.contracts import (
     get_memory_index_contract,
     list_area_contract,
     list_scope_contract,
+    list_versions_contract,
     read_file_contract,
+    read_version_contract,
     replace_fact_contract,
+    restore_version_contract,
     search_memory_contract,
     write_file_contract,
 )
@@ -40,12 +43,15 @@ from app.features.memory.schemas import (
     Deleted,
     FileBody,
     FileListing,
+    FileVersion,
     LineBody,
     MatchHeaders,
     MemoryFile,
     MemoryIndex,
     ReplaceBody,
+    RestoreBody,
     SearchResults,
+    VersionListing,
 )
 from app.shared.errors import etag
 
@@ -232,3 +238,37 @@ class MemoryClient:
             delete_file_contract, (scope, area, name), _if_match(expected_version)
         )
         return Deleted()
+
+    async def list_versions(
+        self, scope: str, area: str, name: str, cursor: str | None = None
+    ) -> VersionListing:
+        """One page of the file's version records, newest first."""
+        query = {"cursor": cursor} if cursor else {}
+        return await self._read(
+            list_versions_contract, query, scope=scope, area=area, name=name
+        )
+
+    async def read_version(
+        self, scope: str, area: str, name: str, version: str
+    ) -> FileVersion:
+        """One version record with the file as it stood."""
+        return await self._read(
+            read_version_contract, scope=scope, area=area, name=name, version=version
+        )
+
+    async def restore_version(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        version: str,
+        expected_version: str | None,
+    ) -> MemoryFile:
+        """Write ``version`` again as a new version; None re-creates a deleted file."""
+        return await self._mutate(
+            restore_version_contract,
+            (scope, area, name),
+            _precondition(expected_version),
+            (RestoreBody, {"version": version}),
+        )

@@ -5,6 +5,9 @@ a product that is not one line, an approval list naming a tool that does not
 exist, a product or purpose that pushes a tool description over its limit.
 """
 
+from tenchi.tools import ToolGroup, tool_group
+
+from app.features.memory.tools import history_tools
 from app.features.memory.tools import tools as memory_tools
 from app.server.prompt import (
     DEFAULT_PURPOSE,
@@ -51,9 +54,16 @@ def require_description_fits(name: str, description: str) -> str:
     return description
 
 
+def listed_tools(settings: Settings) -> ToolGroup:
+    """The seven, then (unless WENCHANG_HISTORY_TOOLS=false) the history tools."""
+    if settings.history_tools:
+        return tool_group(memory_tools, history_tools)
+    return memory_tools
+
+
 def required_approvals(settings: Settings) -> frozenset[str]:
     """Registered names of the tools `require_approval` lists."""
-    known = [binding.tool.name for binding in memory_tools]
+    known = [binding.tool.name for binding in listed_tools(settings)]
     unknown = sorted(set(settings.require_approval) - set(known))
     if unknown:
         raise SettingsError(

@@ -11,9 +11,9 @@ from tenchi.errors import AppError
 from tenchi.tools import Tool, ToolBinding, ToolGroup, tool, tool_group, tool_handler
 
 from app.features.memory.tools import get_memory_index_tool
-from app.features.memory.tools import tools as memory_tools
 from app.server.auditing import audited_use_case
 from app.server.mcp_settings import (
+    listed_tools,
     registered_name,
     require_description_fits,
     require_one_line_product,
@@ -86,5 +86,5 @@ def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
     """The memory tools as MCP registers them, in the documented order (docs/mcp.md)."""
     require_one_line_product(settings)
     return tool_group(
-        *(_served(binding, settings, purpose) for binding in memory_tools)
+        *(_served(binding, settings, purpose) for binding in listed_tools(settings))
     )

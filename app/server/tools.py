@@ -2,6 +2,7 @@
 
 from tenchi.tools import tool_group
 
+from app.features.memory.tools import history_tools
 from app.features.memory.tools import tools as memory_tools
 
-tools = tool_group(memory_tools)
+tools = tool_group(memory_tools, history_tools)

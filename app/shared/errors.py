@@ -209,6 +209,37 @@ def memory_not_found_error(location: Location) -> AppError:
     )
 
 
+def version_absent_error(location: Location, version: str) -> AppError:
+    """A version the file's history does not hold (never, or no longer)."""
+    return memory_error(
+        memory_not_found,
+        error="NotFoundError",
+        category=Category.RECOVERABLE,
+        detail=(
+            f"The history of {location.describe()} holds no version {version!r} "
+            "(unknown, or pruned by retention); call list_versions for the versions "
+            "it keeps."
+        ),
+        location=location,
+        reason="version_absent",
+    )
+
+
+def history_absent_error(location: Location) -> AppError:
+    """No version record at all: the file never existed or its history is gone."""
+    return memory_error(
+        memory_not_found,
+        error="NotFoundError",
+        category=Category.RECOVERABLE,
+        detail=(
+            f"No file exists at {location.describe()} and no history of one is "
+            "kept; check the scope, area and name against the index."
+        ),
+        location=location,
+        reason="file_absent",
+    )
+
+
 def system_read_only_error(location: Location) -> AppError:
     return memory_error(
         restricted_scope,

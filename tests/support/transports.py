@@ -29,19 +29,27 @@ from app.features.memory.schemas import (
     Deleted,
     DeleteFile,
     FileListing,
+    FileVersion,
     ListPrefix,
+    ListVersions,
     MemoryFile,
     MemoryIndex,
     ReadFile,
+    ReadVersion,
     ReplaceFact,
+    RestoreVersion,
+    VersionListing,
     WriteFile,
 )
 from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.list_prefix import list_prefix
+from app.features.memory.use_cases.list_versions import list_versions
 from app.features.memory.use_cases.read_file import read_file
+from app.features.memory.use_cases.read_version import read_version
 from app.features.memory.use_cases.replace_fact import replace_fact
+from app.features.memory.use_cases.restore_version import restore_version
 from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 from app.shared.identity import Identity, ResolutionFailure
@@ -153,6 +161,39 @@ class UseCaseTransport:
                 scope=scope, area=area, name=name, expected_version=expected_version
             )
             return await delete_file(request, self._context)
+
+    async def list_versions(
+        self, scope: str, area: str, name: str, cursor: str | None = None
+    ) -> VersionListing:
+        with translate_errors():
+            request = ListVersions(scope=scope, area=area, name=name, cursor=cursor)
+            return await list_versions(request, self._context)
+
+    async def read_version(
+        self, scope: str, area: str, name: str, version: str
+    ) -> FileVersion:
+        with translate_errors():
+            request = ReadVersion(scope=scope, area=area, name=name, version=version)
+            return await read_version(request, self._context)
+
+    async def restore_version(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        version: str,
+        expected_version: str | None,
+    ) -> MemoryFile:
+        with translate_errors():
+            request = RestoreVersion(
+                scope=scope,
+                area=area,
+                name=name,
+                version=version,
+                expected_version=expected_version,
+            )
+            return await restore_version(request, self._context)
 
 
 @asynccontextmanager
@@ -337,6 +378,37 @@ class McpTransport:
         }
         result = await self._call("delete_file", arguments)
         return Deleted.model_validate(result)
+
+    async def list_versions(
+        self, scope: str, area: str, name: str, cursor: str | None = None
+    ) -> VersionListing:
+        arguments = _given(scope=scope, area=area, name=name, cursor=cursor)
+        result = await self._call("list_versions", arguments)
+        return VersionListing.model_validate(result)
+
+    async def read_version(
+        self, scope: str, area: str, name: str, version: str
+    ) -> FileVersion:
+        arguments = {"scope": scope, "area": area, "name": name, "version": version}
+        return FileVersion.model_validate(await self._call("read_version", arguments))
+
+    async def restore_version(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        version: str,
+        expected_version: str | None,
+    ) -> MemoryFile:
+        arguments = {
+            "scope": scope,
+            "area": area,
+            "name": name,
+            "version": version,
+            "expected_version": expected_version,
+        }
+        return MemoryFile.model_validate(await self._call("restore_version", arguments))
 
 
 def _given(**arguments: object) -> dict[str, object]:

@@ -54,7 +54,8 @@ def _field(request: object, name: str) -> str | None:
 
 def _served(result: object) -> dict[str, list[str]]:
     """``area/name`` of each entry a listing-shaped result returned, by scope."""
-    entries: object = getattr(result, "entries", None)
+    # Listings and the index answer ``entries``, search answers ``hits``.
+    entries: object = getattr(result, "entries", None) or getattr(result, "hits", None)
     served: dict[str, list[str]] = {}
     if not isinstance(entries, list):
         return served

@@ -19,16 +19,20 @@ from .schemas import (
     FileBody,
     FileListing,
     FilePath,
+    FileVersion,
     LineBody,
     ListQuery,
     MatchHeaders,
     MemoryFile,
     MemoryIndex,
     ReplaceBody,
+    RestoreBody,
     ScopePath,
     SearchQuery,
     SearchResults,
     VersionHeaders,
+    VersionListing,
+    VersionPath,
 )
 
 FILE_PATH = "/files/{scope}/{area}/{name}"
@@ -138,6 +142,45 @@ replace_fact_contract = contract(
     errors=(invalid_argument, oversize_write, replace_fact_match, *MUTATION_ERRORS),
     name="replace_fact",
     summary="Replace the one span of a file equal to old_string.",
+    tags=("memory",),
+)
+
+list_versions_contract = contract(
+    method="GET",
+    path=f"{FILE_PATH}/versions",
+    params=FilePath,
+    query=ListQuery,
+    response=VersionListing,
+    errors=(invalid_argument, memory_not_found),
+    name="list_versions",
+    summary="One page of a file's version history, newest first (also once deleted).",
+    tags=("memory",),
+)
+
+read_version_contract = contract(
+    method="GET",
+    path=f"{FILE_PATH}/versions/{{version}}",
+    params=VersionPath,
+    response=FileVersion,
+    errors=(invalid_argument, memory_not_found),
+    name="read_version",
+    summary="One version record with the file as it stood after that change.",
+    tags=("memory",),
+)
+
+restore_version_contract = contract(
+    method="POST",
+    path=f"{FILE_PATH}/restore",
+    params=FilePath,
+    request=RestoreBody,
+    headers=CreateOrMatchHeaders,
+    responses=(file_created, file_replaced),
+    errors=(invalid_argument, oversize_write, file_quota_exceeded, *MUTATION_ERRORS),
+    name="restore_version",
+    summary=(
+        'Write an earlier version again as a new one (If-Match: "<current>", or '
+        "If-None-Match: * while the file is deleted)."
+    ),
     tags=("memory",),
 )
 

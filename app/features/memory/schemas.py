@@ -37,10 +37,11 @@ LineArg = Annotated[
     OneLine,
     Field(description="One fact line: - [stated|observed|inferred|system] text"),
 ]
-ReadVersion = Annotated[
+SeenVersion = Annotated[
     Version, Field(description="The version you read; a conflict returns the current.")
 ]
 CURSOR = "next_cursor of the previous page, with the same scope and area."
+VERSIONS_CURSOR = "next_cursor of the previous page of this file's versions."
 LISTED_AREA = "One area to list; omit to list the whole scope."
 ADDED_ALIASES = "Aliases to add; existing ones are never removed."
 NEW_DESCRIPTION = "A new one-line description; omit to keep the stored one."
@@ -123,7 +124,7 @@ class AppendLine(Strict):
     area: AreaArg
     name: NameArg
     line: LineArg
-    expected_version: ReadVersion
+    expected_version: SeenVersion
     aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
     description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
@@ -138,7 +139,7 @@ class ReplaceFact(Strict):
     new_string: Annotated[
         Text, Field(description="Its replacement; empty removes the span.")
     ]
-    expected_version: ReadVersion
+    expected_version: SeenVersion
     aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
     description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
@@ -148,6 +149,71 @@ class DeleteFile(Strict):
     area: AreaArg
     name: NameArg
     expected_version: Version
+
+
+class VersionEntry(BaseModel):
+    """One version record of a file, without its content."""
+
+    version: str
+    operation: str
+    actor: str
+    at: str
+    size: int
+    deleted: bool
+
+
+class VersionListing(BaseModel):
+    entries: list[VersionEntry]
+    next_cursor: str | None
+
+
+class FileVersion(VersionEntry):
+    """One version record with the file object as it stood (no content for a
+    tombstone: ``file.content`` is empty and ``deleted`` is true)."""
+
+    file: MemoryFile
+
+
+class ListVersions(Strict):
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+    cursor: Cursor | None = Field(default=None, description=VERSIONS_CURSOR)
+
+
+class ReadVersion(Strict):
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+    version: Annotated[Version, Field(description="A version from list_versions.")]
+
+
+class RestoreVersion(Strict):
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+    version: Annotated[
+        Version, Field(description="The version to bring back (from list_versions).")
+    ]
+    expected_version: Annotated[
+        Version | None,
+        Field(
+            description=(
+                "The file's current version; null when the file is deleted now."
+            )
+        ),
+    ]
+
+
+class VersionPath(Strict):
+    scope: Segment
+    area: Segment
+    name: Segment
+    version: Version
+
+
+class RestoreBody(Strict):
+    version: Annotated[Version, Field(description="The version to bring back.")]
 
 
 class FilePath(Strict):

@@ -25,6 +25,7 @@ from .harness import (
     Transport,
     conformance_identity,
 )
+from .history import HistoryConformance
 from .listing import ListingConformance
 
 __all__ = [
@@ -38,6 +39,10 @@ __all__ = [
 
 
 class TransportConformance(
-    FileConformance, EditConformance, AccessConformance, ListingConformance
+    FileConformance,
+    EditConformance,
+    AccessConformance,
+    ListingConformance,
+    HistoryConformance,
 ):
     """Every conformance case; supply ``connect``."""

@@ -15,8 +15,10 @@ from app.features.memory.schemas import (
     Deleted,
     FileEntry,
     FileListing,
+    FileVersion,
     MemoryFile,
     MemoryIndex,
+    VersionListing,
 )
 from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Grant, Identity
@@ -93,6 +95,24 @@ class Transport(Protocol):
     async def delete_file(
         self, scope: str, area: str, name: str, *, expected_version: str
     ) -> Deleted: ...
+
+    async def list_versions(
+        self, scope: str, area: str, name: str, cursor: str | None = None
+    ) -> VersionListing: ...
+
+    async def read_version(
+        self, scope: str, area: str, name: str, version: str
+    ) -> FileVersion: ...
+
+    async def restore_version(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        version: str,
+        expected_version: str | None,
+    ) -> MemoryFile: ...
 
 
 type Connect = Callable[[Identity | None], AbstractAsyncContextManager[Transport]]

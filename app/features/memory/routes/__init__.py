@@ -5,16 +5,22 @@ from ..contracts import (
     delete_file_contract,
     list_area_contract,
     list_scope_contract,
+    list_versions_contract,
     read_file_contract,
+    read_version_contract,
     replace_fact_contract,
+    restore_version_contract,
     search_memory_contract,
     write_file_contract,
 )
 from ..use_cases.append_line import append_line
 from ..use_cases.delete_file import delete_file
 from ..use_cases.list_prefix import list_prefix
+from ..use_cases.list_versions import list_versions
 from ..use_cases.read_file import read_file
+from ..use_cases.read_version import read_version
 from ..use_cases.replace_fact import replace_fact
+from ..use_cases.restore_version import restore_version
 from ..use_cases.search_memory import search_memory
 from ..use_cases.write_file import write_file
 from .binding import bind
@@ -32,4 +38,7 @@ routes = route_group(
     bind(replace_fact_contract, replace_fact, operation_id="post_replacement"),
     bind(delete_file_contract, delete_file, operation_id="delete_file_at_path"),
     bind(search_memory_contract, search_memory),
+    bind(list_versions_contract, list_versions),
+    bind(read_version_contract, read_version),
+    bind(restore_version_contract, restore_version, present=present_write),
 )

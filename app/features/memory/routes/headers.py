@@ -13,6 +13,7 @@ from ..schemas import (
     CreateOrMatchHeaders,
     MatchHeaders,
     MemoryFile,
+    RestoreVersion,
     VersionHeaders,
     WriteFile,
 )
@@ -22,8 +23,13 @@ def version_headers(file: MemoryFile) -> VersionHeaders:
     return VersionHeaders.model_validate({"ETag": etag(file.version)})
 
 
-def present_write(request: WriteFile, file: MemoryFile) -> PresentedResponse:
-    """201 to a create (no expected_version), 200 to a replace; both carry the ETag."""
+def present_write(
+    request: WriteFile | RestoreVersion, file: MemoryFile
+) -> PresentedResponse:
+    """201 to a create (no expected_version), 200 to a replace; both carry the ETag.
+
+    A restore answers the same way: 201 when it re-creates a deleted file.
+    """
     definition = file_created if request.expected_version is None else file_replaced
     return present(definition, file, headers=version_headers(file))
 

@@ -22,6 +22,20 @@ async def write_file(request: WriteFile, context: AppContext) -> MemoryFile:
 
     Description and aliases replace the stored ones; sources only ever grow.
     """
+    return await write_as(request, context, operation="write_file")
+
+
+async def write_as(
+    request: WriteFile,
+    context: AppContext,
+    *,
+    operation: str,
+    sources: tuple[str, ...] = (),
+) -> MemoryFile:
+    """write_file's rules and write, recorded in history as ``operation``.
+
+    ``sources`` join the writer's (a restore keeps the restored version's).
+    """
     identity = require_identity(context.identity)
     address = locate_file(identity, request.scope, request.area, request.name)
     require_writable(identity, context.policy, address)
@@ -35,13 +49,13 @@ async def write_file(request: WriteFile, context: AppContext) -> MemoryFile:
     expected = request.expected_version
     if expected is None:
         await _require_room(context, address)
-        sources = with_source((), context.source)
+        sources = with_source(sources, context.source)
     else:
         stored = await load_existing(context.storage, address)
         require_version(address, stored, expected)
-        sources = with_source(stored.metadata.sources, context.source)
+        sources = with_source((*stored.metadata.sources, *sources), context.source)
     meta = FileMetadata(description, aliases, sources, context.clock())
-    change = Change("write_file", context.source, meta.last_updated)
+    change = Change(operation, context.source, meta.last_updated)
     version = await context.storage.put_if_version(
         address.key, data, meta, expected, change=change
     )

@@ -1,0 +1,38 @@
+from app.server.context import AppContext
+from app.shared.errors import history_absent_error, invalid_argument_error
+from app.shared.identity import require_identity
+
+from ..domain import decode_cursor, encode_cursor
+from ..domain.history import render_version, versions_listing
+from ..policy import locate_file
+from ..schemas import ListVersions, VersionListing
+
+
+async def list_versions(request: ListVersions, context: AppContext) -> VersionListing:
+    """One page of a file's version records, newest first; works after a delete.
+
+    Read rules are read_file's; a file with no record at all is MEMORY_NOT_FOUND.
+    """
+    identity = require_identity(context.identity)
+    address = locate_file(identity, request.scope, request.area, request.name)
+    listing = versions_listing(address.key)
+    after: str | None = None
+    if request.cursor:
+        after = decode_cursor(context.cursor_key, listing, request.cursor)
+        if after is None:
+            raise invalid_argument_error(
+                "cursor",
+                "cursor was not issued for this file's versions; pass the "
+                "next_cursor returned for the same file, or omit it to start over",
+            )
+    size = context.limits.list_page_size
+    page = await context.storage.list_versions(address.key, after=after, limit=size + 1)
+    if not page and after is None:
+        raise history_absent_error(address.location)
+    shown = page[:size]
+    next_cursor = None
+    if len(page) > size:
+        next_cursor = encode_cursor(context.cursor_key, listing, shown[-1].version)
+    return VersionListing(
+        entries=[render_version(record) for record in shown], next_cursor=next_cursor
+    )
