@@ -206,10 +206,10 @@ def test_served_tools_refuse_a_description_over_the_limit() -> None:
 
 
 def test_history_tools_can_be_hidden() -> None:
-    """WENCHANG_HISTORY_TOOLS=false serves the seven only."""
+    """WENCHANG_HISTORY_TOOLS=false serves the seven and search_memory only."""
     served = served_tools(settings(history_tools=False), purpose="p")
 
-    assert [binding.tool.name for binding in served] == SEVEN
+    assert [binding.tool.name for binding in served] == [*SEVEN, "search_memory"]
 
 
 def test_required_approvals_are_registered_names() -> None:
