@@ -1,6 +1,7 @@
 """The memory prompt: its sections, their order, and the limits on every text."""
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -117,3 +118,15 @@ def test_prompt_teaches_the_confidence_labels() -> None:
 
     for label in ("[stated]", "[observed]", "[inferred]", "[system]"):
         assert label in body
+
+
+def test_prompt_points_to_history_only_when_its_tools_are_listed() -> None:
+    """With history tools, choosing a tool and forgetting mention them; without, not."""
+    shown = build_memory_prompt(SLOTS)
+    hidden = build_memory_prompt(replace(SLOTS, history=False))
+
+    assert "`restore_version`" in section(shown, "Choosing a write tool")
+    assert "history" in section(shown, "Forgetting")
+    assert "restore_version" not in hidden and "list_versions" not in hidden
+    for heading in ("Choosing a write tool", "Forgetting"):
+        assert len(section(shown, heading)) <= 2500

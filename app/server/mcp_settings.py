@@ -26,6 +26,7 @@ def prompt_slots(settings: Settings) -> PromptSlots:
         scope_guidance=settings.prompt_scope_guidance or DEFAULT_SCOPE_GUIDANCE,
         seed_areas=settings.prompt_seed_areas or DEFAULT_SEED_AREAS,
         systems_of_record=settings.prompt_systems_of_record,
+        history=settings.history_tools,
     )
 
 

@@ -18,6 +18,8 @@ class PromptSlots:
     scope_guidance: str
     seed_areas: str
     systems_of_record: str | None = None
+    history: bool = True
+    """Whether the history tools are listed (the prompt then mentions them)."""
 
 
 DEFAULT_PURPOSE: Final = """\
@@ -121,6 +123,16 @@ Each change names the version you read. If the file changed in between, the erro
 returns the current content: merge your change into it and try again. That is
 routine; do not mention it to the user."""
 
+HISTORY_WRITE: Final = """\
+Every change is kept as a version. When the user asks what a file said before, or
+wants a mistaken change undone, find the earlier version with `list_versions` and
+`read_version`, and bring it back with `restore_version`: it is a write like the
+others, guarded by the file's current version (null when the file is deleted)."""
+
+HISTORY_FORGET: Final = """\
+Earlier versions stay in the file's history until they age out; if the user needs
+something gone from history as well, tell them an operator purge erases it."""
+
 CURATED_CONTENT: Final = """\
 The `system` area of a scope holds curated content that people maintain and replace
 as a whole. You can read it but never change it. Correct a curated fact only when
@@ -171,9 +183,9 @@ def _bodies(slots: PromptSlots) -> tuple[str | None, ...]:
         REMEMBERING,
         PRIVACY,
         FILING,
-        WRITE_MECHANICS,
+        f"{WRITE_MECHANICS}\n\n{HISTORY_WRITE}" if slots.history else WRITE_MECHANICS,
         CURATED_CONTENT,
-        FORGETTING,
+        f"{FORGETTING}\n\n{HISTORY_FORGET}" if slots.history else FORGETTING,
     )
 
 
