@@ -19,7 +19,8 @@ from tenchi.testing import open_http
 from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata
 from app.infra.port_wiring import open_storage
-from app.infra.token_file import TokenFileResolver, create_token
+from app.infra.token_file import create_token
+from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner

@@ -428,7 +428,6 @@ def requires(site: Site, path: str) -> None:
 
 
 def test_delete_then_restore_from_history(page: Page, site: Site) -> None:
-    requires(site, "/v1/files/{scope}/{area}/{name}/restore")
     write(site, "user/work/temp", "- [stated] Keep me.\n", description="Temp.")
     sign_in(page, site)
     open_file(page, site, "user/work/temp")
@@ -457,7 +456,6 @@ def test_delete_then_restore_from_history(page: Page, site: Site) -> None:
 
 
 def test_history_diffs_two_versions(page: Page, site: Site) -> None:
-    requires(site, "/v1/files/{scope}/{area}/{name}/versions")
     first = write(site, "user/work/diffed", "- [stated] Alpha.\n- [stated] Beta.\n")
     with site.api() as http:
         http.put(

@@ -15,12 +15,12 @@ from starlette.applications import Starlette
 from tenchi.testing import open_http
 
 from app.infra.token_file import (
-    TokenFileResolver,
     create_token,
     ensure_cursor_secret,
     read_token_file,
     revoke_token,
 )
+from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.cli import ensure_first_token, main
 from app.server.settings import load_settings

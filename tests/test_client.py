@@ -62,10 +62,13 @@ class Recorder(httpx.AsyncBaseTransport):
     def __init__(self) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.sent: list[httpx.Request] = []
+        self.statuses: list[int] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.sent.append(request)
-        return await self.inner.handle_async_request(request)
+        response = await self.inner.handle_async_request(request)
+        self.statuses.append(response.status_code)
+        return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -638,3 +641,38 @@ async def test_a_retried_create_whose_answer_was_lost_succeeds(
 
     assert version == stored.version
     assert len(proxy.mutations) == 2
+
+
+async def test_the_index_is_revalidated_with_its_etag(
+    client: MemoryClient, recorder: Recorder
+) -> None:
+    """A second read of an unchanged index is a 304; a write brings the new one."""
+    await client.write_file(
+        "user",
+        "notes",
+        "tea",
+        content="- [stated] Tea.\n",
+        description="",
+        aliases=[],
+        expected_version=None,
+    )
+    first = await client.get_memory_index()
+    first.entries.clear()  # the caller's copy: the client's must not change
+
+    again = await client.get_memory_index()
+
+    assert recorder.statuses[-1] == 304
+    assert recorder.sent[-1].headers["If-None-Match"].startswith('"ix-')
+    assert [entry.name for entry in again.entries] == ["tea"]
+    await client.write_file(
+        "user",
+        "notes",
+        "coffee",
+        content="- [stated] Coffee.\n",
+        description="",
+        aliases=[],
+        expected_version=None,
+    )
+    after = await client.get_memory_index()
+    assert recorder.statuses[-1] == 200
+    assert sorted(entry.name for entry in after.entries) == ["coffee", "tea"]

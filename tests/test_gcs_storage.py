@@ -127,9 +127,10 @@ async def test_a_throttled_write_is_retried_and_lands(
 async def test_persistent_throttling_is_503_and_writes_nothing(
     storage: Storage, gcs_emulator: GcsEmulator
 ) -> None:
-    """Past the attempts, 429s become BackendUnavailable; the object is untouched."""
+    """429s are retried until the deadline, then BackendUnavailable(timeout)
+    with Retry-After; the object is untouched."""
     version = await storage.put(KEY, b"before", META)
-    gcs_emulator.proxy.throttle(100)
+    gcs_emulator.proxy.throttle(10**6)
 
     try:
         with pytest.raises(AppError) as raised:
@@ -138,7 +139,9 @@ async def test_persistent_throttling_is_503_and_writes_nothing(
         gcs_emulator.proxy.throttle(0)
 
     assert raised.value.definition is backend_unavailable
-    assert raised.value.details["reason"] == "unavailable"
+    assert raised.value.details["reason"] == "timeout"
+    assert raised.value.headers["Retry-After"] == "1"
+    assert gcs_emulator.proxy.rate_limited > 2  # more tries than the attempts
     stored = await storage.get(KEY)
     assert stored is not None and (stored.data, stored.version) == (b"before", version)
 

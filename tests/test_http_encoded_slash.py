@@ -5,7 +5,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from tenchi.testing import open_http
 
-from app.infra.token_file import FixedResolver
+from app.infra.token_file_resolver import FixedResolver
 from app.server.asgi import build_app
 from app.server.encoded_slash_guard import encoded_slash_argument
 from app.server.settings import Settings

@@ -9,7 +9,7 @@ import pytest
 from mcp.client import Client
 
 from app.features.memory.ports import FileMetadata
-from app.infra.token_file import FixedResolver
+from app.infra.token_file_resolver import FixedResolver
 from app.server.mcp import SharedContext, create_memory_mcp_server, fixed_identity
 from app.server.mcp_tools import served_tools
 from app.server.runtime import create_lifespan

@@ -130,3 +130,32 @@ def test_a_cli_purge_reaches_every_running_server(
 
     assert report["objects"] == len(FILES)
     assert index_of(first, headers) == index_of(second, headers) == {}
+
+
+def test_a_cli_purge_moves_every_servers_index_tag(
+    servers: tuple[ServerProcess, ServerProcess], token: str, workdir: Path
+) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    first = servers[0]
+    create(first, headers, FILES[0])
+    tag = httpx.get(f"{first.url}/v1/index", headers=headers, timeout=30).headers[
+        "ETag"
+    ]
+    for server in servers:
+        revalidated = httpx.get(
+            f"{server.url}/v1/index",
+            headers=headers | {"If-None-Match": tag},
+            timeout=30,
+        )
+        assert revalidated.status_code == 304
+
+    purge_by_cli(workdir)
+
+    for server in servers:
+        reply = httpx.get(
+            f"{server.url}/v1/index",
+            headers=headers | {"If-None-Match": tag},
+            timeout=30,
+        )
+        assert reply.status_code == 200
+        assert reply.json()["entries"] == []

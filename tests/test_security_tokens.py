@@ -12,13 +12,9 @@ from pathlib import Path
 
 import httpx
 
-from app.infra import token_file
-from app.infra.token_file import (
-    TokenFileResolver,
-    create_token,
-    ensure_cursor_secret,
-    revoke_token,
-)
+from app.infra import token_file_resolver
+from app.infra.token_file import create_token, ensure_cursor_secret, revoke_token
+from app.infra.token_file_resolver import TokenFileResolver
 from app.shared.identity import Grant, Identity
 from tests.support.server import run_wenchang, running_server
 
@@ -105,7 +101,9 @@ def test_a_near_miss_token_is_rejected_like_any_other(tmp_path: Path) -> None:
 def test_the_token_check_compares_digests_in_constant_time() -> None:
     """The secret is hashed before any lookup, and the digest is checked with
     hmac.compare_digest: no comparison ever runs over the secret itself."""
-    tree = ast.parse(inspect.getsource(token_file.TokenFileResolver.resolve).strip())
+    tree = ast.parse(
+        inspect.getsource(token_file_resolver.TokenFileResolver.resolve).strip()
+    )
     calls = [
         node.func
         for node in ast.walk(tree)

@@ -12,7 +12,7 @@ Methods return the feature's models and raise the exceptions of
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 from tenchi.client import Client
@@ -42,6 +42,7 @@ from app.features.memory.schemas import (
     FileBody,
     FileListing,
     FileVersion,
+    IndexConditionHeaders,
     LineBody,
     MatchHeaders,
     MemoryFile,
@@ -80,6 +81,9 @@ class MemoryClient:
         self._client = client
         self._retry = retry
         self._retry_writes = retry if retry and retry.allow_unsafe_methods else None
+        # The last index and its ETag; a copy, so a caller editing the model it
+        # was given cannot change what a later 304 returns.
+        self._index: tuple[str, MemoryIndex] | None = None
 
     async def _read[T](
         self,
@@ -114,7 +118,18 @@ class MemoryClient:
             )
 
     async def get_memory_index(self) -> MemoryIndex:
-        return await self._read(get_memory_index_contract)
+        """The caller's index, revalidated: unchanged, it costs a 304 and no body."""
+        held = self._index
+        headers = IndexConditionHeaders(if_none_match=held[0] if held else None)
+        with translate_errors():
+            answer = await self._client.call_with_response(
+                get_memory_index_contract, headers=headers, retry=self._retry
+            )
+        if answer.body is None and held is not None:
+            return held[1].model_copy(deep=True)
+        index = cast(MemoryIndex, answer.body)
+        self._index = (answer.headers.etag, index.model_copy(deep=True))
+        return index
 
     async def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
         return await self._read(read_file_contract, scope=scope, area=area, name=name)

@@ -56,6 +56,14 @@ AUDIT_URLS = (
     UrlForm(Backend.NONE, "none"),
     UrlForm(Backend.MEMORY, "memory", listed=False),
 )
+URLS_BY_SETTING: dict[str, tuple[UrlForm, ...]] = {
+    "storage": STORAGE_URLS,
+    "index_cache": INDEX_CACHE_URLS,
+    "request_store": REQUEST_STORE_URLS,
+    "rate_limit_store": REQUEST_STORE_URLS,
+    "audit": AUDIT_URLS,
+}
+"""The forms each backend setting accepts (settings validate against these)."""
 
 
 def _choices(forms: Sequence[UrlForm]) -> str:

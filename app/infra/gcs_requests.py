@@ -1,9 +1,12 @@
 """One GCS request under one deadline with bounded retries; failures translated here.
 
 A call runs inside one deadline (``timeout``) with at most ``attempts`` tries
-on connection errors, 408/429/5xx and timeouts; conditional requests are safe
-to repeat because a landed attempt fails the precondition of the next. Failures
-past the deadline or the attempts become BackendUnavailable.
+on connection errors, 408/5xx and timeouts; conditional requests are safe
+to repeat because a landed attempt fails the precondition of the next. A 429
+(GCS allows about one mutation per second per object) applied nothing, so it
+is retried with growing, jittered waits for as long as the deadline allows,
+without spending attempts. Failures past the deadline or the attempts become
+BackendUnavailable (503 with Retry-After).
 """
 
 import asyncio
@@ -18,6 +21,9 @@ import aiohttp
 from app.shared.errors import backend_unavailable_error
 
 BACKOFF_SECONDS = 0.2
+RATE_LIMITED = 429
+RATE_LIMIT_BACKOFF_SECONDS = 0.1
+RATE_LIMIT_BACKOFF_CAP_SECONDS = 2.0
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 TIMEOUT_STATUSES = frozenset({408, 504})
 NOT_FOUND = frozenset({404})
@@ -81,11 +87,8 @@ class GcsRequests:
 
     async def _retrying[T](self, request: Request[T], accept: frozenset[int]) -> T:
         failure: Exception | None = None
-        for attempt in range(self._attempts):
-            if attempt:
-                await asyncio.sleep(
-                    BACKOFF_SECONDS * 2 ** (attempt - 1) * random.random()
-                )
+        attempt = throttled = 0
+        while attempt < self._attempts:
             try:
                 return await request(math.ceil(self._timeout))
             except aiohttp.ClientResponseError as exc:
@@ -100,6 +103,31 @@ class GcsRequests:
                 failure = exc
             except (aiohttp.ClientError, TimeoutError) as exc:
                 failure = exc
+            if _rate_limited(failure):
+                throttled += 1
+                await asyncio.sleep(_rate_limit_wait(throttled))
+                continue
+            attempt += 1
+            if attempt < self._attempts:
+                await asyncio.sleep(
+                    BACKOFF_SECONDS * 2 ** (attempt - 1) * random.random()
+                )
         assert failure is not None
         logger.warning("GCS bucket %s unavailable: %r", self._bucket, failure)
         raise backend_unavailable_error(_reason(failure)) from failure
+
+
+def _rate_limited(failure: Exception | None) -> bool:
+    return (
+        isinstance(failure, aiohttp.ClientResponseError)
+        and failure.status == RATE_LIMITED
+    )
+
+
+def _rate_limit_wait(throttled: int) -> float:
+    """Exponential with equal jitter: never zero, so a hot object is not hammered."""
+    ceiling = min(
+        RATE_LIMIT_BACKOFF_CAP_SECONDS,
+        RATE_LIMIT_BACKOFF_SECONDS * 2 ** (throttled - 1),
+    )
+    return ceiling / 2 + random.random() * ceiling / 2

@@ -8,11 +8,9 @@ created or revoked by the CLI takes effect in a running server.
 
 import fcntl
 import hashlib
-import hmac
 import json
 import secrets
-import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -20,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.infra.durable_files import replace_file
-from app.shared.identity import Grant, Identity, ResolutionFailure
+from app.shared.identity import Grant
 
 TOKEN_PREFIX = "wct_"
 RELOAD_INTERVAL_SECONDS = 1.0
@@ -36,7 +34,7 @@ class TokenRecord:
     expires_at: datetime | None
 
 
-def _digest(secret: str) -> str:
+def token_digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
@@ -86,7 +84,7 @@ def _not_a_token_file(path: Path, exc: Exception) -> ValueError:
     )
 
 
-def _read_text(path: Path) -> str | None:
+def read_token_text(path: Path) -> str | None:
     try:
         return path.read_text()
     except FileNotFoundError:
@@ -95,7 +93,7 @@ def _read_text(path: Path) -> str | None:
         raise _not_a_token_file(path, exc) from exc
 
 
-def _parse_token_file(path: Path, text: str | None) -> TokenFileContents:
+def parse_token_file(path: Path, text: str | None) -> TokenFileContents:
     if text is None:
         return TokenFileContents(secrets.token_hex(32), (), issued=False)
     if not text.strip():
@@ -113,7 +111,7 @@ def _parse_token_file(path: Path, text: str | None) -> TokenFileContents:
 
 def read_token_file(path: Path) -> TokenFileContents:
     """The file's contents; an absent file is empty (with a fresh secret)."""
-    return _parse_token_file(path, _read_text(path))
+    return parse_token_file(path, read_token_text(path))
 
 
 def write_token_file(path: Path, contents: TokenFileContents) -> None:
@@ -154,7 +152,7 @@ def _new_token(
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     record = TokenRecord(
         token_id="tok_" + secrets.token_hex(6),
-        digest=_digest(secret),
+        digest=token_digest(secret),
         grants=dict(grants),
         label=label,
         created_at=created,
@@ -216,58 +214,8 @@ def revoke_token(path: Path, token_id: str) -> bool:
 def ensure_cursor_secret(path: Path) -> str:
     """The secret that signs list cursors, shared by every replica using this file."""
     with _exclusive(path):
-        text = _read_text(path)
-        contents = _parse_token_file(path, text)
+        text = read_token_text(path)
+        contents = parse_token_file(path, text)
         if text is None or not text.strip():
             write_token_file(path, contents)
     return contents.cursor_secret
-
-
-class TokenFileResolver:
-    """Resolves bearer tokens against the file, re-reading it when it changes."""
-
-    def __init__(
-        self,
-        path: Path,
-        *,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self._path = path
-        self._clock = clock
-        self._by_digest: dict[str, TokenRecord] = {}
-        self._text: str | None = None
-        self._checked = 0.0
-        self._refresh()
-
-    def _refresh(self) -> None:
-        # Compare contents, not stat(): two replacements within one mtime tick
-        # can leave size and mtime equal, and the inode number may be reused.
-        text = _read_text(self._path)
-        if text != self._text:
-            tokens = _parse_token_file(self._path, text).tokens
-            self._by_digest = {record.digest: record for record in tokens}
-            self._text = text
-        self._checked = time.monotonic()
-
-    def resolve(self, credentials: str) -> Identity | ResolutionFailure:
-        if time.monotonic() - self._checked >= RELOAD_INTERVAL_SECONDS:
-            self._refresh()
-        digest = _digest(credentials)
-        record = self._by_digest.get(digest)
-        if record is None or not hmac.compare_digest(record.digest, digest):
-            return ResolutionFailure("The bearer token is not valid.")
-        if record.expires_at is not None and record.expires_at <= self._clock():
-            return ResolutionFailure("The bearer token has expired.")
-        return Identity(
-            grants=record.grants, label=record.label, token_id=record.token_id
-        )
-
-
-class FixedResolver:
-    """One identity for every credential: stdio sessions and tests."""
-
-    def __init__(self, identity: Identity) -> None:
-        self._identity = identity
-
-    def resolve(self, credentials: str) -> Identity | ResolutionFailure:
-        return self._identity

@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from tenchi.server import create_app
 
-from app.infra.token_file import TokenFileResolver
+from app.infra.token_file_resolver import TokenFileResolver
 from app.server.encoded_slash_guard import EncodedSlashGuard
 from app.server.error_envelope import ErrorEnvelope
 from app.server.hooks import RateLimit, create_bearer_hook

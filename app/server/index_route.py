@@ -3,27 +3,57 @@
 Tenchi re-checks every JSON body it emits against the published schema; on a
 500-entry index that check costs ~130x the serialisation (bench/RESULTS.md).
 The body here is the declared ``MemoryIndex`` model's own serialisation, so the
-re-check can prove nothing new. Routes may not build Starlette responses, so the
-presenter lives in the composition root.
+re-check can prove nothing new. A caller holding the current ETag gets a 304
+that costs one marker read per granted entity and no listing. Routes may not
+build Starlette responses, so the presenter lives in the composition root.
 """
 
 from starlette.responses import Response
 from tenchi.responses import PresentedResponse, present
 from tenchi.routes import route
 
-from app.features.memory.contracts import get_memory_index_contract, memory_index
-from app.features.memory.schemas import MemoryIndex
-from app.features.memory.use_cases.get_memory_index import get_memory_index
-from app.server.auditing import audited_use_case
-
-
-def present_index(index: MemoryIndex) -> PresentedResponse:
-    body = index.__pydantic_serializer__.to_json(index)
-    return present(memory_index, response=Response(body, media_type="application/json"))
-
-
-index_route = route(
+from app.features.memory.contracts import (
     get_memory_index_contract,
-    audited_use_case("get_memory_index", get_memory_index, mutates=False),
-    present=present_index,
+    index_not_modified,
+    memory_index,
 )
+from app.features.memory.domain.index_tags import held_tags
+from app.features.memory.schemas import (
+    IndexAnswer,
+    IndexConditionHeaders,
+    VersionHeaders,
+)
+from app.features.memory.use_cases.get_memory_index_if_changed import (
+    get_memory_index_if_changed,
+)
+from app.server.auditing import audited
+from app.server.context import AppContext
+
+
+def present_index(answer: IndexAnswer) -> PresentedResponse:
+    if answer.index is None:
+        tag = VersionHeaders.model_validate({"ETag": answer.tag})
+        return present(index_not_modified, headers=tag)
+    body = answer.index.__pydantic_serializer__.to_json(answer.index)
+    return present(
+        memory_index,
+        response=Response(
+            body, media_type="application/json", headers={"ETag": answer.tag}
+        ),
+    )
+
+
+async def get_memory_index(
+    headers: IndexConditionHeaders, context: AppContext
+) -> IndexAnswer:
+    """The operation ``get_memory_index`` over HTTP, conditional and audited."""
+    return await audited(
+        context,
+        "get_memory_index",
+        None,
+        lambda: get_memory_index_if_changed(held_tags(headers.if_none_match), context),
+        mutates=False,
+    )
+
+
+index_route = route(get_memory_index_contract, get_memory_index, present=present_index)

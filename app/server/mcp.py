@@ -19,7 +19,7 @@ from tenchi.mcp import McpRequest, create_tool_mcp_server
 from tenchi.tools import ToolGroup, ToolRunner, create_tool_runner
 
 from app.features.memory.tools import get_memory_index_tool
-from app.infra.token_file import FixedResolver
+from app.infra.token_file_resolver import FixedResolver
 from app.server.approval_gate import ApprovalGate, approve_listed
 from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls

@@ -21,12 +21,9 @@ from pydantic_settings import (
 )
 
 from app.infra.backend_urls import (
-    AUDIT_URLS,
-    INDEX_CACHE_URLS,
-    REQUEST_STORE_URLS,
     STORAGE_URLS,
+    URLS_BY_SETTING,
     Backend,
-    UrlForm,
     backend_of,
     sqlite_path,
 )
@@ -34,13 +31,6 @@ from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
 MAX_REQUEST_BYTES_CEILING = 16 * 1_048_576
-BACKEND_URLS: dict[str, tuple[UrlForm, ...]] = {
-    "storage": STORAGE_URLS,
-    "index_cache": INDEX_CACHE_URLS,
-    "request_store": REQUEST_STORE_URLS,
-    "rate_limit_store": REQUEST_STORE_URLS,
-    "audit": AUDIT_URLS,
-}
 DEFAULT_RATE_LIMIT = 100_000
 """Requests per token per window by default: above what one process serves, so
 the default never throttles an ordinary client (see docs/configuration.md)."""
@@ -148,7 +138,7 @@ class Settings(BaseSettings):
     @classmethod
     def _backend_url(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is not None:
-            backend_of(value, BACKEND_URLS[str(info.field_name)])
+            backend_of(value, URLS_BY_SETTING[str(info.field_name)])
         return value
 
     @field_validator("audit_roles")

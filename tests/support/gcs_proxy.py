@@ -11,7 +11,8 @@ Resumable uploads are checked when they start and again on every chunk.
 
 It can also stage an outage: ``interrupt()`` closes the port and resets open
 connections (clients see refused connections), ``resume()`` serves again; and
-``throttle(n)`` answers the next n mutations with 429 (GCS's per-object limit).
+``throttle(n)`` answers the next n mutations with 429 (GCS's per-object limit);
+``limit_rate(s)`` answers 429 to mutations closer than s seconds together.
 
 Run standalone: ``python -m tests.support.gcs_proxy LISTEN_PORT UPSTREAM_PORT``.
 """
@@ -21,6 +22,7 @@ import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -99,6 +101,9 @@ class ProxyState:
     connections: set[socket.socket] = field(default_factory=set[socket.socket])
     down: bool = False
     throttled: int = 0
+    min_interval: float = 0.0
+    last_mutation: float = float("-inf")
+    rate_limited: int = 0
 
 
 def holds(conditions: Mapping[str, int], current: Mapping[str, Any] | None) -> bool:
@@ -151,13 +156,16 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             target = self._target(body)
             current = self._current(target) if target else None
-            if state.throttled > 0:
-                state.throttled -= 1
+            now = time.monotonic()
+            if state.throttled > 0 or now - state.last_mutation < state.min_interval:
+                state.throttled = max(0, state.throttled - 1)
+                state.rate_limited += 1
                 reply = Reply(429, "Too Many Requests", [], RATE_LIMITED)
             elif target is not None and not self._passes(target, current):
                 reply = Reply(412, "Precondition Failed", [], PRECONDITION_FAILED)
             else:
                 reply = self._forward(body)
+                state.last_mutation = now
                 self._remember_upload(target, reply)
         self._reply(reply)
 
@@ -307,6 +315,19 @@ class PreconditionProxy:
         one write per second to an object; nothing reaches the emulator."""
         with self._state.lock:
             self._state.throttled = count
+
+    def limit_rate(self, min_interval: float) -> None:
+        """Answer 429 to a mutation sooner than ``min_interval`` seconds after the
+        last one let through, as GCS does to a hot object (about one write per
+        second; tests scale the interval down). 0 lifts the limit."""
+        with self._state.lock:
+            self._state.min_interval = min_interval
+            self._state.rate_limited = 0
+
+    @property
+    def rate_limited(self) -> int:
+        """How many mutations were answered 429 since the last limit_rate()."""
+        return self._state.rate_limited
 
     def interrupt(self) -> None:
         """Refuse connections and reset open ones, as a stopped backend would."""

@@ -20,6 +20,7 @@ from .schemas import (
     FileListing,
     FilePath,
     FileVersion,
+    IndexConditionHeaders,
     LineBody,
     ListQuery,
     MatchHeaders,
@@ -47,13 +48,25 @@ MUTATION_ERRORS = (
 # re-check of the emitted bytes costs ~130x the serialisation on a large index
 # (bench/RESULTS.md), and the body is already built from the declared model.
 memory_index = response(
-    MemoryIndex, status=200, passthrough=True, description="Successful response"
+    MemoryIndex,
+    status=200,
+    headers=VersionHeaders,
+    passthrough=True,
+    description="The index; its ETag names this whole index.",
+)
+index_not_modified = response(
+    None,
+    status=304,
+    media_type=None,
+    headers=VersionHeaders,
+    description="The index named by If-None-Match is still current; no body.",
 )
 
 get_memory_index_contract = contract(
     method="GET",
     path="/index",
-    responses=(memory_index,),
+    headers=IndexConditionHeaders,
+    responses=(memory_index, index_not_modified),
     name="get_memory_index",
     summary="The metadata index of every file the caller's grants reach.",
     tags=("memory",),

@@ -85,6 +85,26 @@ class MemoryIndex(BaseModel):
     capped: list[CappedArea]
 
 
+class IndexConditionHeaders(BaseModel):
+    if_none_match: str | None = Field(
+        default=None,
+        max_length=4096,
+        description="The ETag of an index the caller holds; 304 while it is current.",
+    )
+
+
+class IndexAnswer(BaseModel):
+    """The index route's result: the tag, and the body unless the caller has it."""
+
+    tag: str
+    index: MemoryIndex | None
+
+    @property
+    def entries(self) -> list[FileEntry]:
+        """The files served (none on a 304): what the audit trail records."""
+        return self.index.entries if self.index is not None else []
+
+
 class FileListing(BaseModel):
     entries: list[FileEntry]
     next_cursor: str | None

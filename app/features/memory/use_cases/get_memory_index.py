@@ -1,12 +1,12 @@
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import build_index
 from ..policy import granted_prefixes
-from ..ports import ListedObject
+from ..ports import CachedListing, ListedObject
 from ..ports.storage_reads import list_all
 from ..schemas import MemoryIndex
 
@@ -14,8 +14,17 @@ from ..schemas import MemoryIndex
 async def get_memory_index(context: AppContext) -> MemoryIndex:
     """Metadata of every file the caller's grants reach, ordered and budgeted."""
     identity = require_identity(context.identity)
+    prefixes = granted_prefixes(identity)
+    cached = await asyncio.gather(*(context.index_cache.get(p) for p in prefixes))
+    return await index_from(context, zip(prefixes, cached, strict=True))
+
+
+async def index_from(
+    context: AppContext, entities: Iterable[tuple[str, CachedListing]]
+) -> MemoryIndex:
+    """The index of ``entities``, each listed from storage unless cached."""
     listings = await asyncio.gather(
-        *(_entity_listing(context, prefix) for prefix in granted_prefixes(identity))
+        *(_entity_listing(context, prefix, cached) for prefix, cached in entities)
     )
     limits = context.limits
     return build_index(
@@ -25,8 +34,9 @@ async def get_memory_index(context: AppContext) -> MemoryIndex:
     )
 
 
-async def _entity_listing(context: AppContext, prefix: str) -> Sequence[ListedObject]:
-    cached = await context.index_cache.get(prefix)
+async def _entity_listing(
+    context: AppContext, prefix: str, cached: CachedListing
+) -> Sequence[ListedObject]:
     if cached.listing is not None:
         return cached.listing
     listing = await list_all(context.storage, prefix)

@@ -1,0 +1,34 @@
+import asyncio
+from collections.abc import Collection
+
+from app.server.context import AppContext
+from app.shared.identity import require_identity
+
+from ..domain.index_tags import ANY_TAG, index_tag
+from ..policy import granted_prefixes
+from ..schemas import IndexAnswer
+from .get_memory_index import index_from
+
+
+async def get_memory_index_if_changed(
+    held: Collection[str], context: AppContext
+) -> IndexAnswer:
+    """The caller's index and its tag, or only the tag when ``held`` names it.
+
+    The tag is taken from the markers read before the listings, so a write
+    landing meanwhile leaves the tag older than the body: the next
+    revalidation then fetches again instead of keeping a stale index.
+    """
+    identity = require_identity(context.identity)
+    prefixes = granted_prefixes(identity)
+    cached = await asyncio.gather(*(context.index_cache.get(p) for p in prefixes))
+    limits = context.limits
+    tag = index_tag(
+        [(prefix, entry.stamp) for prefix, entry in zip(prefixes, cached, strict=True)],
+        priority=limits.scope_priority,
+        max_bytes=limits.index_max_bytes,
+    )
+    if tag in held or ANY_TAG in held:
+        return IndexAnswer(tag=tag, index=None)
+    index = await index_from(context, zip(prefixes, cached, strict=True))
+    return IndexAnswer(tag=tag, index=index)
