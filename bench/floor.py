@@ -1,14 +1,15 @@
 """The floor: the same ``/v1`` SQL and semantics as Wenchang with no framework layers.
 
-A bare Starlette app over one process-wide aiosqlite connection, configured like
-the Wenchang adapter (WAL, ``synchronous=NORMAL``). The bearer check is a dict
-lookup; request bodies are ``json.loads`` plus type checks; every response is
-built with ``json.dumps``. Each request runs the statements Wenchang's use cases
-run (read = one SELECT; replace and append = SELECT then compare-and-swap
-UPDATE; index = one SELECT per granted scope, then order, budget and render),
-each statement as a single thread hop. Whatever Wenchang spends beyond this is
-framework, validation and our own layers. Configured by ``BENCH_FLOOR_DB`` and
-``BENCH_FLOOR_TOKENS`` (JSON: token -> scope -> entity).
+A bare Starlette app over one process-wide aiosqlite connection, configured like the
+Wenchang adapter (WAL, ``synchronous`` as ``WENCHANG_SQLITE_SYNCHRONOUS`` says,
+``FULL`` by default, so both pay the same fsync per commit). The bearer check is a
+dict lookup; request bodies are ``json.loads`` plus type checks; every response is
+built with ``json.dumps``. Each request runs the statements Wenchang's use cases run
+(read = one SELECT; replace and append = SELECT then compare-and-swap UPDATE; index
+= one SELECT per granted scope, then order, budget and render), each statement as a
+single thread hop. Whatever Wenchang spends beyond this is framework, validation and
+our own layers. Configured by ``BENCH_FLOOR_DB`` and ``BENCH_FLOOR_TOKENS`` (JSON:
+token -> scope -> entity).
 """
 
 import json
@@ -257,7 +258,8 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
     db = await aiosqlite.connect(os.environ["BENCH_FLOOR_DB"], isolation_level=None)
     await db.execute("PRAGMA busy_timeout = 5000")
     await db.execute("PRAGMA journal_mode = WAL")
-    await db.execute("PRAGMA synchronous = NORMAL")
+    synchronous = os.environ.get("WENCHANG_SQLITE_SYNCHRONOUS", "full").upper()
+    await db.execute(f"PRAGMA synchronous = {synchronous}")
     await db.execute("PRAGMA secure_delete = ON")
     state["db"] = db
     try:

@@ -47,13 +47,22 @@ async def test_mcp_stdio_serves_every_tool_and_every_error(tmp_path: Path) -> No
         "append_line",
         "replace_fact",
         "delete_file",
+        "search_memory",
+        "list_versions",
+        "read_version",
+        "restore_version",
     ]
     destructive = [
         tool.name
         for tool in listed
         if tool.annotations and tool.annotations.destructive_hint
     ]
-    assert destructive == ["write_file", "replace_fact", "delete_file"]
+    assert destructive == [
+        "write_file",
+        "replace_fact",
+        "delete_file",
+        "restore_version",
+    ]
     assert set(listed[1].input_schema["required"]) == {"scope", "area", "name"}
     assert instructions is not None and instructions.startswith("## Memory\n\n")
     [content] = read.contents

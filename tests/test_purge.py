@@ -33,6 +33,7 @@ from app.features.memory.schemas import (
     DeleteFile,
     PurgeMemory,
     ReadFile,
+    SearchMemory,
     WriteFile,
 )
 from app.features.memory.use_cases.append_line import append_line
@@ -40,6 +41,7 @@ from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.purge_memory import PURGE_MAX_PASSES, purge_memory
 from app.features.memory.use_cases.read_file import read_file
+from app.features.memory.use_cases.search_memory import search_memory
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.change_markers import MARKER_KEYS
 from app.infra.memory_index_cache import MemoryIndexCache
@@ -142,6 +144,9 @@ async def seed_canary(context: AppContext) -> None:
         )
     await seed_past_canary(canary)
     assert len((await get_memory_index(canary)).entries) == CANARY_FILES
+    # A search fills the search corpus caches (and reads SQLite's postings).
+    found = await search_memory(SearchMemory(query="canary", limit=50), canary)
+    assert len(found.hits) == CANARY_FILES
 
 
 async def seed_past_canary(canary: AppContext) -> None:
@@ -189,6 +194,8 @@ async def purge_canary(context: AppContext) -> None:
     assert await context.storage.count("user/") == len(NEIGHBOUR_ENTITIES)
     key = file_key("user", CANARY_ENTITY, "canary-area", "gone")
     assert await context.storage.list_versions(key, after=None, limit=9) == []
+    neighbour = caller(context, NEIGHBOUR_ENTITIES[0])
+    assert (await search_memory(SearchMemory(query="canary"), neighbour)).hits == []
 
 
 def raw_files(root: Path) -> bytes:
@@ -426,3 +433,20 @@ async def test_purge_leaves_no_trace_in_the_redis_index_cache(
         await purge_canary(context)
 
     assert CANARY.encode() not in await redis_dump(redis_server, f"{key_prefix}*")
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_after_a_purge_search_finds_nothing_of_the_entity(
+    tmp_path: Path, kind: str
+) -> None:
+    """Found before; after the purge returns, the entity's own search is empty."""
+    url = storage_url(kind, tmp_path)
+    async with task_context(settings_for(url, tmp_path)) as context:
+        alice = caller(context, "alice")
+        await create(alice, "tea", "- [stated] Oolong daily.\n")
+        query = SearchMemory(query="oolong")
+        assert len((await search_memory(query, alice)).hits) == 1
+
+        await purge_memory(purge("alice"), context)
+
+        assert (await search_memory(query, alice)).hits == []

@@ -20,6 +20,7 @@ SPEC_ORDER = [
     "append_line",
     "replace_fact",
     "delete_file",
+    "search_memory",
     "list_versions",
     "read_version",
     "restore_version",
@@ -29,6 +30,7 @@ READS = {
     "get_memory_index",
     "read_file",
     "list_prefix",
+    "search_memory",
     "list_versions",
     "read_version",
 }
@@ -47,6 +49,7 @@ ERRORS = {
     "append_line": MUTATION | {"OVERSIZE_WRITE"},
     "replace_fact": MUTATION | {"OVERSIZE_WRITE", "REPLACE_FACT_MATCH"},
     "delete_file": MUTATION,
+    "search_memory": COMMON | {"INVALID_ARGUMENT"},
     "list_versions": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
     "read_version": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
     "restore_version": MUTATION | {"OVERSIZE_WRITE", "FILE_QUOTA_EXCEEDED"},
@@ -67,7 +70,7 @@ def test_tools_snapshot_is_current() -> None:
 
 
 def test_tools_are_the_seven_operations_in_spec_order() -> None:
-    """The group binds exactly the seven operations, bootstrap first, then reads."""
+    """The seven operations, bootstrap first, then reads; search right after them."""
     assert [binding.tool.name for binding in tools] == SPEC_ORDER
 
 
@@ -104,6 +107,7 @@ def test_tools_input_schemas_are_the_operation_arguments() -> None:
 
     assert required["get_memory_index"] == set()
     assert required["list_prefix"] == {"scope"}
+    assert required["search_memory"] == {"query"}
     assert required["write_file"] == {
         "scope",
         "area",
@@ -202,10 +206,10 @@ def test_served_tools_refuse_a_description_over_the_limit() -> None:
 
 
 def test_history_tools_can_be_hidden() -> None:
-    """WENCHANG_HISTORY_TOOLS=false serves the seven only."""
+    """WENCHANG_HISTORY_TOOLS=false serves the seven and search_memory only."""
     served = served_tools(settings(history_tools=False), purpose="p")
 
-    assert [binding.tool.name for binding in served] == SEVEN
+    assert [binding.tool.name for binding in served] == [*SEVEN, "search_memory"]
 
 
 def test_required_approvals_are_registered_names() -> None:

@@ -34,9 +34,11 @@ from app.features.memory.contracts import (
     read_version_contract,
     replace_fact_contract,
     restore_version_contract,
+    search_memory_contract,
     write_file_contract,
 )
 from app.features.memory.schemas import (
+    SEARCH_LIMIT_DEFAULT,
     CreateOrMatchHeaders,
     Deleted,
     FileBody,
@@ -49,6 +51,7 @@ from app.features.memory.schemas import (
     MemoryIndex,
     ReplaceBody,
     RestoreBody,
+    SearchResults,
     VersionListing,
 )
 from app.shared.errors import etag
@@ -140,6 +143,21 @@ class MemoryClient:
         query = {"cursor": cursor} if cursor else {}
         contract = list_scope_contract if area is None else list_area_contract
         return await self._read(contract, query, scope=scope, area=area)
+
+    async def search_memory(
+        self,
+        query: str,
+        *,
+        scope: str | None = None,
+        area: str | None = None,
+        limit: int = SEARCH_LIMIT_DEFAULT,
+        cursor: str | None = None,
+    ) -> SearchResults:
+        """Files of the caller's scopes holding every word of ``query``, best first."""
+        given = {"scope": scope, "area": area, "cursor": cursor}
+        query_string = {"q": query, "limit": str(limit)}
+        query_string |= {key: value for key, value in given.items() if value}
+        return await self._read(search_memory_contract, query_string)
 
     async def read_audit(
         self,

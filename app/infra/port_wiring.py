@@ -10,6 +10,7 @@ from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
 
 from app.features.audit.ports import AuditLog
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
+from app.features.search.ports import SearchIndex
 
 from .backend_urls import (
     AUDIT_URLS,
@@ -39,7 +40,7 @@ from .sqlite_audit_log import open_sqlite_audit_log
 from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
 from .sqlite_idempotency_store import open_sqlite_idempotency_store
 from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
-from .sqlite_storage import open_sqlite_storage
+from .sqlite_storage import SqliteStorage, open_sqlite_storage
 from .stream_audit_log import NoAuditLog, StreamAuditLog
 
 
@@ -184,3 +185,8 @@ async def open_audit_log(
             yield MemoryAuditLog()
         case _:
             yield NoAuditLog()
+
+
+def search_index_of(storage: Storage) -> SearchIndex | None:
+    """The backend's own search index (SQLite keeps one); else None."""
+    return storage.search_index if isinstance(storage, SqliteStorage) else None

@@ -9,11 +9,14 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from redis.asyncio import Redis
 
-from app.features.memory.ports import CachedListing, ListedObject
+from app.features.memory.ports import CachedCorpus, CachedListing, ListedObject
+from app.features.search.domain.corpus import Corpus, SearchDocument
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 from app.infra.redis_connection import open_redis_client, run_script
 
 KEY_PREFIX = "wenchang:index:"
+MAX_CORPORA = 256
+"""Decoded corpora this process keeps (oldest use goes first)."""
 STAMP_TTL_SECONDS = 86_400
 RETRIES = 2
 
@@ -36,13 +39,46 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+# A corpus is read only when this process's copy was built at another stamp:
+# '=' answers "yours is current" without sending the corpus again.
+_READ_CORPUS = """
+local stamp = redis.call('GET', KEYS[1])
+if not stamp then
+  stamp = ARGV[1]
+  redis.call('SET', KEYS[1], stamp, 'EX', ARGV[2])
+end
+if stamp == ARGV[3] and redis.call('EXISTS', KEYS[2]) == 1 then
+  return {stamp, '='}
+end
+return {stamp, redis.call('GET', KEYS[2])}
+"""
 # Dropping the stamp (not replacing it) refuses a racing store just the same,
 # since the next read mints a fresh random stamp, and leaves no key naming the
 # prefix behind, so a purged entity leaves no trace in Redis.
 _INVALIDATE = """
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1
 """
+
+
+def _encode_corpus(corpus: Corpus) -> str:
+    return json.dumps(
+        [
+            [d.key, d.version, metadata_to_map(d.metadata), d.content]
+            for d in corpus.documents
+        ],
+        ensure_ascii=False,
+    )
+
+
+def _decode_corpus(text: str) -> Corpus:
+    rows: list[tuple[str, str, dict[str, str], str]] = json.loads(text)
+    return Corpus(
+        [
+            SearchDocument(key, version, metadata_from_map(metadata), content)
+            for key, version, metadata, content in rows
+        ]
+    )
 
 
 def _encode(listing: Sequence[ListedObject]) -> str:
@@ -71,9 +107,15 @@ class RedisIndexCache:
         self._read = client.register_script(_READ)
         self._store = client.register_script(_STORE)
         self._invalidate = client.register_script(_INVALIDATE)
+        self._read_corpus = client.register_script(_READ_CORPUS)
+        self._corpora: dict[str, tuple[str, Corpus]] = {}
+        """This process's decoded copy of each corpus, with the stamp it is valid at."""
 
     def _keys(self, prefix: str) -> list[str]:
         return [f"{self._key_prefix}stamp:{prefix}", f"{self._key_prefix}list:{prefix}"]
+
+    def _corpus_keys(self, prefix: str) -> list[str]:
+        return [self._keys(prefix)[0], f"{self._key_prefix}search:{prefix}"]
 
     async def get(self, prefix: str) -> CachedListing:
         fresh = secrets.token_hex(16)
@@ -97,8 +139,46 @@ class RedisIndexCache:
             [stamp, _encode(listing), str(self._ttl_ms)],
         )
 
+    async def get_corpus(self, prefix: str) -> CachedCorpus:
+        local = self._corpora.get(prefix)
+        args = [
+            secrets.token_hex(16),
+            str(STAMP_TTL_SECONDS),
+            local[0] if local else "",
+        ]
+        reply = await run_script(self._read_corpus, self._corpus_keys(prefix), args)
+        stamp, stored = cast(list[str | None], reply)
+        assert stamp is not None
+        if stored == "=" and local is not None:
+            return CachedCorpus(corpus=local[1], stamp=stamp)
+        self._corpora.pop(prefix, None)
+        if stored is not None:
+            tag, _, body = stored.partition("\n")
+            if tag == stamp:
+                corpus = _decode_corpus(body)
+                self._remember(prefix, stamp, corpus)
+                return CachedCorpus(corpus=corpus, stamp=stamp)
+        return CachedCorpus(corpus=None, stamp=stamp)
+
+    async def set_corpus(self, prefix: str, corpus: Corpus, *, stamp: str) -> None:
+        stored = await run_script(
+            self._store,
+            self._corpus_keys(prefix),
+            [stamp, _encode_corpus(corpus), str(self._ttl_ms)],
+        )
+        if stored == 1:
+            self._remember(prefix, stamp, corpus)
+
+    def _remember(self, prefix: str, stamp: str, corpus: Corpus) -> None:
+        self._corpora.pop(prefix, None)
+        self._corpora[prefix] = (stamp, corpus)
+        while len(self._corpora) > MAX_CORPORA:
+            del self._corpora[next(iter(self._corpora))]
+
     async def invalidate(self, prefix: str) -> None:
-        await run_script(self._invalidate, self._keys(prefix), [])
+        self._corpora.pop(prefix, None)
+        keys = [*self._keys(prefix), self._corpus_keys(prefix)[1]]
+        await run_script(self._invalidate, keys, [])
 
 
 def _split_url(url: str) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 """SQLite storage: one table in WAL mode, every port method one statement.
 
 Version history lives in a second table that triggers fill inside the same
-statement (``sqlite_history``).
+statement (``sqlite_history``); so do the search postings
+(``sqlite_search_schema``), which ``search_index`` reads.
 
 One process-wide connection serialises this process's statements; several
 processes may share the file because each write is a single compare-and-swap
@@ -10,6 +11,7 @@ With ``synchronous=FULL`` (the default) a returned write survives power loss;
 the ``sqlite_synchronous`` setting can trade that for ``NORMAL``.
 """
 
+import asyncio
 import functools
 import json
 import secrets
@@ -39,6 +41,8 @@ from .sqlite_connection import (
     translate_sqlite_error,
 )
 from .sqlite_history import OBJECTS_TABLE, RECORD_COLUMNS, prepare_history
+from .sqlite_search import SqliteSearchIndex, open_search_connection
+from .sqlite_search_schema import prepare_search
 
 _COLUMNS = "description, aliases, sources, last_updated, version"
 _WRITTEN = f"{_COLUMNS}, operation, actor, changed_at"
@@ -97,8 +101,12 @@ def _meta(row: Any, offset: int) -> FileMetadata:
 
 
 class SqliteStorage:
-    def __init__(self, connection: aiosqlite.Connection) -> None:
+    def __init__(
+        self, connection: aiosqlite.Connection, search_index: SqliteSearchIndex
+    ) -> None:
         self._db = connection
+        self.search_index = search_index
+        """Ranks the files of this database from the postings its triggers keep."""
 
     async def _run(self, sql: str, parameters: Sequence[Any]) -> aiosqlite.Cursor:
         try:
@@ -256,4 +264,9 @@ async def open_sqlite_storage(
         path, schema=OBJECTS_TABLE, synchronous=synchronous
     ) as connection:
         await prepare_history(connection, retention or HistoryRetention())
-        yield SqliteStorage(connection)
+        await prepare_search(connection)
+        search = await asyncio.to_thread(open_search_connection, path, synchronous)
+        try:
+            yield SqliteStorage(connection, SqliteSearchIndex(search))
+        finally:
+            search.close()

@@ -12,6 +12,7 @@ from app.features.audit.ports import AuditLog
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
+from app.features.search.ports import SearchIndex
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.auditing import audited, mark_audited
 from app.shared.identity import Identity
@@ -41,6 +42,8 @@ class AppContext:
     audit_policy: AuditPolicy = field(default_factory=AuditPolicy)
     request_id: str = ""
     """The call's correlation id (HTTP ``x-request-id``, MCP request id)."""
+    search_index: SearchIndex | None = None
+    """The backend's own search index; None searches corpora cached from storage."""
 
     async def audited[T](
         self,

@@ -100,14 +100,14 @@ FILING: Final = """\
 File each fact in the file about its subject, not in whichever file you opened last.
 The seed areas are a starting shape, not a limit. Before creating a file, look
 through the descriptions and aliases in the index for one that already covers the
-subject. If none matches and the area you would use is listed under `capped`, list
-that area with `list_prefix` and check it the same way. If several files could fit,
-read the one or two best candidates, never the whole store. When a file on the
-subject exists, add to it or edit it instead of creating a duplicate. Descriptions
-and aliases are the only way to find a file later; there is no search over content.
-So on the same write that records a fact, pass in `aliases` any new names the
-subject goes by (nicknames, abbreviations, other phrasings), and pass a new
-`description` when the fact changes what the file is about."""
+subject. When the index is capped, or you do not know which file holds a subject,
+call `search_memory` with a few words about it; it searches names, aliases,
+descriptions and content. If several files could fit, read the one or two best
+candidates, never the whole store. When a file on the subject exists, add to it or
+edit it instead of creating a duplicate. Names, aliases and descriptions rank
+highest in search, so on the same write that records a fact, pass in `aliases` any
+new names the subject goes by (nicknames, abbreviations, other phrasings), and pass
+a new `description` when the fact changes what the file is about."""
 
 WRITE_MECHANICS: Final = """\
 Match the tool to the change:

@@ -17,6 +17,7 @@ from app.infra.port_wiring import (
     open_index_cache,
     open_request_store,
     open_storage,
+    search_index_of,
 )
 from app.infra.token_file import ensure_cursor_secret
 from app.server.context import AppContext
@@ -63,6 +64,7 @@ def base_context(
         policy=ScopePolicy(write_roles=settings.write_policy),
         audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),
         surface=surface,
+        search_index=search_index_of(storage),
     )
 
 

@@ -29,6 +29,8 @@ from .schemas import (
     ReplaceBody,
     RestoreBody,
     ScopePath,
+    SearchQuery,
+    SearchResults,
     VersionHeaders,
     VersionListing,
     VersionPath,
@@ -204,5 +206,16 @@ delete_file_contract = contract(
     errors=(invalid_argument, *MUTATION_ERRORS),
     name="delete_file",
     summary="Delete a file at the version you read.",
+    tags=("memory",),
+)
+
+search_memory_contract = contract(
+    method="GET",
+    path="/search",
+    query=SearchQuery,
+    response=SearchResults,
+    errors=(invalid_argument,),
+    name="search_memory",
+    summary="Files of every granted scope that contain all the query's words.",
     tags=("memory",),
 )

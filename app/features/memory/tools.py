@@ -26,6 +26,8 @@ from .schemas import (
     ReadVersion,
     ReplaceFact,
     RestoreVersion,
+    SearchMemory,
+    SearchResults,
     VersionListing,
     WriteFile,
 )
@@ -38,6 +40,7 @@ from .use_cases.read_file import read_file
 from .use_cases.read_version import read_version
 from .use_cases.replace_fact import replace_fact
 from .use_cases.restore_version import restore_version
+from .use_cases.search_memory import search_memory
 from .use_cases.write_file import write_file
 
 # Agent-facing text. The first line of each names the tool's job and contains the
@@ -52,12 +55,12 @@ aliases, which clients wrote it (sources), last_updated, and its version. The
 other tools take the same scope, area and name (the name without `.md`); the
 entity behind each scope is filled in for you. Areas are lowercase slugs such as
 `preferences`. The `system` area holds curated content and is read-only.
-Descriptions and aliases are how you find the file a fact belongs in: there is no
-search over content.
+Descriptions and aliases are how you find the file a fact belongs in; to find a
+file by what it says, use search_memory.
 
 When `capped` is non-empty the index ran out of room: each row names a scope
-and area and how many files were left out. Page through such an area with
-list_prefix(scope, area) when you need it.
+and area and how many files were left out. Use search_memory to find a file
+among them, or page through such an area with list_prefix(scope, area).
 
 Every error carries `category`. recoverable: correct the call from the attached
 details and retry in the same turn without asking the user. permanent: do not
@@ -179,6 +182,27 @@ Errors:
 - RestrictedScopeError is permanent: `system` is read-only. Tell the user you
   cannot delete it."""
 
+SEARCH_MEMORY_DESCRIPTION = """\
+Search every memory file this session can reach for words they contain.
+
+Use it when the index is capped (files were left out of it), or when you do not
+know which file holds a fact: search before you create a file, so a fact lands
+beside the ones it belongs with. `query` is plain text (1-256 characters):
+every word must occur in a file's name, aliases, description or content;
+case and accents do not matter; the last word also matches as the start of a
+word ("oolo" finds "oolong"); Chinese, Japanese or Thai text matches inside
+longer runs. Quotes, dashes and words such as AND or NOT are searched as
+written, never as operators. Hits come best first (a match in a name or alias
+ranks above one in content), each with its version and a `snippet` whose
+matches are wrapped in ** marks; read_file gives the whole file. Narrow with
+`scope`, or `scope` and `area`. While `next_cursor` is not null, call again
+with the same query, scope and area and cursor=next_cursor for more.
+
+Errors:
+- InvalidArgumentError: fix the argument it names - a blank or over-long
+  query, a limit outside 1-50, a scope outside this session, an area without
+  its scope, or a cursor issued for another search (omit it to start over)."""
+
 READ_ERRORS = (unauthorized, backend_unavailable, invalid_argument)
 WRITE_ERRORS = (
     *READ_ERRORS,
@@ -260,6 +284,16 @@ delete_file_tool = tool(
     open_world=False,
 )
 
+search_memory_tool = tool(
+    "search_memory",
+    request=SearchMemory,
+    result=SearchResults,
+    description=SEARCH_MEMORY_DESCRIPTION,
+    errors=READ_ERRORS,
+    read_only=True,
+    open_world=False,
+)
+
 tools = tool_group(
     tool_handler(get_memory_index_tool, get_memory_index),
     tool_handler(read_file_tool, read_file),
@@ -268,6 +302,7 @@ tools = tool_group(
     tool_handler(append_line_tool, append_line),
     tool_handler(replace_fact_tool, replace_fact),
     tool_handler(delete_file_tool, delete_file),
+    tool_handler(search_memory_tool, search_memory),
 )
 
 

@@ -3,7 +3,10 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # the search corpus is built from these ports' types
+    from app.features.search.domain.corpus import Corpus
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,12 @@ class Storage(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class CachedCorpus:
+    corpus: "Corpus | None"
+    stamp: str
+
+
+@dataclass(frozen=True, slots=True)
 class CachedListing:
     listing: Sequence[ListedObject] | None
     stamp: str
@@ -188,6 +197,17 @@ class IndexCache(Protocol):
         """Store ``listing`` unless ``prefix`` was invalidated since ``stamp``."""
         ...
 
+    async def get_corpus(self, prefix: str) -> CachedCorpus:
+        """The cached search corpus of ``prefix`` (None when absent or expired).
+
+        Corpora share the listing's stamps: one invalidation drops both.
+        """
+        ...
+
+    async def set_corpus(self, prefix: str, corpus: "Corpus", *, stamp: str) -> None:
+        """Store ``corpus`` unless ``prefix`` was invalidated since ``stamp``."""
+        ...
+
     async def invalidate(self, prefix: str) -> None:
-        """Forget ``prefix``; the next index lists storage again."""
+        """Forget ``prefix`` (listing and corpus); the next read lists storage again."""
         ...

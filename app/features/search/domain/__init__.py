@@ -1,0 +1,1 @@
+"""Pure lexical search: normalising, analysing, ranking and quoting text."""

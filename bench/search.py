@@ -1,0 +1,118 @@
+"""Search latency at c=1: SQLite with N files in the caller's reach, and a cached
+corpus (the path GCS, filesystem and in-memory storage take) over the same files.
+
+``python -m bench.search [files] [queries]`` seeds a fresh database (rows written
+directly, indexed by the first search), then times one query after another
+through the search use case and prints p50/p95 per backend path.
+"""
+
+import asyncio
+import json
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from app.features.memory.schemas import SearchMemory
+from app.features.memory.use_cases.search_memory import search_memory
+from app.infra.memory_index_cache import MemoryIndexCache
+from app.infra.sqlite_storage import open_sqlite_storage
+from app.server.context import AppContext
+from app.shared.identity import Grant, Identity
+
+LETTERS = "etaoinshrdlcumwfgypbvkjxqz"
+WEIGHTS = [
+    *(12.7, 9.1, 8.2, 7.5, 7.0, 6.7, 6.3, 6.1, 6.0, 4.3, 4.0, 2.8, 2.8),
+    *(2.4, 2.4, 2.2, 2.0, 2.0, 1.9, 1.5, 1.0, 0.8, 0.2, 0.2, 0.1, 0.1),
+]
+
+
+def vocabulary(rng: random.Random) -> list[str]:
+    lengths = [3, 4, 4, 5, 5, 6, 6, 7, 8, 9, 10]
+    words = {
+        "".join(rng.choices(LETTERS, WEIGHTS, k=rng.choice(lengths)))
+        for _ in range(20_000)
+    }
+    return sorted(words)
+
+
+def seed(path: Path, files: int, words: list[str], rng: random.Random) -> None:
+    zipf = [1 / (rank + 1) for rank in range(len(words))]
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")
+    for i in range(files):
+        lines = (" ".join(rng.choices(words, zipf, k=10)) for _ in range(8))
+        content = "".join(f"- [stated] {line}\n" for line in lines)
+        name = " ".join(rng.choices(words, zipf, k=2))
+        db.execute(
+            "INSERT INTO memory_objects (key, data, description, aliases, sources, "
+            "last_updated, version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                f"user/reader/area{i % 5}/{name} {i}.md",
+                content.encode(),
+                " ".join(rng.choices(words, zipf, k=8)),
+                json.dumps(rng.choices(words, zipf, k=2)),
+                '["http"]',
+                "2026-01-01T00:00:00Z",
+                f"v{i}",
+            ),
+        )
+    db.execute("COMMIT")
+    db.close()
+
+
+def queries(words: list[str], rng: random.Random, count: int) -> list[str]:
+    """1-3 topical words (the 5,000 most frequent), the last often cut short."""
+    found: list[str] = []
+    for _ in range(count):
+        chosen = rng.sample(words[:5000], rng.choice([1, 2, 2, 3]))
+        if rng.random() < 0.3 and len(chosen[-1]) > 4:
+            chosen[-1] = chosen[-1][:4]
+        found.append(" ".join(chosen))
+    return found
+
+
+async def timed(context: AppContext, asked: list[str]) -> list[float]:
+    await search_memory(SearchMemory(query=asked[0]), context)  # warm up
+    spent: list[float] = []
+    for query in asked:
+        start = time.perf_counter()
+        await search_memory(SearchMemory(query=query), context)
+        spent.append((time.perf_counter() - start) * 1000)
+    return spent
+
+
+def report(label: str, spent: list[float]) -> None:
+    cuts = statistics.quantiles(spent, n=100)
+    print(f"{label}: n={len(spent)} p50={cuts[49]:.1f} ms p95={cuts[94]:.1f} ms")
+
+
+async def main(files: int, count: int) -> None:
+    rng = random.Random(14)
+    words = vocabulary(rng)
+    rng.shuffle(words)
+    with tempfile.TemporaryDirectory() as root:
+        path = Path(root) / "search.db"
+        async with open_sqlite_storage(str(path)):
+            pass
+        seed(path, files, words, rng)
+        asked = queries(words, rng, count)
+        async with open_sqlite_storage(str(path)) as storage:
+            base = AppContext(
+                storage=storage,
+                index_cache=MemoryIndexCache(ttl=3600),
+                cursor_key=b"bench",
+                identity=Identity({"user": Grant("reader", "owner")}),
+            )
+            postings = replace(base, search_index=storage.search_index)
+            report(f"sqlite postings, {files} files", await timed(postings, asked))
+            report(f"cached corpus, {files} files", await timed(base, asked))
+
+
+if __name__ == "__main__":
+    arguments = [int(value) for value in sys.argv[1:3]]
+    asyncio.run(main(*(arguments or [10_000, 300])))
