@@ -84,7 +84,7 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
     def open_log(max_days: int = 365) -> AbstractAsyncContextManager[AuditLog]:
         if request.param == "memory":
             return _shared_memory(shared, max_days)
-        return open_audit_log(url, max_days=max_days, stream=io.StringIO())
+        return open_audit_log(url, max_days=max_days, stream=io.StringIO)
 
     return open_log
 
@@ -97,7 +97,7 @@ def _shared_memory(
     async def opened() -> AsyncGenerator[AuditLog]:
         if "log" not in shared:
             async with open_audit_log(
-                "memory", max_days=max_days, stream=io.StringIO()
+                "memory", max_days=max_days, stream=io.StringIO
             ) as log:
                 shared["log"] = log
         yield shared["log"]
@@ -234,7 +234,7 @@ async def test_events_older_than_the_retention_are_not_returned(
     url = audit_url(kind, tmp_path)
     old = event(at=datetime.now(UTC) - timedelta(days=3))
     fresh = event(at=recent(1))
-    async with open_audit_log(url, max_days=2, stream=io.StringIO()) as log:
+    async with open_audit_log(url, max_days=2, stream=io.StringIO) as log:
         await log.record([old, fresh], durable=True)
 
         found = await every_event(log, AuditSelection(subjects=(ALICE,)))
@@ -246,7 +246,7 @@ async def test_sqlite_retention_deletes_old_rows(tmp_path: Path) -> None:
     """Expired events are deleted from the database, not only hidden."""
     url = audit_url("sqlite", tmp_path)
     old = event(at=datetime.now(UTC) - timedelta(days=3))
-    async with open_audit_log(url, max_days=2, stream=io.StringIO()) as log:
+    async with open_audit_log(url, max_days=2, stream=io.StringIO) as log:
         await log.record([old], durable=True)
 
     with sqlite3.connect(tmp_path / "wenchang.db") as database:
@@ -258,7 +258,7 @@ async def test_file_retention_deletes_old_day_files(tmp_path: Path) -> None:
     """A day file past the retention is removed when the log next writes."""
     url = audit_url("file", tmp_path)
     old = event(at=datetime.now(UTC) - timedelta(days=5))
-    async with open_audit_log(url, max_days=2, stream=io.StringIO()) as log:
+    async with open_audit_log(url, max_days=2, stream=io.StringIO) as log:
         await log.record([old], durable=True)
 
     assert list((tmp_path / "audit").glob("audit-*.jsonl")) == []
@@ -270,7 +270,7 @@ async def test_a_durable_sqlite_event_is_visible_to_another_connection(
     """record(durable=True) has committed when it returns."""
     url = audit_url("sqlite", tmp_path)
     written = event(at=recent(1))
-    async with open_audit_log(url, max_days=365, stream=io.StringIO()) as log:
+    async with open_audit_log(url, max_days=365, stream=io.StringIO) as log:
         await log.record([written], durable=True)
 
         with sqlite3.connect(tmp_path / "wenchang.db") as database:
@@ -283,7 +283,7 @@ async def test_file_lines_are_json_records_per_day(tmp_path: Path) -> None:
     """The file log writes one JSON object per line into the event's UTC day."""
     url = audit_url("file", tmp_path)
     written = event(at=recent(1), files=("notes/tea",))
-    async with open_audit_log(url, max_days=365, stream=io.StringIO()) as log:
+    async with open_audit_log(url, max_days=365, stream=io.StringIO) as log:
         await log.record([written], durable=True)
 
     day = written.at.date().isoformat()
@@ -297,7 +297,7 @@ async def test_stdout_writes_one_json_line_per_event() -> None:
     """The stream log prints each event at once, as one JSON line."""
     stream = io.StringIO()
     first, second = event(at=recent(2)), event(at=recent(1), files=("notes/a",))
-    async with open_audit_log("stdout", max_days=365, stream=stream) as log:
+    async with open_audit_log("stdout", max_days=365, stream=lambda: stream) as log:
         await log.record([first], durable=False)
         await log.record([second], durable=True)
 
@@ -325,7 +325,7 @@ async def test_stdout_writes_one_json_line_per_event() -> None:
 @pytest.mark.parametrize("url", ["stdout", "none"])
 async def test_a_store_that_keeps_nothing_cannot_be_queried(url: str) -> None:
     """stdout and none answer a query with AUDIT_UNAVAILABLE."""
-    async with open_audit_log(url, max_days=365, stream=io.StringIO()) as log:
+    async with open_audit_log(url, max_days=365, stream=io.StringIO) as log:
         with pytest.raises(AppError) as raised:
             await log.query(AuditSelection(subjects=(ALICE,)), before=None, limit=10)
 

@@ -290,7 +290,7 @@ OPENERS: dict[str, Callable[[str], AbstractAsyncContextManager[object]]] = {
     "index_cache": partial(open_index_cache, ttl=1),
     "request_store": partial(open_request_store, adapters=IDEMPOTENCY_STORES),
     "rate_limit_store": partial(open_request_store, adapters=RATE_LIMIT_STORES),
-    "audit": partial(open_audit_log, max_days=1, stream=io.StringIO()),
+    "audit": partial(open_audit_log, max_days=1, stream=io.StringIO),
 }
 
 

@@ -9,7 +9,6 @@ Methods return the feature's models and raise the exceptions of
 ``app.client.errors``. Open one with ``app.client.open_memory_client``.
 """
 
-import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
@@ -19,6 +18,7 @@ from tenchi.client import Client
 from tenchi.contracts import Contract
 from tenchi.retries import RetryPolicy
 
+from app.client.preconditions import create_or_match, if_match, new_key
 from app.client.segments import file_path, require_url_segments
 from app.client.translate import translate_errors
 from app.features.audit.contracts import read_audit_contract
@@ -39,14 +39,12 @@ from app.features.memory.contracts import (
 )
 from app.features.memory.schemas import (
     SEARCH_LIMIT_DEFAULT,
-    CreateOrMatchHeaders,
     Deleted,
     FileBody,
     FileListing,
     FileVersion,
     IndexConditionHeaders,
     LineBody,
-    MatchHeaders,
     MemoryFile,
     MemoryIndex,
     ReplaceBody,
@@ -54,24 +52,8 @@ from app.features.memory.schemas import (
     SearchResults,
     VersionListing,
 )
-from app.shared.errors import etag
 
 __all__ = ["MemoryClient"]
-
-
-def new_key() -> str:
-    """A fresh Idempotency-Key: random, so no two calls ever share one."""
-    return f"wc-{uuid.uuid4().hex}"
-
-
-def _precondition(expected_version: str | None) -> CreateOrMatchHeaders:
-    if expected_version is None:
-        return CreateOrMatchHeaders(if_none_match="*")
-    return CreateOrMatchHeaders(if_match=etag(expected_version))
-
-
-def _if_match(version: str) -> MatchHeaders:
-    return MatchHeaders(if_match=etag(version))
 
 
 class MemoryClient:
@@ -198,7 +180,7 @@ class MemoryClient:
         return await self._mutate(
             write_file_contract,
             (scope, area, name),
-            _precondition(expected_version),
+            create_or_match(expected_version),
             (FileBody, body),
         )
 
@@ -217,7 +199,7 @@ class MemoryClient:
         return await self._mutate(
             append_line_contract,
             (scope, area, name),
-            _if_match(expected_version),
+            if_match(expected_version),
             (LineBody, body),
         )
 
@@ -242,7 +224,7 @@ class MemoryClient:
         return await self._mutate(
             replace_fact_contract,
             (scope, area, name),
-            _if_match(expected_version),
+            if_match(expected_version),
             (ReplaceBody, body),
         )
 
@@ -250,7 +232,7 @@ class MemoryClient:
         self, scope: str, area: str, name: str, *, expected_version: str
     ) -> Deleted:
         await self._mutate(
-            delete_file_contract, (scope, area, name), _if_match(expected_version)
+            delete_file_contract, (scope, area, name), if_match(expected_version)
         )
         return Deleted()
 
@@ -284,6 +266,6 @@ class MemoryClient:
         return await self._mutate(
             restore_version_contract,
             (scope, area, name),
-            _precondition(expected_version),
+            create_or_match(expected_version),
             (RestoreBody, {"version": version}),
         )

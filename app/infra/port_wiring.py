@@ -161,10 +161,11 @@ async def open_audit_log(
     url: str,
     *,
     max_days: int,
-    stream: TextIO,
+    stream: Callable[[], TextIO],
     sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
 ) -> AsyncGenerator[AuditLog]:
-    """Audit events on the backend of ``url`` (``stdout`` writes to ``stream``);
+    """Audit events on the backend of ``url`` (``stdout`` writes to the stream
+    ``stream()`` returns at each write);
     buffered events are written on exit."""
     match backend_of(url, AUDIT_URLS):
         case Backend.SQLITE:

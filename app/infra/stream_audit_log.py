@@ -5,7 +5,7 @@ this process. What a log pipeline received cannot be taken back or queried:
 an erasure is the pipeline's business, and a query is AUDIT_UNAVAILABLE.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TextIO
 
@@ -22,13 +22,17 @@ from .audit_records import event_to_line
 
 
 class StreamAuditLog:
-    def __init__(self, stream: TextIO, *, name: str = "stdout") -> None:
+    # The stream is looked up at each write, as print() does: whoever replaced
+    # sys.stdout after start-up (a log pipeline, a test's capture) gets the line,
+    # and a stream closed since then is never written to.
+    def __init__(self, stream: Callable[[], TextIO], *, name: str = "stdout") -> None:
         self._stream = stream
         self._name = name
 
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
-        self._stream.write("".join(event_to_line(event) for event in events))
-        self._stream.flush()
+        stream = self._stream()
+        stream.write("".join(event_to_line(event) for event in events))
+        stream.flush()
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
@@ -39,7 +43,7 @@ class StreamAuditLog:
         return None
 
     async def flush(self) -> None:
-        self._stream.flush()
+        self._stream().flush()
 
 
 class NoAuditLog:

@@ -101,7 +101,7 @@ def create_lifespan(
             open_audit_log(
                 settings.audit_url,
                 max_days=settings.audit_max_days,
-                stream=audit_stream(surface),
+                stream=lambda: audit_stream(surface),
                 sqlite_synchronous=settings.sqlite_synchronous,
             ) as audit,
         ):
