@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 )
 from tenchi.testing import open_http
 
-from app.features.memory.schemas import EntityPrefix
+from app.features.memory.schemas import ExportMemory
 from app.infra.token_file import create_token
 from app.server.asgi import build_app
 from app.server.otel import Telemetry, is_configured, telemetry_from_environment
@@ -161,7 +161,7 @@ async def test_tasks_are_traced_and_timed(tmp_path: Path, exported: Exported) ->
     runner = build_task_runner(settings_for(tmp_path), telemetry=exported.telemetry)
 
     await runner.run(
-        "memory.export", input=EntityPrefix(scope="user", entity_id="alice")
+        "memory.export", input=ExportMemory(scope="user", entity_id="alice")
     )
 
     durations = exported.points("wenchang.operation.duration")

@@ -23,7 +23,7 @@ from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata
 from app.features.memory.schemas import (
     AppendLine,
-    EntityPrefix,
+    ExportMemory,
     ImportMemory,
     MemoryExport,
     ReadFile,
@@ -52,7 +52,7 @@ from tests.support.server import clean_env
 from tests.support.storage_adapters import ADAPTERS, storage_url
 
 ALICE = Identity(grants={"user": Grant("alice", "owner")}, label="desktop")
-ENTITY = EntityPrefix(scope="user", entity_id="alice")
+ENTITY = ExportMemory(scope="user", entity_id="alice")
 WHEN = "2025-04-05T06:07:08.123456Z"
 REPOSITORY = Path(__file__).resolve().parents[1]
 
@@ -493,3 +493,57 @@ async def test_tenchi_task_run_moves_an_entity_from_sqlite_to_files(
         after = without_versions(await export_memory(ENTITY, copy))
     assert len(report["created"]) == len(before) == 4
     assert after == before
+
+
+async def test_history_moves_with_export_and_import(tmp_path: Path) -> None:
+    """include_history exports every record; importing it elsewhere replays them
+    (same operations, actors, times and contents; new versions)."""
+    async with task_context(f"sqlite:///{tmp_path / 'a.db'}", tmp_path) as source:
+        await write(source, "tea", "- [stated] one\n")
+        tea = await read_file(
+            ReadFile(scope="user", area="notes", name="tea"), as_alice(source)
+        )
+        await write_file(
+            WriteFile(
+                scope="user",
+                area="notes",
+                name="tea",
+                content="- [stated] two\n",
+                description="about tea",
+                aliases=[],
+                expected_version=tea.version,
+            ),
+            as_alice(source),
+        )
+        exported = await export_memory(
+            ExportMemory(scope="user", entity_id="alice", include_history=True), source
+        )
+        plain = await export_memory(ENTITY, source)
+    assert exported.history is not None and plain.history is None
+    (tea_history,) = exported.history
+    assert [r.content for r in tea_history.records] == [
+        "- [stated] two\n",
+        "- [stated] one\n",
+    ]
+
+    async with task_context("memory://", tmp_path) as target:
+        document = ImportMemory.model_validate(
+            exported.model_dump(mode="json") | {"entity_id": "alice", "mode": "fail"}
+        )
+        report = await import_memory(document, target)
+        again = await export_memory(
+            ExportMemory(scope="user", entity_id="alice", include_history=True), target
+        )
+
+    assert [f.name for f in report.created] == ["tea"]
+    assert again.history is not None
+    (moved,) = again.history
+
+    def shape(history: Any) -> list[tuple[object, ...]]:
+        return [
+            (r.operation, r.actor, r.at, r.content, r.description, r.deleted)
+            for r in history.records
+        ]
+
+    assert shape(moved) == shape(tea_history)
+    assert [f.content for f in again.files] == ["- [stated] two\n"]

@@ -336,10 +336,41 @@ class ExportedFile(BaseModel):
     version: str
 
 
+class ExportMemory(EntityPrefix):
+    include_history: bool = Field(
+        default=False, description="Also export each file's version records."
+    )
+
+
+class ExportedRecord(Strict):
+    """One version record, with the file as it stood (no content: a tombstone)."""
+
+    version: Version
+    operation: Annotated[str, Field(min_length=1, max_length=64)]
+    actor: Source
+    at: AwareDatetime
+    deleted: bool = False
+    content: Text = ""
+    description: OneLine = ""
+    aliases: Aliases = Field(default_factory=list[str])
+    sources: Annotated[list[Source], Field(max_length=256)] = Field(
+        default_factory=list[str]
+    )
+
+
+class FileHistory(Strict):
+    """A file's version records, newest first, as list_versions orders them."""
+
+    area: Segment
+    name: Segment
+    records: Annotated[list[ExportedRecord], Field(max_length=100_000)]
+
+
 class MemoryExport(BaseModel):
     scope: str
     entity_id: str
     files: list[ExportedFile]
+    history: list[FileHistory] | None = None
 
 
 class ImportedFile(Strict):
@@ -367,6 +398,10 @@ class ImportMode(StrEnum):
 class ImportMemory(EntityPrefix):
     files: Annotated[list[ImportedFile], Field(max_length=MAX_EXPORT_FILES)]
     mode: ImportMode = ImportMode.FAIL
+    history: Annotated[list[FileHistory] | None, Field(max_length=MAX_EXPORT_FILES)] = (
+        None
+    )
+    """Version records to replay (oldest first) before a file this import creates."""
 
 
 class FileName(BaseModel):

@@ -11,7 +11,8 @@ export_task = task(
     description=(
         "Export every file of one entity in one scope: content, description, "
         "aliases, sources, last_updated and version, in key order. The output "
-        "is the input of memory.import."
+        "is the input of memory.import. include_history adds each file's "
+        "version records (newest first), which memory.import replays."
     ),
 )
 import_task = task(
@@ -21,7 +22,8 @@ import_task = task(
         "Restore files into one entity exactly as given (content and metadata; "
         "new versions). mode fail (default) writes nothing if any file exists, "
         "skip keeps existing files, overwrite replaces them. Seeds system/ and "
-        "moves data between backends."
+        "moves data between backends. A file's history, when given, is "
+        "replayed (oldest first) before the file it leads to is created."
     ),
 )
 purge_task = task(

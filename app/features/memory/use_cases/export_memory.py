@@ -2,20 +2,32 @@ from app.server.context import AppContext
 
 from ..domain import format_timestamp, split_key
 from ..policy import locate_entity
+from ..ports import Storage
 from ..ports.storage_reads import list_batches
-from ..schemas import EntityPrefix, ExportedFile, MemoryExport
+from ..schemas import (
+    ExportedFile,
+    ExportedRecord,
+    ExportMemory,
+    FileHistory,
+    MemoryExport,
+)
+
+HISTORY_PAGE = 1000
 
 
-async def export_memory(request: EntityPrefix, context: AppContext) -> MemoryExport:
+async def export_memory(request: ExportMemory, context: AppContext) -> MemoryExport:
     """Every file under one entity prefix, bodies and metadata as stored.
 
     Storage is read one list batch at a time and each body with its own
     ``get`` (body, metadata and version commit together), so no listing of the
     whole entity is held beside the document. The export is not a snapshot: a
-    file deleted mid-export is left out.
+    file deleted mid-export is left out. With ``include_history`` each exported
+    file's version records follow, newest first (the history of files deleted
+    before the export is not included).
     """
     storage = context.storage
     files: list[ExportedFile] = []
+    history: list[FileHistory] | None = [] if request.include_history else None
     prefix = locate_entity(request.scope, request.entity_id)
     async for batch in list_batches(storage, prefix):
         for listed in batch:
@@ -36,4 +48,39 @@ async def export_memory(request: EntityPrefix, context: AppContext) -> MemoryExp
                     version=stored.version,
                 )
             )
-    return MemoryExport(scope=request.scope, entity_id=request.entity_id, files=files)
+            if history is not None:
+                records = await _records(storage, listed.key)
+                history.append(
+                    FileHistory(area=parts[1], name=parts[2], records=records)
+                )
+    return MemoryExport(
+        scope=request.scope, entity_id=request.entity_id, files=files, history=history
+    )
+
+
+async def _records(storage: Storage, key: str) -> list[ExportedRecord]:
+    """Every version record of ``key`` with its content, newest first."""
+    found: list[ExportedRecord] = []
+    after: str | None = None
+    while True:
+        page = await storage.list_versions(key, after=after, limit=HISTORY_PAGE)
+        for entry in page:
+            record = await storage.get_version(key, entry.version)
+            if record is not None:
+                meta = record.metadata
+                found.append(
+                    ExportedRecord(
+                        version=record.version,
+                        operation=record.operation,
+                        actor=record.actor,
+                        at=meta.last_updated,
+                        deleted=record.deleted,
+                        content=(record.data or b"").decode(),
+                        description=meta.description,
+                        aliases=list(meta.aliases),
+                        sources=list(meta.sources),
+                    )
+                )
+        if len(page) < HISTORY_PAGE:
+            return found
+        after = page[-1].version

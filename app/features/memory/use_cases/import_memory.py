@@ -1,5 +1,5 @@
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 
 from app.server.context import AppContext
@@ -18,10 +18,27 @@ from ..policy import (
 )
 from ..ports import Change, FileMetadata, Storage
 from ..ports.storage_reads import raise_current_state
-from ..schemas import FileName, ImportedFile, ImportMemory, ImportMode, ImportReport
+from ..schemas import (
+    ExportedRecord,
+    FileName,
+    ImportedFile,
+    ImportMemory,
+    ImportMode,
+    ImportReport,
+)
 
 ATTEMPTS = 3
 OUTCOMES = ("created", "overwritten", "skipped")
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """One version record to replay: its change and the file it left."""
+
+    change: Change
+    data: bytes
+    metadata: FileMetadata
+    deleted: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +46,7 @@ class _Restore:
     address: Address
     data: bytes
     metadata: FileMetadata
+    history: tuple[_Record, ...] = ()
 
 
 async def import_memory(request: ImportMemory, context: AppContext) -> ImportReport:
@@ -42,6 +60,7 @@ async def import_memory(request: ImportMemory, context: AppContext) -> ImportRep
     prefix = locate_entity(request.scope, request.entity_id)
     restores = [_restore(request, item, context) for item in request.files]
     _require_distinct(restores)
+    restores = _with_history(request, restores, context)
     storage, mode = context.storage, request.mode
     if mode is ImportMode.FAIL:
         existing = [r for r in restores if await storage.get(r.address.key)]
@@ -106,12 +125,69 @@ async def _write(
         if current is not None and not overwrite:
             return "skipped"
         expected = None if current is None else current.version
+        if current is None and restore.history:
+            expected = await _replay(storage, restore)
+            last = restore.history[-1]
+            if (last.data, last.metadata, last.deleted) == (data, metadata, False):
+                return "created"
         written = await storage.put_if_version(
             key, data, metadata, expected, change=change
         )
         if written is not None:
             return "created" if current is None else "overwritten"
     await raise_current_state(storage, restore.address)
+
+
+def _with_history(
+    request: ImportMemory, restores: list[_Restore], context: AppContext
+) -> list[_Restore]:
+    """Each restore with its records, oldest first; a history needs its file."""
+    by_name = {(r.address.location.area, r.address.location.name): r for r in restores}
+    for item in request.history or ():
+        restore = by_name.get((item.area, item.name))
+        if restore is None:
+            raise invalid_argument_error(
+                "history", f"{item.area}/{item.name} has history but is not in files"
+            )
+        records = tuple(
+            _record(restore.address, record, context)
+            for record in reversed(item.records)
+        )
+        by_name[(item.area, item.name)] = replace(restore, history=records)
+    return list(by_name.values())
+
+
+def _record(address: Address, record: ExportedRecord, context: AppContext) -> _Record:
+    data = require_within_limit(
+        address, record.content.encode(), context.limits.max_file_bytes
+    )
+    require_metadata_budget(record.description, record.aliases)
+    at = record.at.astimezone(UTC)
+    metadata = FileMetadata(
+        description=require_description(record.description) or "",
+        aliases=tuple(record.aliases),
+        sources=tuple(sorted(set(record.sources))),
+        last_updated=at,
+    )
+    change = Change(record.operation, record.actor, at)
+    return _Record(change, data, metadata, record.deleted)
+
+
+async def _replay(storage: Storage, restore: _Restore) -> str | None:
+    """Write the records again, oldest first; the version the last one left."""
+    key, version = restore.address.key, None
+    for record in restore.history:
+        if record.deleted:
+            if version is not None:
+                await storage.delete_if_version(key, version, change=record.change)
+            version = None
+            continue
+        version = await storage.put_if_version(
+            key, record.data, record.metadata, version, change=record.change
+        )
+        if version is None:
+            await raise_current_state(storage, restore.address)
+    return version
 
 
 def _name(restore: _Restore) -> FileName:
