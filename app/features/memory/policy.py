@@ -132,15 +132,19 @@ def locate_entity(scope: str, entity_id: str) -> str:
     return entity_prefix(scope, entity_id)
 
 
-def require_issued_cursor(key: bytes, listing: str, cursor: str) -> str:
+LISTING_CURSOR_HINT = (
+    "cursor was not issued for this listing; pass the next_cursor "
+    "returned with the same scope and area, or omit it to start over"
+)
+
+
+def require_issued_cursor(
+    key: bytes, listing: str, cursor: str, *, hint: str = LISTING_CURSOR_HINT
+) -> str:
     """The position of a cursor this listing issued; any other is INVALID_ARGUMENT."""
     position = decode_cursor(key, listing, cursor)
     if position is None:
-        raise invalid_argument_error(
-            "cursor",
-            "cursor was not issued for this listing; pass the next_cursor "
-            "returned with the same scope and area, or omit it to start over",
-        )
+        raise invalid_argument_error("cursor", hint)
     return position
 
 

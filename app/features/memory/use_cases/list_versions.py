@@ -1,11 +1,16 @@
 from app.server.context import AppContext
-from app.shared.errors import history_absent_error, invalid_argument_error
+from app.shared.errors import history_absent_error
 from app.shared.identity import require_identity
 
-from ..domain import decode_cursor, encode_cursor
+from ..domain import encode_cursor
 from ..domain.history import render_version, versions_listing
-from ..policy import locate_file
+from ..policy import locate_file, require_issued_cursor
 from ..schemas import ListVersions, VersionListing
+
+VERSIONS_CURSOR_HINT = (
+    "cursor was not issued for this file's versions; pass the "
+    "next_cursor returned for the same file, or omit it to start over"
+)
 
 
 async def list_versions(request: ListVersions, context: AppContext) -> VersionListing:
@@ -18,13 +23,9 @@ async def list_versions(request: ListVersions, context: AppContext) -> VersionLi
     listing = versions_listing(address.key)
     after: str | None = None
     if request.cursor:
-        after = decode_cursor(context.cursor_key, listing, request.cursor)
-        if after is None:
-            raise invalid_argument_error(
-                "cursor",
-                "cursor was not issued for this file's versions; pass the "
-                "next_cursor returned for the same file, or omit it to start over",
-            )
+        after = require_issued_cursor(
+            context.cursor_key, listing, request.cursor, hint=VERSIONS_CURSOR_HINT
+        )
     size = context.limits.list_page_size
     page = await context.storage.list_versions(address.key, after=after, limit=size + 1)
     if not page and after is None:
