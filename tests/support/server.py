@@ -19,7 +19,8 @@ from pathlib import Path
 import httpx
 
 LOOPBACK = "127.0.0.1"
-HEALTH_TIMEOUT_SECONDS = 20.0
+# Generous: a loaded 2-core CI machine can take over 20 s to import and start the app.
+HEALTH_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
 COMMAND_TIMEOUT_SECONDS = 20.0
 
