@@ -39,8 +39,11 @@ def token(workdir: Path) -> str:
 
 @pytest.fixture
 def servers(
-    workdir: Path, tmp_path_factory: pytest.TempPathFactory
+    workdir: Path, token: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Generator[tuple[ServerProcess, ServerProcess]]:
+    # The token file exists before either server starts: a server that found none
+    # would mint its own, and the test's token would race the file's reload.
+    del token
     logs = tmp_path_factory.mktemp("logs")
     with (
         running_server(workdir, logs=logs) as first,

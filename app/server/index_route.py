@@ -26,7 +26,7 @@ from app.features.memory.schemas import (
 from app.features.memory.use_cases.get_memory_index_if_changed import (
     get_memory_index_if_changed,
 )
-from app.server.auditing import audited
+from app.server.auditing import audited, mark_audited
 from app.server.context import AppContext
 
 
@@ -56,4 +56,8 @@ async def get_memory_index(
     )
 
 
-index_route = route(get_memory_index_contract, get_memory_index, present=present_index)
+index_route = route(
+    get_memory_index_contract,
+    mark_audited(get_memory_index, "get_memory_index"),
+    present=present_index,
+)
