@@ -10,7 +10,6 @@ it names no entity and holds no content, so a purge leaves nothing behind.
 
 import hashlib
 import secrets
-import sqlite3
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -20,7 +19,7 @@ import aiosqlite
 
 from app.features.memory.ports import FileMetadata, Storage
 
-from .sqlite_connection import open_sqlite_connection, translate_sqlite_error
+from .sqlite_connection import fetch_rows, open_sqlite_connection
 
 MARKER_KEYS = "%changes/"
 """Where markers live beside the files when the storage keeps them; no entity
@@ -90,11 +89,10 @@ class SqliteChangeMarkers:
         self._db = connection
 
     async def _rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
-        try:
-            async with self._db.execute(sql, parameters) as cursor:
-                return list(await cursor.fetchall())
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+        # Execute, fetch and close in one trip: a read left open between trips
+        # pins its snapshot, and a bump queued behind it then fails at once with
+        # "database is locked" (no busy wait) once another connection committed.
+        return await fetch_rows(self._db, sql, parameters)
 
     async def read(self, prefix: str) -> str:
         rows = await self._rows(_READ, (marker_id(prefix),))
