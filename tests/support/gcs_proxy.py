@@ -2,7 +2,7 @@
 
 fake-gcs-server 1.54 enforces ``ifGenerationMatch`` only on JSON multipart
 uploads; it ignores it on DELETE, on ``uploadType=media`` uploads and on
-resumable uploads (see ``shared/reference/gcs-emulator.md``). This proxy forwards
+resumable uploads (observed against the emulator). This proxy forwards
 every request unchanged, except that each mutating request runs under one lock
 and, for those three kinds, the proxy reads the object's current generation and
 answers 412 itself when ``ifGenerationMatch``, ``ifGenerationNotMatch``,
