@@ -19,8 +19,7 @@ from typing import Any
 import aiosqlite
 
 from app.features.audit.domain import erasure_key
-from app.features.audit.pending import pending_event
-from app.features.audit.ports import AuditEvent
+from app.features.audit.ports import AuditEvent, pending_event
 
 from .audit_records import event_to_record
 from .sqlite_audit_log import AUDIT_SCHEMA

@@ -20,8 +20,12 @@ from app.features.audit.domain import (
     call_events,
     call_scope,
 )
-from app.features.audit.pending import PendingEvent, close_pending, open_pending
-from app.features.audit.ports import AuditEvent
+from app.features.audit.ports import (
+    AuditEvent,
+    PendingEvent,
+    close_pending,
+    open_pending,
+)
 
 if TYPE_CHECKING:
     from app.server.context import AppContext
