@@ -1,13 +1,14 @@
-"""Path parameters of the client's calls: a value that is not one key segment
-(``app.shared.locations``) is refused before sending, with the server's error."""
+"""Path parameters of the client's calls: values a URL path cannot carry
+(``app.shared.locations.is_url_segment``) are refused before sending, with the
+error the server would give."""
 
 from app.client.errors import InvalidArgumentError
 from app.features.memory.policy import require_path
-from app.shared.locations import SEGMENT_RULE, is_valid_segment
+from app.shared.locations import SEGMENT_RULE, is_url_segment
 
 
 def _require_url_segment(argument: str, value: str) -> None:
-    if is_valid_segment(value):
+    if is_url_segment(value):
         return
     if argument == "area":
         require_path(value, "name")
