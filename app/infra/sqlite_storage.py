@@ -30,6 +30,7 @@ from app.features.memory.ports import (
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.shared.errors import backend_unavailable_error
 
@@ -79,6 +80,11 @@ def _change_values(change: Change | None) -> tuple[str | None, ...]:
     return (change.operation, change.actor, format_timestamp(change.at))
 
 
+def _written_values(write: Write, version: str) -> tuple[str | None, ...]:
+    """The values of the ``_WRITTEN`` columns for ``write`` landing as ``version``."""
+    return (*_meta_values(write.metadata), version, *_change_values(write.change))
+
+
 def _record(row: Any, data: bytes | None) -> VersionRecord:
     return VersionRecord(
         version=row[0],
@@ -126,45 +132,30 @@ class SqliteStorage:
         row = rows[0]
         return StoredObject(data=bytes(row[0]), metadata=_meta(row, 1), version=row[5])
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
+    async def put(self, write: Write) -> str:
         version = _new_version()
         await self._run(
             f"INSERT OR REPLACE INTO memory_objects (key, data, {_WRITTEN}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, data, *_meta_values(metadata), version, *_change_values(change)),
+            (write.key, write.data, *_written_values(write, version)),
         )
         return version
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         version = _new_version()
-        values = (*_meta_values(metadata), version, *_change_values(change))
+        values = _written_values(write, version)
         if expected is None:
             cursor = await self._run(
                 f"INSERT INTO memory_objects (key, data, {_WRITTEN}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                (key, data, *values),
+                (write.key, write.data, *values),
             )
         else:
             cursor = await self._run(
                 "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
                 "sources = ?, last_updated = ?, version = ?, operation = ?, "
                 "actor = ?, changed_at = ? WHERE key = ? AND version = ?",
-                (data, *values, key, expected),
+                (write.data, *values, write.key, expected),
             )
         return version if cursor.rowcount == 1 else None
 
