@@ -27,7 +27,7 @@ _INCREMENTER = """
 import asyncio, sys
 from datetime import UTC, datetime
 from pathlib import Path
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra.filesystem_storage import FilesystemStorage
 
 async def main(root, count):
@@ -37,7 +37,8 @@ async def main(root, count):
     while done < count:
         current = await storage.get("counter")
         data = b"%d" % (int(current.data) + 1)
-        if await storage.put_if_version("counter", data, meta, current.version):
+        write = Write("counter", data, meta)
+        if await storage.put_if_version(write, current.version):
             done += 1
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
