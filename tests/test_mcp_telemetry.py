@@ -65,7 +65,7 @@ def test_record_error_code_falls_back_to_the_failure_kind() -> None:
 
 
 def test_an_observer_cannot_change_the_record_or_the_original() -> None:
-    """Arguments and result are read-only at every depth; the original stays as it was."""
+    """Arguments and result are read-only at every depth; the original stays."""
     original: dict[str, Any] = {
         "ok": True,
         "result": {"aliases": ["x"], "entries": [{"name": "tea", "sources": ["a"]}]},
