@@ -54,7 +54,12 @@ async def _seed(emulator: Emulator, sizes: Sequence[int]) -> None:
         await asyncio.gather(*(put(n, i) for n in sizes for i in range(n)))
 
 
+def point_at(emulator: Emulator) -> None:
+    """This process's GCS client talks to the emulator."""
+    os.environ["STORAGE_EMULATOR_HOST"] = emulator.url
+
+
 def seed_sized(emulator: Emulator, sizes: Sequence[int]) -> None:
     """Entity ``sized-<n>`` holds n files, for each n, as in the SQLite dataset."""
-    os.environ["STORAGE_EMULATOR_HOST"] = emulator.url
+    point_at(emulator)
     asyncio.run(_seed(emulator, sizes))
