@@ -5,10 +5,9 @@ from app.shared.identity import require_identity
 from ..domain import appended, edited_metadata, render_file, render_stored
 from ..policy import (
     locate_file,
-    require_aliases,
-    require_description,
     require_edit_fits,
     require_fact_line,
+    require_metadata_changes,
     require_text,
     require_writable,
 )
@@ -28,8 +27,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     require_writable(identity, context.policy, address)
     line = require_fact_line(request.line)
     expected = require_text("expected_version", request.expected_version)
-    require_aliases(request.aliases)
-    require_description(request.description)
+    require_metadata_changes(request)
     storage = context.storage
     stored = await load_existing(storage, address)
     require_version(address, stored, expected)

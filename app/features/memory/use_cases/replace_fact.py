@@ -5,9 +5,8 @@ from app.shared.identity import require_identity
 from ..domain import count_matches, edited_metadata, render_file
 from ..policy import (
     locate_file,
-    require_aliases,
-    require_description,
     require_edit_fits,
+    require_metadata_changes,
     require_old_string,
     require_text,
     require_writable,
@@ -31,8 +30,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     old_string = require_old_string(request.old_string)
     new_string = require_text("new_string", request.new_string)
     expected = require_text("expected_version", request.expected_version)
-    require_aliases(request.aliases)
-    require_description(request.description)
+    require_metadata_changes(request)
     storage, location, source = context.storage, address.location, context.source
     stored = await load_existing(storage, address)
     for _ in range(ATTEMPTS):
