@@ -19,7 +19,7 @@ from app.server.mcp_http import HttpMcp
 from app.server.otel import Telemetry
 from app.server.refusal_audit import RefusalAudit
 from app.server.request_log import RequestIds
-from app.server.routes import api_routes, routes
+from app.server.routes import api_routes, served_routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
@@ -43,7 +43,7 @@ def build_app(
     running = SharedContext()
     refusals = RefusalAudit(api_routes, resolver, running)
     app = create_app(
-        routes=routes,
+        routes=served_routes,
         context_factory=create_context,
         lifespan=mcp.lifespan(
             functools.partial(running.open, create_lifespan(settings))
