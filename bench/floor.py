@@ -1,37 +1,24 @@
-"""The floor: the same ``/v1`` SQL and semantics as Wenchang with no framework layers.
+"""The bare floor: Wenchang's ``/v1`` SQL and semantics with no framework layers.
 
-A bare Starlette app over one process-wide aiosqlite connection, configured like the
-Wenchang adapter (WAL, ``synchronous`` as ``WENCHANG_SQLITE_SYNCHRONOUS`` says,
-``FULL`` by default, so both pay the same fsync per commit). The bearer check is a
-dict lookup; request bodies are ``json.loads`` plus type checks; every response is
-built with ``json.dumps``. Each request runs the statements Wenchang's use cases run
-(read = one SELECT; replace and append = SELECT then compare-and-swap UPDATE; index
-= one SELECT per granted scope, then order, budget and render), each statement as a
-single thread hop. Whatever Wenchang spends beyond this is framework, validation and
-our own layers. Configured by ``BENCH_FLOOR_DB`` and ``BENCH_FLOOR_TOKENS`` (JSON:
-token -> scope -> entity).
+A bare Starlette app over the storage work of ``floor_sql`` (one process-wide
+aiosqlite connection configured like Wenchang's adapter). The bearer check is a
+dict lookup; request bodies are ``json.loads`` plus type checks; every response
+is built with ``json.dumps``. Whatever Wenchang spends beyond this is framework,
+validation and our own layers. Configured by ``BENCH_FLOOR_DB`` and
+``BENCH_FLOOR_TOKENS`` (JSON: token -> scope -> entity).
 """
 
 import json
-import os
-import secrets
-from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 from typing import Any
 
-import aiosqlite
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-COLUMNS = "description, aliases, sources, last_updated, version"
-INDEX_MAX_BYTES = int(os.environ.get("BENCH_FLOOR_INDEX_MAX_BYTES", "1048576"))
-MAX_FILE_BYTES = 16384
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-LABELS = ("- [stated] ", "- [observed] ", "- [inferred] ", "- [system] ")
+from bench import floor_sql as sql
 
 state: dict[str, Any] = {}
 
@@ -40,49 +27,8 @@ def _error(status: int, code: str) -> Response:
     return JSONResponse({"code": code, "message": code, "details": {}}, status)
 
 
-def _grants(request: Request) -> dict[str, str] | None:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return state["tokens"].get(token)
-
-
-def _now() -> str:
-    moment = datetime.now(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _file(
-    scope: str, area: str, name: str, content: str, meta: tuple[Any, ...]
-) -> dict[str, Any]:
-    return {
-        "scope": scope,
-        "area": area,
-        "name": name,
-        "content": content,
-        "version": meta[4],
-        "description": meta[0],
-        "aliases": json.loads(meta[1]) if isinstance(meta[1], str) else meta[1],
-        "sources": json.loads(meta[2]) if isinstance(meta[2], str) else meta[2],
-        "last_updated": meta[3],
-    }
-
-
-def _respond_file(body: dict[str, Any], status: int = 200) -> Response:
-    return JSONResponse(body, status, headers={"ETag": f'"{body["version"]}"'})
-
-
-async def _select(key: str) -> tuple[Any, ...] | None:
-    db: aiosqlite.Connection = state["db"]
-    rows = await db.execute_fetchall(
-        f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?", (key,)
-    )
-    rows = list(rows)
-    return tuple(rows[0]) if rows else None
-
-
-def _locate(request: Request) -> tuple[dict[str, str], str, str, str, str] | Response:
-    grants = _grants(request)
+def _locate(request: Request) -> tuple[str, str, str, str] | Response:
+    grants = sql.bearer(request.headers.get("authorization", ""), state["tokens"])
     if grants is None:
         return _error(401, "UNAUTHORIZED")
     params = request.path_params
@@ -90,18 +36,11 @@ def _locate(request: Request) -> tuple[dict[str, str], str, str, str, str] | Res
     entity = grants.get(scope)
     if entity is None:
         return _error(422, "INVALID_ARGUMENT")
-    return grants, scope, area, name, f"{scope}/{entity}/{area}/{name}.md"
+    return scope, area, name, f"{scope}/{entity}/{area}/{name}.md"
 
 
-async def read_file(request: Request) -> Response:
-    located = _locate(request)
-    if isinstance(located, Response):
-        return located
-    _, scope, area, name, key = located
-    row = await _select(key)
-    if row is None:
-        return _error(404, "MEMORY_NOT_FOUND")
-    return _respond_file(_file(scope, area, name, row[0].decode(), row[1:]))
+def _respond(written: sql.Written) -> Response:
+    return JSONResponse(written.as_dict(), headers={"ETag": f'"{written.version}"'})
 
 
 def _expected(request: Request) -> str | None:
@@ -111,20 +50,7 @@ def _expected(request: Request) -> str | None:
     return value[1:-1]
 
 
-async def _compare_and_swap(
-    key: str, data: bytes, meta: tuple[str, str, str, str], expected: str
-) -> str | None:
-    db: aiosqlite.Connection = state["db"]
-    version = secrets.token_hex(10)
-    cursor = await db.execute(
-        "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
-        "sources = ?, last_updated = ?, version = ? WHERE key = ? AND version = ?",
-        (data, *meta, version, key, expected),
-    )
-    return version if cursor.rowcount == 1 else None
-
-
-def _conflict(row: tuple[Any, ...]) -> Response:
+def _conflict(row: sql.Row) -> Response:
     return JSONResponse(
         {"code": "VERSION_CONFLICT", "details": {"content": row[0].decode()}},
         412,
@@ -132,12 +58,46 @@ def _conflict(row: tuple[Any, ...]) -> Response:
     )
 
 
+async def read_file(request: Request) -> Response:
+    located = _locate(request)
+    if isinstance(located, Response):
+        return located
+    scope, area, name, key = located
+    row = await sql.select(state["db"], key)
+    if row is None:
+        return _error(404, "MEMORY_NOT_FOUND")
+    return _respond(sql.stored(scope, area, name, row))
+
+
+async def _guarded(
+    request: Request, located: tuple[str, str, str, str]
+) -> sql.Row | Response:
+    """The current row when If-Match names its version, else the refusal."""
+    if _expected(request) is None or located[1] == "system":
+        return _error(428, "PRECONDITION_REQUIRED")
+    row = await sql.select(state["db"], located[3])
+    if row is None:
+        return _error(404, "MEMORY_NOT_FOUND")
+    return row if row[5] == _expected(request) else _conflict(row)
+
+
+async def _swap(
+    located: tuple[str, str, str, str], row: sql.Row, content: str, meta: sql.Meta
+) -> Response:
+    data = content.encode()
+    if len(data) > sql.MAX_FILE_BYTES:
+        return _error(413, "OVERSIZE_WRITE")
+    scope, area, name, key = located
+    version = await sql.compare_and_swap(state["db"], key, data, meta, row[5])
+    if version is None:
+        return _error(412, "VERSION_CONFLICT")
+    return _respond(sql.Written(scope, area, name, content, meta, version))
+
+
 async def write_file(request: Request) -> Response:
     located = _locate(request)
     if isinstance(located, Response):
         return located
-    _, scope, area, name, key = located
-    expected = _expected(request)
     body = json.loads(await request.body())
     content, description, aliases = (
         body["content"],
@@ -146,103 +106,51 @@ async def write_file(request: Request) -> Response:
     )
     if not isinstance(content, str) or not isinstance(description, str):
         return _error(422, "VALIDATION_ERROR")
-    if expected is None or area == "system":
-        return _error(428, "PRECONDITION_REQUIRED")
-    data = content.encode()
-    if len(data) > MAX_FILE_BYTES:
-        return _error(413, "OVERSIZE_WRITE")
-    row = await _select(key)
-    if row is None:
-        return _error(404, "MEMORY_NOT_FOUND")
-    if row[5] != expected:
-        return _conflict(row)
-    sources = json.dumps(sorted({*json.loads(row[3]), "http"}))
-    meta = (description, json.dumps(aliases), sources, _now())
-    version = await _compare_and_swap(key, data, meta, expected)
-    if version is None:
-        return _error(412, "VERSION_CONFLICT")
-    return _respond_file(_file(scope, area, name, content, (*meta, version)))
+    row = await _guarded(request, located)
+    if isinstance(row, Response):
+        return row
+    return await _swap(
+        located, row, content, sql.replaced_meta(row, description, aliases)
+    )
 
 
 async def append_line(request: Request) -> Response:
     located = _locate(request)
     if isinstance(located, Response):
         return located
-    _, scope, area, name, key = located
-    expected = _expected(request)
     line = json.loads(await request.body())["line"]
-    if not isinstance(line, str) or not line.startswith(LABELS) or "\n" in line:
+    if not isinstance(line, str) or not sql.is_fact_line(line):
         return _error(422, "INVALID_ARGUMENT")
-    if expected is None:
-        return _error(428, "PRECONDITION_REQUIRED")
-    row = await _select(key)
-    if row is None:
-        return _error(404, "MEMORY_NOT_FOUND")
-    if row[5] != expected:
-        return _conflict(row)
+    row = await _guarded(request, located)
+    if isinstance(row, Response):
+        return row
+    content = sql.appended(row[0].decode(), line)
+    return await _swap(located, row, content, sql.kept_meta(row))
+
+
+async def replace_fact(request: Request) -> Response:
+    located = _locate(request)
+    if isinstance(located, Response):
+        return located
+    body = json.loads(await request.body())
+    old, new = body["old_string"], body["new_string"]
+    if not isinstance(old, str) or not old or not isinstance(new, str):
+        return _error(422, "INVALID_ARGUMENT")
+    row = await _guarded(request, located)
+    if isinstance(row, Response):
+        return row
     content = row[0].decode()
-    separator = "\n" if content and not content.endswith("\n") else ""
-    content = f"{content}{separator}{line}\n"
-    data = content.encode()
-    if len(data) > MAX_FILE_BYTES:
-        return _error(413, "OVERSIZE_WRITE")
-    sources = json.dumps(sorted({*json.loads(row[3]), "http"}))
-    meta = (row[1], row[2], sources, _now())
-    version = await _compare_and_swap(key, data, meta, expected)
-    if version is None:
-        return _error(412, "VERSION_CONFLICT")
-    return _respond_file(_file(scope, area, name, content, (*meta, version)))
-
-
-def _micros(text: str) -> int:
-    delta = datetime.fromisoformat(text) - EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if content.count(old) != 1:
+        return _error(409, "REPLACE_FACT_MATCH")
+    edited = content.replace(old, new, 1)
+    return await _swap(located, row, edited, sql.kept_meta(row))
 
 
 async def get_memory_index(request: Request) -> Response:
-    grants = _grants(request)
+    grants = sql.bearer(request.headers.get("authorization", ""), state["tokens"])
     if grants is None:
         return _error(401, "UNAUTHORIZED")
-    db: aiosqlite.Connection = state["db"]
-    ranked: list[tuple[int, int, str, str, str, str]] = []
-    for scope, entity in grants.items():
-        prefix = f"{scope}/{entity}/"
-        rows = await db.execute_fetchall(
-            f"SELECT key, {COLUMNS} FROM memory_objects "
-            "WHERE key >= ? AND key < ? ORDER BY key LIMIT 1000",
-            (prefix, prefix[:-1] + "0"),
-        )
-        for key, description, aliases, sources, updated, version in rows:
-            _, _, area, filename = key.split("/")
-            entry = {
-                "scope": scope,
-                "area": area,
-                "name": filename[:-3],
-                "version": version,
-                "description": description,
-                "aliases": json.loads(aliases),
-                "sources": json.loads(sources),
-                "last_updated": updated,
-            }
-            tier = 0 if area == "system" else 1
-            text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
-            ranked.append((tier, -_micros(updated), key, text, scope, area))
-    ranked.sort(key=lambda row: row[:3])
-    kept: list[str] = []
-    omitted: Counter[tuple[str, str]] = Counter()
-    total = 0
-    for _, _, _, text, scope, area in ranked:
-        cost = len(text.encode())
-        if not omitted and total + cost <= INDEX_MAX_BYTES:
-            kept.append(text)
-            total += cost
-        else:
-            omitted[(scope, area)] += 1
-    capped = [
-        {"scope": scope, "area": area, "omitted": count}
-        for (scope, area), count in sorted(omitted.items())
-    ]
-    body = f'{{"entries":[{",".join(kept)}],"capped":{json.dumps(capped)}}}'
+    body = await sql.index_body(state["db"], grants)
     return Response(body, media_type="application/json")
 
 
@@ -252,20 +160,11 @@ async def health(request: Request) -> Response:
 
 
 @asynccontextmanager
-async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    with open(os.environ["BENCH_FLOOR_TOKENS"]) as stream:
-        state["tokens"] = json.load(stream)
-    db = await aiosqlite.connect(os.environ["BENCH_FLOOR_DB"], isolation_level=None)
-    await db.execute("PRAGMA busy_timeout = 5000")
-    await db.execute("PRAGMA journal_mode = WAL")
-    synchronous = os.environ.get("WENCHANG_SQLITE_SYNCHRONOUS", "full").upper()
-    await db.execute(f"PRAGMA synchronous = {synchronous}")
-    await db.execute("PRAGMA secure_delete = ON")
-    state["db"] = db
-    try:
+async def lifespan(app: Starlette) -> AsyncGenerator[None]:
+    state["tokens"] = sql.load_tokens()
+    async with sql.connection() as db:
+        state["db"] = db
         yield
-    finally:
-        await db.close()
 
 
 FILE = "/v1/files/{scope}/{area}/{name}"
@@ -275,6 +174,7 @@ app = Starlette(
         Route(FILE, read_file, methods=["GET"]),
         Route(FILE, write_file, methods=["PUT"]),
         Route(FILE + "/lines", append_line, methods=["POST"]),
+        Route(FILE + "/replace", replace_fact, methods=["POST"]),
         Route("/health", health),
     ],
     lifespan=lifespan,

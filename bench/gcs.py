@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.features.memory.ports import Write
 from bench.seed import AREAS, sample_file
 
 SEED_CONCURRENCY = 16
@@ -49,12 +50,17 @@ async def _seed(emulator: Emulator, sizes: Sequence[int]) -> None:
             data, metadata = sample_file(f"f{i:04d}", i)
             key = file_key("user", f"sized-{n}", AREAS[i % len(AREAS)], f"f{i:04d}")
             async with gate:
-                await storage.put(key, data, metadata)
+                await storage.put(Write(key, data, metadata))
 
         await asyncio.gather(*(put(n, i) for n in sizes for i in range(n)))
 
 
+def point_at(emulator: Emulator) -> None:
+    """This process's GCS client talks to the emulator."""
+    os.environ["STORAGE_EMULATOR_HOST"] = emulator.url
+
+
 def seed_sized(emulator: Emulator, sizes: Sequence[int]) -> None:
     """Entity ``sized-<n>`` holds n files, for each n, as in the SQLite dataset."""
-    os.environ["STORAGE_EMULATOR_HOST"] = emulator.url
+    point_at(emulator)
     asyncio.run(_seed(emulator, sizes))

@@ -30,6 +30,9 @@ WRITE_BODY = {
     "description": "Tea preferences, rewritten by the benchmark",
     "aliases": ["drinks", "tea"],
 }
+REPLACEMENTS = (("green tea", "black tea"), ("black tea", "green tea"))
+"""A replace_fact step and its inverse: the seeded files name "green tea" once."""
+HISTORY_SCENARIOS = ("list_versions", "read_version")
 VERSION = re.compile(rb'\\?"version\\?":\s*\\?"([^"\\]+)')
 
 
@@ -152,6 +155,10 @@ class Client:
         self.random = random.Random(spec.seed * 1000 + number)
         self.versions: dict[str, str] = {}
         self.appends = 0
+        self.replaced = 0
+        self.searched = number * 7
+        self.index_tag = ""
+        self.history_version = ""
         self.rpc_id = 0
         self.read_auth = {"Authorization": f"Bearer {spec.reader_token}"}
         self.write_auth = {"Authorization": f"Bearer {spec.writer_token}"}
@@ -164,19 +171,26 @@ class Client:
     def append_name(self) -> str:
         return f"a{self.number}"
 
+    @property
+    def replace_name(self) -> str:
+        return f"r{self.number}"
+
     async def http(
         self,
         method: str,
         path: str,
         headers: dict[str, str],
         body: Any = None,
+        *,
+        expect: int | None = None,
     ) -> Response:
         payload = b""
         if body is not None:
             payload = json.dumps(body).encode()
             headers = {**headers, "Content-Type": "application/json"}
         response = await self.connection.request(method, path, headers, payload)
-        if not 200 <= response.status < 300:
+        ok = response.status == expect if expect else 200 <= response.status < 300
+        if not ok:
             raise Failed(f"{method} {path}: {response.status} {response.body[:300]!r}")
         return response
 
@@ -203,10 +217,20 @@ class Client:
         self.versions[name] = (await self.http("GET", path, self.write_auth)).version()
 
     async def setup(self) -> None:
-        if self.spec.scenario in ("write_file", "append_line", "mixed"):
+        scenario = self.spec.scenario
+        if scenario in ("write_file", "append_line", "mixed", *HISTORY_SCENARIOS):
             await self.refresh(self.write_name)
             await self.refresh(self.append_name)
             await self.reset_appends()
+        if scenario == "replace_fact":
+            await self.sync_replace()
+        if scenario == "index_revalidation":
+            response = await self.http("GET", "/v1/index", self.read_auth)
+            self.index_tag = response.headers[b"etag"].decode()
+        if scenario in HISTORY_SCENARIOS:
+            path = _file_path("user", "bench", self.append_name) + "/versions"
+            listing = await self.http("GET", path, self.write_auth)
+            self.history_version = json.loads(listing.body)["entries"][0]["version"]
 
     async def reset_appends(self) -> None:
         name = self.append_name
@@ -274,6 +298,37 @@ class Client:
         else:
             await self.http("GET", "/v1/index", self.read_auth)
 
+    async def replace_fact(self) -> None:
+        """Swap one phrase of this client's file back and forth (one span each way)."""
+        name = self.replace_name
+        old, new = REPLACEMENTS[self.replaced % 2]
+        headers = {**self.write_auth, "If-Match": f'"{self.versions[name]}"'}
+        path = _file_path("user", "bench", name) + "/replace"
+        body = {"old_string": old, "new_string": new}
+        response = await self.http("POST", path, headers, body)
+        self.versions[name] = response.version()
+        self.replaced += 1
+
+    async def index_revalidation(self) -> None:
+        """The index again, holding its ETag: 304 and no body while it is current."""
+        headers = {**self.read_auth, "If-None-Match": self.index_tag}
+        await self.http("GET", "/v1/index", headers, expect=304)
+
+    async def list_versions(self) -> None:
+        path = _file_path("user", "bench", self.append_name) + "/versions"
+        await self.http("GET", path, self.write_auth)
+
+    async def read_version(self) -> None:
+        path = _file_path("user", "bench", self.append_name)
+        path += f"/versions/{quote(self.history_version, '')}"
+        await self.http("GET", path, self.write_auth)
+
+    async def search_memory(self) -> None:
+        queries: list[str] = self.spec.extra["queries"]
+        query = queries[self.searched % len(queries)]
+        self.searched += 1
+        await self.http("GET", f"/v1/search?q={quote(query)}", self.read_auth)
+
     async def mixed(self) -> None:
         if self.random.random() < 0.8:
             path = _file_path("user", "bench", self.append_name)
@@ -289,6 +344,15 @@ class Client:
     async def recover(self) -> None:
         for name in list(self.versions):
             await self.refresh(name)
+        if self.spec.scenario == "replace_fact":
+            await self.sync_replace()
+
+    async def sync_replace(self) -> None:
+        """Learn the replace file's version and which way the next swap goes."""
+        path = _file_path("user", "bench", self.replace_name)
+        response = await self.http("GET", path, self.write_auth)
+        self.versions[self.replace_name] = response.version()
+        self.replaced = 0 if b"green tea" in response.body else 1
 
 
 @dataclass
@@ -354,6 +418,7 @@ async def run(spec: Spec) -> dict[str, Any]:
         "errors": tally.errors,
         "rps": len(ordered) / spec.duration,
         "p50_ms": _percentile(ordered, 0.50) * 1000,
+        "p95_ms": _percentile(ordered, 0.95) * 1000,
         "p99_ms": _percentile(ordered, 0.99) * 1000,
         "error_samples": tally.samples,
         "sent": sent,
@@ -364,7 +429,20 @@ async def serve_specs() -> None:
     """Read one spec per stdin line, answer one result per stdout line."""
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, sys.stdin.readline):
-        result = await run(Spec(**json.loads(line)))
+        try:
+            result = await run(Spec(**json.loads(line)))
+        except (*FAILURES, KeyError, IndexError) as exc:
+            # A scenario whose set-up fails is one error, not a dead generator.
+            result = {
+                "requests": 0,
+                "errors": 1,
+                "rps": 0.0,
+                "p50_ms": float("nan"),
+                "p95_ms": float("nan"),
+                "p99_ms": float("nan"),
+                "error_samples": [f"set-up failed: {exc!r}"[:300]],
+                "sent": 0,
+            }
         sys.stdout.write(json.dumps(result) + "\n")
         sys.stdout.flush()
 

@@ -1,242 +1,192 @@
-"""The ratio tables, as markdown: printed by the command and kept in RESULTS.md."""
+"""The result tables, as markdown: printed by the command and kept in RESULTS.md.
+
+Every table states its targets beside the figure (✅/❌); the summary at the top
+of the block lists every target of the run.
+"""
 
 import os
 import platform
 import sqlite3
-import statistics
 import subprocess
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench import sections
+from bench.figures import Verdicts, cpu, cpu_ratio, errors, p50, ratio, rps, x
 from bench.servers import ROOT, can_pin
-from bench.suite import HTTP_OPS, MCP_OPS, Results, Run
+from bench.suite import HTTP_OPS, MCP_OPS, Results
 
-TARGETS = {
+FLOOR_TARGETS = {
     "read_file": 0.6,
     "write_file": 0.5,
     "append_line": 0.5,
-    "get_memory_index": 0.5,
+    "replace_fact": 0.5,
+    "get_memory_index": 0.6,
+    "mixed": 0.5,
 }
+TENCHI_TARGET = 0.85
+MCP_TARGETS = {"get_memory_index": 2.0}
 MCP_TARGET = 1.5
+REVALIDATION_TARGET = 5.0
+DEFAULT_TARGET = 0.95
 
 
-def _median(values: Sequence[float]) -> float:
-    return statistics.median(values) if values else float("nan")
-
-
-def _x(value: float, digits: int = 2) -> str:
-    """A number for a table cell; a dash when nothing was measured."""
-    return "-" if value != value else f"{value:,.{digits}f}"
-
-
-def _ratios(results: Results, top: str, bottom: str, op: str, c: int) -> list[float]:
-    """Per-round throughput ratios top ÷ bottom (same round, back to back)."""
-    tops = results.runs.get((top, op, c), [])
-    bottoms = results.runs.get((bottom, op, c), [])
-    return [t.rps / b.rps for t, b in zip(tops, bottoms, strict=False) if b.rps]
-
-
-def _latency_ratios(
-    results: Results, op: str, c: int, name: str = "mcp"
-) -> list[float]:
-    mcp = results.runs.get((name, op, c), [])
-    http = results.runs.get(("wenchang", op, c), [])
-    return [m.p50_ms / h.p50_ms for m, h in zip(mcp, http, strict=False) if h.p50_ms]
-
-
-def _summary(runs: Sequence[Run]) -> tuple[str, str, str, int, float]:
-    rps = _median([r.rps for r in runs])
-    p50 = _median([r.p50_ms for r in runs])
-    p99 = _median([r.p99_ms for r in runs])
-    return (
-        _x(rps, 0),
-        _x(p50),
-        _x(p99),
-        sum(r.errors for r in runs),
-        max((r.rss_mb for r in runs), default=0.0),
-    )
-
-
-def _verdict(value: float, target: float | None, *, at_most: bool = False) -> str:
-    if target is None or value != value:
-        return "-"
-    ok = value <= target if at_most else value >= target
-    return f"{'✅' if ok else '❌'} {'≤' if at_most else '≥'} {target}"
-
-
-def _cpu_ratios(results: Results, top: str, op: str, c: int) -> list[float]:
-    """Per-round CPU-cost ratios floor ÷ ``top``: 1.0 means as cheap as the floor."""
-    tops = results.runs.get((top, op, c), [])
-    floors = results.runs.get(("floor", op, c), [])
-    return [f.cpu_us / t.cpu_us for t, f in zip(tops, floors, strict=False) if t.cpu_us]
-
-
-VARIANTS = {
-    "before": "before optimisations",
-    "unvalidated": "without Tenchi revalidation",
-    "limited": "with the rate limiter on",
-}
-
-
-def _variant_cells(results: Results, op: str, c: int) -> str:
-    cells = ""
-    for name in VARIANTS:
-        if any(key[0] == name for key in results.runs):
-            throughput = _median(_ratios(results, name, "floor", op, c))
-            cpu = _median(_cpu_ratios(results, name, op, c))
-            cells += f" | {_x(throughput)} / {_x(cpu)}"
-    return cells
-
-
-def http_table(results: Results) -> list[str]:
-    header = (
-        "| scenario | c | Wenchang req/s | p50 ms | p99 ms | floor req/s | p50 ms "
-        "| p99 ms | **Wenchang ÷ floor** | target | CPU us/req W / F "
-        "| **CPU: floor ÷ W** |"
-    )
-    rule = "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|"
-    for name, label in VARIANTS.items():
-        if any(key[0] == name for key in results.runs):
-            header += f" {label} ÷ floor (req/s / CPU) |"
-            rule += "--:|"
-    lines = [header + " errors W/F | RSS MB W/F |", rule + "---|---|"]
+def http_table(results: Results, verdicts: Verdicts) -> list[str]:
+    lines = [
+        "| op | c | Wenchang req/s | Tenchi floor req/s | bare floor req/s "
+        "| **Wenchang ÷ Tenchi floor** | target | **Tenchi floor ÷ bare** "
+        "| **Wenchang ÷ bare** | target | CPU µs/req W / T / B "
+        "| CPU: T ÷ W | CPU: B ÷ T | p50 ms W / T / B | errors W/T/B |",
+        "|---|--:|--:|--:|--:|--:|---|--:|--:|---|--:|--:|--:|--:|---|",
+    ]
     for op in HTTP_OPS:
         for c in results.profile.concurrency:
-            w = results.runs.get(("wenchang", op, c), [])
-            f = results.runs.get(("floor", op, c), [])
-            if not w or not f:
+            if not (results.runs.get(("wenchang", op, c))):
                 continue
-            ws, fs = _summary(w), _summary(f)
-            ratio = _median(_ratios(results, "wenchang", "floor", op, c))
-            cpu = _median(_cpu_ratios(results, "wenchang", op, c))
-            w_cpu = _median([r.cpu_us for r in w])
-            f_cpu = _median([r.cpu_us for r in f])
-            lines.append(
-                f"| {op} | {c} | {ws[0]} | {ws[1]} | {ws[2]} | {fs[0]} | {fs[1]} "
-                f"| {fs[2]} | **{_x(ratio)}** | {_verdict(ratio, TARGETS.get(op))} "
-                f"| {_x(w_cpu, 0)} / {_x(f_cpu, 0)} | **{_x(cpu)}**"
-                f"{_variant_cells(results, op, c)} "
-                f"| {ws[3]}/{fs[3]} | {ws[4]:.0f}/{fs[4]:.0f} |"
+            ours = ratio(results, "wenchang", "tenchi", op, c)
+            share = ratio(results, "tenchi", "floor", op, c)
+            bare = ratio(results, "wenchang", "floor", op, c)
+            names = ("wenchang", "tenchi", "floor")
+            label = f"HTTP {op} c={c}: Wenchang ÷"
+            against_tenchi = verdicts.check(
+                f"{label} Tenchi floor", ours, TENCHI_TARGET
             )
-    for c in results.profile.concurrency:
-        cached = results.runs.get(("cached", "get_memory_index", c), [])
-        if cached:
-            cs = _summary(cached)
-            ratio = _median(_ratios(results, "cached", "floor", "get_memory_index", c))
-            cpu = _median(_cpu_ratios(results, "cached", "get_memory_index", c))
-            cached_cpu = _x(_median([r.cpu_us for r in cached]), 0)
-            padding = " |" * sum(
-                any(key[0] == name for key in results.runs) for name in VARIANTS
+            against_bare = verdicts.check(
+                f"{label} bare floor", bare, FLOOR_TARGETS[op]
             )
             lines.append(
-                f"| get_memory_index, memory cache | {c} | {cs[0]} | {cs[1]} | {cs[2]} "
-                f"| | | | {_x(ratio)} | - | {cached_cpu} | {_x(cpu)} |{padding} "
-                f"{cs[3]}/- | {cs[4]:.0f}/- |"
+                f"| {op} | {c} | {x(rps(results, 'wenchang', op, c), 0)} "
+                f"| {x(rps(results, 'tenchi', op, c), 0)} "
+                f"| {x(rps(results, 'floor', op, c), 0)} | **{x(ours)}** "
+                f"| {against_tenchi} | **{x(share)}** | **{x(bare)}** | {against_bare} "
+                f"| {' / '.join(x(cpu(results, n, op, c), 0) for n in names)} "
+                f"| {x(cpu_ratio(results, 'wenchang', 'tenchi', op, c))} "
+                f"| {x(cpu_ratio(results, 'tenchi', 'floor', op, c))} "
+                f"| {' / '.join(x(p50(results, n, op, c)) for n in names)} "
+                f"| {'/'.join(str(errors(results, n, op, c)) for n in names)} |"
             )
     return lines
 
 
-def mcp_table(results: Results) -> list[str]:
+def defaults_table(results: Results, verdicts: Verdicts) -> list[str]:
+    lines = [
+        "| op | c | shipped default req/s | like-for-like req/s "
+        "| default ÷ like-for-like | default ÷ bare floor "
+        "| CPU µs/req default / like-for-like | errors |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for op in HTTP_OPS:
+        for c in results.profile.concurrency:
+            if not results.runs.get(("default", op, c)):
+                continue
+            lines.append(
+                f"| {op} | {c} | {x(rps(results, 'default', op, c), 0)} "
+                f"| {x(rps(results, 'wenchang', op, c), 0)} "
+                f"| {x(ratio(results, 'default', 'wenchang', op, c))} "
+                f"| {x(ratio(results, 'default', 'floor', op, c))} "
+                f"| {x(cpu(results, 'default', op, c), 0)} / "
+                f"{x(cpu(results, 'wenchang', op, c), 0)} "
+                f"| {errors(results, 'default', op, c)} |"
+            )
+    lines += [
+        "",
+        "| op | c | default req/s | `WENCHANG_RATE_LIMIT=0` req/s "
+        "| **default ÷ RATE_LIMIT=0** | target | CPU: unlimited ÷ default |",
+        "|---|--:|--:|--:|--:|---|--:|",
+    ]
+    for op in ("read_file", "write_file"):
+        for c in results.profile.concurrency:
+            value = ratio(results, "default", "unlimited", op, c)
+            cell = (
+                verdicts.check(
+                    f"{op} c=1: default ÷ RATE_LIMIT=0", value, DEFAULT_TARGET
+                )
+                if c == 1
+                else "(no target)"
+            )
+            lines.append(
+                f"| {op} | {c} | {x(rps(results, 'default', op, c), 0)} "
+                f"| {x(rps(results, 'unlimited', op, c), 0)} | **{x(value, 3)}** "
+                f"| {cell} "
+                f"| {x(cpu_ratio(results, 'default', 'unlimited', op, c), 3)} |"
+            )
+    return lines
+
+
+def revalidation_table(results: Results, verdicts: Verdicts) -> list[str]:
+    lines = [
+        "| server | c | full index req/s | 304 req/s | **304 ÷ full** | target "
+        "| CPU µs/req full / 304 | p50 ms full / 304 |",
+        "|---|--:|--:|--:|--:|---|--:|--:|",
+    ]
+    full, again = "get_memory_index", "index_revalidation"
+    for name, label in (
+        ("wenchang", "like for like (no index cache)"),
+        ("default", "shipped default (memory cache)"),
+    ):
+        for c in results.profile.concurrency:
+            if not results.runs.get((name, again, c)):
+                continue
+            value = ratio(results, name, name, again, c, bottom_op=full)
+            what = f"304 revalidation ÷ full index, {name} c={c}"
+            lines.append(
+                f"| {label} | {c} | {x(rps(results, name, full, c), 0)} "
+                f"| {x(rps(results, name, again, c), 0)} | **{x(value, 1)}** "
+                f"| {verdicts.check(what, value, REVALIDATION_TARGET)} "
+                f"| {x(cpu(results, name, full, c), 0)} / "
+                f"{x(cpu(results, name, again, c), 0)} "
+                f"| {x(p50(results, name, full, c))} / "
+                f"{x(p50(results, name, again, c))} |"
+            )
+    return lines
+
+
+def mcp_table(results: Results, verdicts: Verdicts) -> list[str]:
     if not results.mcp_available:
         return ["MCP was not available in this run."]
     lines = [
-        "| tool | c | MCP req/s | p50 ms | p99 ms | HTTP p50 ms | **MCP ÷ HTTP "
-        "latency** | target | CPU us/call MCP / HTTP | before (SDK's Rich log "
-        "handler): MCP ÷ HTTP latency | errors | RSS MB |",
-        "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|",
+        "| tool | c | MCP req/s | MCP p50 ms | p99 ms | HTTP p50 ms "
+        "| **MCP ÷ HTTP p50** | target | CPU µs/call MCP / HTTP | errors |",
+        "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|",
     ]
+    from bench.figures import latency_ratio, median, runs
+
     for op in MCP_OPS:
         for c in results.profile.concurrency:
-            m = results.runs.get(("mcp", op, c), [])
-            h = results.runs.get(("wenchang", op, c), [])
-            if not m or not h:
+            if not runs(results, "mcp", op, c):
                 continue
-            ms, hs = _summary(m), _summary(h)
-            ratio = _median(_latency_ratios(results, op, c))
-            rich = _median(_latency_ratios(results, op, c, "mcp-rich"))
-            verdict = _verdict(ratio, MCP_TARGET, at_most=True)
-            cpu = f"{_x(_median([r.cpu_us for r in m]), 0)} / "
-            cpu += _x(_median([r.cpu_us for r in h]), 0)
+            value = latency_ratio(results, "mcp", "wenchang", op, c)
+            target = MCP_TARGETS.get(op, MCP_TARGET)
+            what = f"MCP {op} c={c}: p50 ÷ HTTP p50"
+            p99 = median([r.p99_ms for r in runs(results, "mcp", op, c)])
             lines.append(
-                f"| {op} | {c} | {ms[0]} | {ms[1]} | {ms[2]} | {hs[1]} "
-                f"| **{_x(ratio)}** | {verdict} | {cpu} | {_x(rich)} "
-                f"| {ms[3]} | {ms[4]:.0f} |"
+                f"| {op} | {c} | {x(rps(results, 'mcp', op, c), 0)} "
+                f"| {x(p50(results, 'mcp', op, c))} | {x(p99)} "
+                f"| {x(p50(results, 'wenchang', op, c))} | **{x(value)}** "
+                f"| {verdicts.check(what, value, target, at_most=True)} "
+                f"| {x(cpu(results, 'mcp', op, c), 0)} / "
+                f"{x(cpu(results, 'wenchang', op, c), 0)} "
+                f"| {errors(results, 'mcp', op, c)} |"
             )
     return lines
 
 
-def _cell(run: object) -> str:
-    assert isinstance(run, Run)
-    errors = f", {run.errors} errors" if run.errors else ""
-    return f"{_x(run.rps, 0)} req/s, p50 {_x(run.p50_ms)} ms{errors}"
-
-
-def store_table(results: Results) -> list[str]:
-    rows = results.store_scaling
-    if not rows:
-        return []
-    c = max(results.profile.concurrency)
-    lines = [
-        f"| files in store | read_file (c={c}) | write_file (c={c}) | "
-        f"get_memory_index, 500 own files (c={c}) |",
-        "|--:|---|---|---|",
-    ]
-    for row in rows:
-        cells = " | ".join(
-            _cell(row[op]) for op in ("read_file", "write_file", "get_memory_index")
+def _commit() -> str:
+    def git(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", *arguments], cwd=ROOT, capture_output=True, text=True, check=False
         )
-        lines.append(f"| {row['files']:,} | {cells} |")
-    first, last = rows[0], rows[-1]
-    if len(rows) > 1:
-        growth = " | ".join(
-            f"{_x(_p50(last[op]) / _p50(first[op]))}x p50"
-            for op in ("read_file", "write_file", "get_memory_index")
-        )
-        lines.append(f"| **{last['files']:,} ÷ {first['files']:,}** | {growth} |")
-    return lines
 
-
-def _p50(run: object) -> float:
-    assert isinstance(run, Run)
-    return run.p50_ms
-
-
-def index_table(results: Results) -> list[str]:
-    rows = results.index_scaling
-    if not rows:
-        return []
-    lines = [
-        "| caller's files | Wenchang p50 ms | per file us | floor p50 ms "
-        "| per file us |",
-        "|--:|--:|--:|--:|--:|",
-    ]
-    for row in rows:
-        n = int(str(row["files"]))
-        w, f = _p50(row["wenchang"]), _p50(row["floor"])
-        per_w, per_f = _x(1000 * w / n, 0), _x(1000 * f / n, 0)
-        lines.append(f"| {n} | {_x(w)} | {per_w} | {_x(f)} | {per_f} |")
-    return lines
-
-
-def gcs_table(results: Results) -> list[str]:
-    rows = results.gcs_scaling
-    if not rows:
-        return []
-    lines = [
-        "| caller's files | no cache p50 ms | memory cache p50 ms | cache speed-up |",
-        "|--:|--:|--:|--:|",
-    ]
-    for row in rows:
-        none, memory = _p50(row["none"]), _p50(row["memory"])
-        lines.append(
-            f"| {row['files']} | {_x(none)} | {_x(memory)} | {_x(none / memory, 1)}x |"
-        )
-    return lines
+    try:
+        commit = git("rev-parse", "--short", "HEAD").stdout.strip()
+        dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    except OSError:
+        return "?"
+    return (commit or "?") + (" + uncommitted changes" if dirty else "")
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
     try:
         lines = Path("/proc/cpuinfo").read_text().splitlines()
     except OSError:
@@ -244,23 +194,13 @@ def machine() -> str:
     models = [
         line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")
     ]
-    cpu = models[0] if models else cpu
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-    except OSError:
-        commit = "?"
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    cpu_name = models[0] if models else (platform.processor() or platform.machine())
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     pinned = "server on core 0, load generator on core 1" if can_pin() else "not pinned"
     return (
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {cpu} · {os.cpu_count()} cores · "
-        f"Python {platform.python_version()} · SQLite {sqlite3.sqlite_version} · "
-        f"commit {commit or '?'} · {pinned} · load average at the end {load}"
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · commit {_commit()} · {cpu_name} · "
+        f"{os.cpu_count()} cores · Python {platform.python_version()} · SQLite "
+        f"{sqlite3.sqlite_version} · {pinned} · load average at the end {load}"
     )
 
 
@@ -271,46 +211,54 @@ def render(
     optimisations: Sequence[str] = (),
 ) -> str:
     profile = results.profile
-    parts = [
-        f"Machine: {machine()}",
+    verdicts = Verdicts()
+    body = [
+        "### HTTP: Wenchang ÷ Tenchi floor ÷ bare floor (throughput, like for like)",
         "",
-        f"Profile `{profile.name}`: {profile.rounds} alternating round(s) of "
-        f"{profile.duration:g} s per run after {profile.warmup:g} s warm-up; "
-        f"medians; ratios are per-round and side by side. Suite time {elapsed:.0f} s.",
+        *http_table(results, verdicts),
         "",
-        "### HTTP: Wenchang ÷ floor (throughput)",
+        "### The shipped default configuration",
         "",
-        *http_table(results),
+        *defaults_table(results, verdicts),
+        "",
+        "### Conditional index: `If-None-Match` (304) against a full index",
+        "",
+        *revalidation_table(results, verdicts),
         "",
         "### MCP streamable HTTP ÷ HTTP (p50 latency of the same operation)",
         "",
-        *mcp_table(results),
+        *mcp_table(results, verdicts),
+        *sections.render(results, verdicts),
     ]
-    for title, table in (
-        (
-            "### Per-request cost as the store grows (others' files)",
-            store_table(results),
-        ),
-        (
-            "### Index cost by the caller's own files (SQLite, c=1)",
-            index_table(results),
-        ),
-        (
-            "### Index on GCS (emulator), with and without the cache (c=1)",
-            gcs_table(results),
-        ),
-    ):
-        if table:
-            parts += ["", title, "", *table]
     if optimisations:
-        parts += ["", "### Our optimisations, before and after (CPU, in-process)"]
-        parts += ["", *optimisations]
+        body += ["", "### Our optimisations, before and after (CPU, in-process)"]
+        body += ["", *optimisations]
     if structural:
-        parts += [
+        body += [
             "",
             "### Costs outside Wenchang's code, in isolation (CPU, in-process)",
         ]
-        parts += ["", *structural]
-    if results.notes:
-        parts += ["", *(f"- {note}" for note in results.notes)]
-    return "\n".join(parts) + "\n"
+        body += ["", *structural]
+    failures = [
+        f"{sum(r.errors for r in measured)} error(s) in {name} {op} c={c}, e.g. "
+        f"`{next(sample for r in measured for sample in r.samples)}`"
+        for (name, op, c), measured in results.runs.items()
+        if any(r.samples for r in measured) and any(r.errors for r in measured)
+    ]
+    if results.notes or failures:
+        body += ["", *(f"- {note}" for note in [*results.notes, *failures])]
+    head = [
+        f"Run: {machine()}",
+        "",
+        f"Mode: profile `{profile.name}` (`python -m bench --profile {profile.name}`): "
+        f"{profile.rounds} alternating round(s) of {profile.duration:g} s per run "
+        f"after {profile.warmup:g} s warm-up; medians of per-round, side-by-side "
+        f"ratios. Suite time {elapsed / 60:.1f} min. Every figure below is from this "
+        "run.",
+        "",
+        "### Targets",
+        "",
+        *verdicts.summary(),
+        "",
+    ]
+    return "\n".join(head + body) + "\n"

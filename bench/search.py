@@ -3,7 +3,8 @@ corpus (the path GCS, filesystem and in-memory storage take) over the same files
 
 ``python -m bench.search [files] [queries]`` seeds a fresh database (rows written
 directly, indexed by the first search), then times one query after another
-through the search use case and prints p50/p95 per backend path.
+through the search use case and prints p50/p95 per backend path. ``python -m
+bench`` measures the same data end to end over HTTP (``search_rows``).
 """
 
 import asyncio
@@ -14,7 +15,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.features.memory.schemas import SearchMemory
@@ -40,22 +41,48 @@ def vocabulary(rng: random.Random) -> list[str]:
     return sorted(words)
 
 
-def seed(path: Path, files: int, words: list[str], rng: random.Random) -> None:
+@dataclass(frozen=True, slots=True)
+class Document:
+    area: str
+    name: str
+    content: bytes
+    description: str
+    aliases: list[str]
+
+
+def documents(files: int, words: list[str], rng: random.Random) -> list[Document]:
+    """Synthetic notes: Zipf-distributed words in names, descriptions and facts."""
     zipf = [1 / (rank + 1) for rank in range(len(words))]
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("BEGIN")
+    found: list[Document] = []
     for i in range(files):
         lines = (" ".join(rng.choices(words, zipf, k=10)) for _ in range(8))
         content = "".join(f"- [stated] {line}\n" for line in lines)
         name = " ".join(rng.choices(words, zipf, k=2))
+        found.append(
+            Document(
+                f"area{i % 5}",
+                f"{name} {i}",
+                content.encode(),
+                " ".join(rng.choices(words, zipf, k=8)),
+                rng.choices(words, zipf, k=2),
+            )
+        )
+    return found
+
+
+def seed(path: Path, found: list[Document], entity: str = "reader") -> None:
+    """Rows written directly (the search index catches up on the first search)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")
+    for i, doc in enumerate(found):
         db.execute(
             "INSERT INTO memory_objects (key, data, description, aliases, sources, "
             "last_updated, version) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
-                f"user/reader/area{i % 5}/{name} {i}.md",
-                content.encode(),
-                " ".join(rng.choices(words, zipf, k=8)),
-                json.dumps(rng.choices(words, zipf, k=2)),
+                f"user/{entity}/{doc.area}/{doc.name}.md",
+                doc.content,
+                doc.description,
+                json.dumps(doc.aliases),
                 '["http"]',
                 "2026-01-01T00:00:00Z",
                 f"v{i}",
@@ -99,7 +126,7 @@ async def main(files: int, count: int) -> None:
         path = Path(root) / "search.db"
         async with open_sqlite_storage(str(path)):
             pass
-        seed(path, files, words, rng)
+        seed(path, documents(files, words, rng))
         asked = queries(words, rng, count)
         async with open_sqlite_storage(str(path)) as storage:
             base = AppContext(

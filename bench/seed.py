@@ -24,7 +24,7 @@ WRITER = "bench-writer"
 INDEX_SCOPES = (("user", 250), ("project", 150), ("organization", 100))
 """500 files across 3 scopes for the index scenario (and the read scenario)."""
 WRITE_FILES = 64
-"""Files each writer connection may own: w0..w63 and a0..a63 in area ``bench``."""
+"""Files each writer connection may own: w0..w63, a0..a63, r0..r63 in ``bench``."""
 BASE_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 CONTENT = (
     "# {name}\n\n"
@@ -92,7 +92,7 @@ def _reader_rows() -> Iterator[tuple[str, bytes, str, str, str, str, str]]:
 
 def _writer_rows() -> Iterator[tuple[str, bytes, str, str, str, str, str]]:
     for i in range(WRITE_FILES):
-        for prefix in ("w", "a"):
+        for prefix in ("w", "a", "r"):
             yield _row("user", "writer", "bench", f"{prefix}{i}", 10_000 + i)
 
 

@@ -144,9 +144,18 @@ def start_server(
     return server
 
 
-def launch_floor(name: str, *, workdir: Path, database: Path, tokens: Path) -> Server:
-    env = {"BENCH_FLOOR_DB": str(database), "BENCH_FLOOR_TOKENS": str(tokens)}
-    return launch_server(name, "bench.floor:app", workdir=workdir, env=env)
+def launch_floor(
+    name: str,
+    target: str = "bench.floor:app",
+    *,
+    workdir: Path,
+    database: Path,
+    tokens: Path,
+    env: Mapping[str, str] | None = None,
+) -> Server:
+    """Start a floor (bare or Tenchi) on ``database``; not yet healthy."""
+    settings = {"BENCH_FLOOR_DB": str(database), "BENCH_FLOOR_TOKENS": str(tokens)}
+    return launch_server(name, target, workdir=workdir, env={**settings, **(env or {})})
 
 
 class LoadGenerator:

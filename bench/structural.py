@@ -143,6 +143,13 @@ def render(*, quick: bool = False) -> list[str]:
         )
     lines += ["", "| one GET of one small file, no I/O | CPU us/request |", "|---|--:|"]
     lines += [f"| {what} | {micros:,.0f} |" for what, micros in pipelines(quick=quick)]
+    lines += [
+        "",
+        "| Wenchang's own per-request work, alone | CPU us/request |",
+        "|---|--:|",
+        f"| the default rate limiter (in-process window) | "
+        f"{limiter_micros(5_000 if quick else 50_000):,.1f} |",
+    ]
     lines += ["", "| MCP per-call work | us |", "|---|--:|"]
     lines += [f"| {what} | {micros:,.0f} |" for what, micros in mcp_costs()]
     return lines
@@ -185,20 +192,21 @@ def _asgi_micros(app: Any, path: str, requests: int = 2000) -> float:
     return asyncio.run(run())
 
 
-def pipelines(*, quick: bool = False) -> list[tuple[str, float]]:
-    """(app, CPU µs per request) for one trivial GET returning one small file."""
-    from starlette.applications import Starlette
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
+def _tenchi_apps() -> dict[str, Any]:
+    """Trivial Tenchi apps answering one small file: checked, passed through, ours."""
+    from starlette.middleware import Middleware
+    from starlette.responses import Response
     from tenchi.contracts import contract
+    from tenchi.responses import PresentedResponse, present, response
     from tenchi.routes import route, route_group
     from tenchi.server import RequestInfo, create_app
 
-    body = _file()
-    plain = body.model_dump()
+    from app.server.encoded_slash_guard import EncodedSlashGuard
+    from app.server.error_envelope import ErrorEnvelope
+    from app.server.request_log import RequestIds
 
-    async def bare(request: Any) -> JSONResponse:
-        return JSONResponse(plain)
+    body = _file()
+    raw = body.__pydantic_serializer__.to_json(body)
 
     async def use_case(context: object) -> MemoryFile:
         return body
@@ -206,22 +214,92 @@ def pipelines(*, quick: bool = False) -> list[tuple[str, float]]:
     async def hook(info: RequestInfo, context: object) -> None:
         return None
 
-    declared = contract(method="GET", path="/file", response=MemoryFile, name="file")
-    tenchi_app = create_app(
-        routes=route_group(route(declared, use_case)),
-        context_factory=lambda: object(),
-        hooks=(hook,),
+    passing = response(MemoryFile, status=200, passthrough=True)
+
+    def passed(file: MemoryFile) -> PresentedResponse:
+        answer = Response(raw, media_type="application/json")
+        return present(passing, response=answer)
+
+    checked = contract(method="GET", path="/file", response=MemoryFile, name="file")
+    through = contract(method="GET", path="/file", responses=(passing,), name="file")
+    ours = (
+        Middleware(RequestIds),
+        Middleware(ErrorEnvelope),
+        Middleware(EncodedSlashGuard, resolver=_NoResolver()),
     )
-    return [
+
+    def build(declared: Any, middleware: Any = (), **binding: Any) -> Any:
+        return create_app(
+            routes=route_group(route(declared, use_case, **binding)),
+            context_factory=lambda: object(),
+            hooks=(hook,),
+            middleware=middleware,
+        )
+
+    return {
+        "Tenchi contract + route + hook, same body (response re-checked)": build(
+            checked
+        ),
+        "the same, body passed through (`passthrough=True`)": build(
+            through, present=passed
+        ),
+        "the same passed-through route + Wenchang's 3 ASGI middlewares": build(
+            through, ours, present=passed
+        ),
+    }
+
+
+class _NoResolver:
+    def resolve(self, credentials: str) -> Any:
+        return None
+
+
+def pipelines(*, quick: bool = False) -> list[tuple[str, float]]:
+    """(app, CPU µs per request) for one trivial GET returning one small file."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    plain = _file().model_dump()
+
+    async def bare(request: Any) -> JSONResponse:
+        return JSONResponse(plain)
+
+    rows = [
         (
             "bare Starlette route, JSONResponse",
             _asgi_micros(Starlette(routes=[Route("/file", bare)]), "/file"),
-        ),
-        (
-            "Tenchi contract + route + hook, same body",
-            _asgi_micros(tenchi_app, "/file"),
-        ),
+        )
     ]
+    rows += [
+        (label, _asgi_micros(app, "/file")) for label, app in _tenchi_apps().items()
+    ]
+    return rows
+
+
+def limiter_micros(calls: int = 50_000) -> float:
+    """CPU µs per request of the default rate limiter alone (in-process window)."""
+    import asyncio
+
+    from tenchi.rate_limits import MemoryRateLimitStore, enforce_rate_limit
+
+    from app.server.hooks import RATE_LIMIT_NAMESPACE
+    from app.server.settings import DEFAULT_RATE_LIMIT
+
+    async def spend() -> float:
+        store = MemoryRateLimitStore()
+        started = time.process_time()
+        for _ in range(calls):
+            await enforce_rate_limit(
+                store,
+                namespace=RATE_LIMIT_NAMESPACE,
+                scope="caller",
+                limit=DEFAULT_RATE_LIMIT,
+                window_seconds=60,
+            )
+        return (time.process_time() - started) * 1e6 / calls
+
+    return asyncio.run(spend())
 
 
 def _storage_reads(database: Path, calls: int) -> dict[str, float]:

@@ -1,8 +1,11 @@
-"""The benchmark runs: side-by-side rounds against the floor, and scaling curves.
+"""The benchmark runs: side-by-side rounds of every server on one dataset.
 
-Within a round every server answers the same scenario back to back (the order
-rotates between rounds), so a ratio compares runs seconds apart on one machine;
-the report takes the median of the per-round ratios.
+Every server of the comparison (``ENTRANTS``: Wenchang like for like, the two
+floors, the shipped default configuration, the single-setting variants and the
+MCP surface) runs at once, each on its own copy of one dataset. Within a round
+every server that takes part in a scenario answers it back to back (the order
+rotates between rounds), so a ratio compares runs seconds apart on one
+machine; the report takes the median of the per-round ratios.
 """
 
 import json
@@ -16,17 +19,83 @@ from typing import Any
 from bench import seed
 from bench.servers import LoadGenerator, Server, launch_floor, launch_server
 
-HTTP_OPS = ("read_file", "write_file", "append_line", "get_memory_index", "mixed")
+FILE_OPS = ("read_file", "write_file", "append_line", "replace_fact")
+HTTP_OPS = (*FILE_OPS, "get_memory_index", "mixed")
 MCP_OPS = ("read_file", "write_file", "append_line", "get_memory_index")
+WRITE_OPS = ("write_file", "append_line")
+HISTORY_OPS = ("list_versions", "read_version")
+SCENARIOS = (*HTTP_OPS, "index_revalidation", *HISTORY_OPS)
+"""Every scenario, in the order a round runs them (history reads after writes)."""
 BENCH_SETTINGS = {
-    # The floor has no index cache, returns every entry and limits no rate:
-    # compare like with like (the rate limiter has its own variant).
+    # The floors have no index cache, return every entry and limit no rate:
+    # compare like with like (the shipped defaults are an entrant of their own).
     "WENCHANG_INDEX_CACHE": "none",
     "WENCHANG_INDEX_MAX_BYTES": "1048576",
     "WENCHANG_RATE_LIMIT": "0",
 }
-RATE_LIMITED = {"WENCHANG_RATE_LIMIT": "1000000000"}
-"""The per-credential rate limiter switched on, with a limit load never reaches."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """One server of the comparison and the scenarios it answers."""
+
+    name: str
+    kind: str
+    """``wenchang`` (uvicorn ``target``), ``floor`` or ``tenchi`` (the floors)."""
+    ops: tuple[str, ...]
+    settings: dict[str, str] = field(default_factory=dict[str, str])
+    target: str = "app.server.asgi:app"
+    like_for_like: bool = True
+    """Runs with ``BENCH_SETTINGS``; the shipped defaults do not."""
+    surface: str = "http"
+    variant: bool = False
+    """Only in profiles with ``variants`` (isolates one cost, not a headline row)."""
+
+
+NORMAL = {"WENCHANG_SQLITE_SYNCHRONOUS": "normal"}
+ENTRANTS = (
+    Entrant("wenchang", "wenchang", SCENARIOS),
+    Entrant("tenchi", "tenchi", HTTP_OPS),
+    Entrant("floor", "floor", HTTP_OPS),
+    Entrant(
+        "default", "wenchang", (*HTTP_OPS, "index_revalidation"), like_for_like=False
+    ),
+    Entrant(
+        "unlimited",
+        "wenchang",
+        ("read_file", "write_file"),
+        {"WENCHANG_RATE_LIMIT": "0"},
+        like_for_like=False,
+    ),
+    Entrant("mcp", "wenchang", MCP_OPS, surface="mcp"),
+    Entrant("normal", "wenchang", WRITE_OPS, NORMAL),
+    Entrant("floor-normal", "floor", WRITE_OPS, NORMAL),
+    Entrant(
+        "no-history",
+        "wenchang",
+        (*WRITE_OPS, "replace_fact"),
+        target="bench.variants:without_history",
+    ),
+    Entrant(
+        "audit-off",
+        "wenchang",
+        ("read_file", "get_memory_index", *WRITE_OPS),
+        {"WENCHANG_AUDIT": "none"},
+    ),
+    Entrant(
+        "unvalidated",
+        "wenchang",
+        ("read_file", "write_file", "append_line"),
+        target="bench.variants:without_revalidation",
+        variant=True,
+    ),
+)
+BEFORE = Entrant(
+    "before",
+    "wenchang",
+    HTTP_OPS,
+    target="bench.variants:before_optimisations",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +109,12 @@ class Profile:
     index_sizes: tuple[int, ...]
     scaling_duration: float
     gcs_sizes: tuple[int, ...]
+    search_files: int
+    """Files in the searching caller's reach on SQLite."""
+    gcs_search_files: int
+    """The same on the GCS emulator (0: no GCS search row)."""
     variants: bool = True
-    """Also run the no-revalidation and index-cache variants of Wenchang."""
+    """Also run the servers that isolate one cost (``Entrant.variant``)."""
     before: bool = False
     """Also run the code the optimisations replaced (``--before``)."""
 
@@ -49,13 +122,29 @@ class Profile:
 FULL = Profile(
     name="full",
     rounds=3,
-    duration=1.5,
-    warmup=0.4,
+    duration=1.2,
+    warmup=0.3,
     concurrency=(1, 16),
     store_sizes=(1_000, 100_000, 1_000_000),
     index_sizes=(10, 50, 100, 250, 500),
-    scaling_duration=1.5,
+    scaling_duration=1.2,
     gcs_sizes=(10, 100, 500),
+    search_files=10_000,
+    gcs_search_files=1_000,
+)
+QUICK = Profile(
+    name="quick",
+    rounds=1,
+    duration=0.5,
+    warmup=0.2,
+    concurrency=(1, 16),
+    store_sizes=(1_000,),
+    index_sizes=(10, 500),
+    scaling_duration=0.5,
+    gcs_sizes=(100,),
+    search_files=2_000,
+    gcs_search_files=200,
+    variants=False,
 )
 SMOKE = Profile(
     name="smoke",
@@ -67,8 +156,11 @@ SMOKE = Profile(
     index_sizes=(10,),
     scaling_duration=0.2,
     gcs_sizes=(),
+    search_files=200,
+    gcs_search_files=0,
     variants=False,
 )
+PROFILES = {profile.name: profile for profile in (FULL, QUICK, SMOKE)}
 
 
 @dataclass
@@ -81,6 +173,7 @@ class Run:
     errors: int
     rss_mb: float
     samples: list[str]
+    p95_ms: float = float("nan")
 
 
 @dataclass
@@ -94,7 +187,14 @@ class Results:
     store_scaling: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     index_scaling: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     gcs_scaling: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    search: list[tuple[str, int, Run]] = field(
+        default_factory=list[tuple[str, int, Run]]
+    )
+    """(backend, files in reach, run at c=1)."""
     notes: list[str] = field(default_factory=list[str])
+
+    def has(self, name: str) -> bool:
+        return any(key[0] == name for key in self.runs)
 
 
 class Bench:
@@ -116,6 +216,7 @@ class Bench:
         surface: str = "http",
         duration: float | None = None,
         reader: str | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Run:
         spec = {
             "host": "127.0.0.1",
@@ -128,6 +229,7 @@ class Bench:
             "reader_token": reader or tokens.reader,
             "writer_token": tokens.writer,
             "read_files": self.read_files,
+            "extra": extra or {},
         }
         cpu = server.cpu_seconds()
         result = self.load.run(spec)
@@ -140,12 +242,13 @@ class Bench:
             errors=result["errors"],
             rss_mb=server.rss_mb(),
             samples=result["error_samples"],
+            p95_ms=result["p95_ms"],
         )
 
     def dataset(
         self, name: str, *, bulk: int = 0, sized: Sequence[int] = ()
     ) -> tuple[Path, seed.Tokens]:
-        """A database and its token files (Wenchang's and the floor's)."""
+        """A database and its token files (Wenchang's and the floors')."""
         database = self.workdir / f"{name}.db"
         seed.write_database(database, bulk=bulk, sized=sized)
         tokens = seed.write_tokens(self.tokens_path, sized=sized)
@@ -170,21 +273,34 @@ class Bench:
         name: str,
         storage: str,
         target: str = "app.server.asgi:app",
+        *,
+        like_for_like: bool = True,
         **settings: str,
     ) -> Server:
         """Start a Wenchang server (or a variant's ``target``); not yet healthy."""
         env = {
-            **BENCH_SETTINGS,
+            **(BENCH_SETTINGS if like_for_like else {}),
             "WENCHANG_STORAGE": storage,
             "WENCHANG_TOKENS_FILE": str(self.tokens_path),
             **settings,
         }
         return launch_server(name, target, workdir=self.workdir, env=env)
 
-    def floor(self, name: str, database: Path) -> Server:
-        """Start the floor server; not yet healthy."""
+    def floor(
+        self,
+        name: str,
+        database: Path,
+        target: str = "bench.floor:app",
+        **settings: str,
+    ) -> Server:
+        """Start a floor server; not yet healthy."""
         return launch_floor(
-            name, workdir=self.workdir, database=database, tokens=self.floor_tokens_path
+            name,
+            target,
+            workdir=self.workdir,
+            database=database,
+            tokens=self.floor_tokens_path,
+            env=settings,
         )
 
 
@@ -223,78 +339,93 @@ def running(*starters: Callable[[], Server]) -> Iterator[list[Server]]:
             stack.callback(server.stop)
             started.append(server)
         for server in started:
-            server.wait_healthy()
+            server.wait_healthy(timeout=120)
         yield started
 
 
-def _starters(bench: Bench, database: Path) -> dict[str, Callable[[], Server]]:
-    """Every server of the comparison, by name; each on its own copy of the data.
+def entrants(profile: Profile) -> list[Entrant]:
+    chosen = [e for e in ENTRANTS if profile.variants or not e.variant]
+    return [*chosen, BEFORE] if profile.before else chosen
 
-    MCP calls go to a Wenchang process of their own, so the HTTP process's
-    numbers never carry another surface's garbage or caches.
-    """
 
-    def wenchang(
-        name: str, target: str = "app.server.asgi:app", **settings: str
-    ) -> Callable[[], Server]:
-        storage = sqlite_url(bench.copy(database, name))
-        return lambda: bench.wenchang(name, storage, target, **settings)
+def _starter(bench: Bench, entrant: Entrant, database: Path) -> Callable[[], Server]:
+    """Each server on its own copy of the data (MCP too: no shared caches)."""
+    copy = bench.copy(database, entrant.name)
+    if entrant.kind == "floor":
+        return lambda: bench.floor(entrant.name, copy, **entrant.settings)
+    if entrant.kind == "tenchi":
+        return lambda: bench.floor(
+            entrant.name, copy, "bench.tenchi_floor:app", **entrant.settings
+        )
+    return lambda: bench.wenchang(
+        entrant.name,
+        sqlite_url(copy),
+        entrant.target,
+        like_for_like=entrant.like_for_like,
+        **entrant.settings,
+    )
 
-    starters: dict[str, Callable[[], Server]] = {
-        "wenchang": wenchang("wenchang"),
-        "floor": lambda: bench.floor("floor", bench.copy(database, "floor")),
-        "mcp": wenchang("mcp"),
-    }
-    if bench.profile.variants:
-        starters |= {
-            "unvalidated": wenchang(
-                "unvalidated", "bench.variants:without_revalidation"
-            ),
-            "cached": wenchang("cached", WENCHANG_INDEX_CACHE="memory"),
-            "limited": wenchang("limited", **RATE_LIMITED),
-            "mcp-rich": wenchang("mcp-rich", "bench.variants:rich_logging"),
-        }
-    if bench.profile.before:
-        starters["before"] = wenchang("before", "bench.variants:before_optimisations")
-    return starters
+
+@contextmanager
+def _healthy(
+    chosen: Sequence[Entrant],
+    starters: Sequence[Callable[[], Server]],
+    results: Results,
+) -> Iterator[dict[str, Server]]:
+    """The entrants' servers that came up; one that did not is a note, not a crash."""
+    with ExitStack() as stack:
+        launched: list[tuple[Entrant, Server]] = []
+        for entrant, start in zip(chosen, starters, strict=True):
+            server = start()
+            stack.callback(server.stop)
+            launched.append((entrant, server))
+        servers: dict[str, Server] = {}
+        for entrant, server in launched:
+            try:
+                server.wait_healthy(timeout=120)
+            except RuntimeError as exc:
+                results.notes.append(
+                    f"{entrant.name} did not start, its rows are missing: "
+                    f"{str(exc)[-300:]!r}"
+                )
+                continue
+            servers[entrant.name] = server
+        yield servers
 
 
 def compare(bench: Bench, results: Results, progress: Callable[[str], None]) -> None:
-    """The side-by-side rounds: Wenchang, its variants and the floor, every op."""
+    """The side-by-side rounds: every entrant, every scenario it answers."""
     database, tokens = bench.dataset("main")
-    starters = _starters(bench, database)
-    with running(*starters.values()) as started:
-        servers = dict(zip(starters, started, strict=True))
-        results.mcp_available = _has_mcp(servers["mcp"], tokens)
+    chosen = entrants(bench.profile)
+    starters = [_starter(bench, entrant, database) for entrant in chosen]
+    with _healthy(chosen, starters, results) as servers:
+        chosen = [e for e in chosen if e.name in servers]
+        results.mcp_available = "mcp" in servers and _has_mcp(servers["mcp"], tokens)
         if not results.mcp_available:
             results.notes.append("MCP rows skipped: /mcp did not answer tools/list.")
-        plan = _plan(bench.profile, results.mcp_available)
+            chosen = [e for e in chosen if e.surface != "mcp"]
+        progress(f"{len(servers)} servers healthy")
         for round_number in range(bench.profile.rounds):
-            for op, concurrency, names in plan:
-                turn = round_number % len(names)
-                for name in names[turn:] + names[:turn]:
-                    surface = "mcp" if name.startswith("mcp") else "http"
+            for op, concurrency, names in plan(bench.profile, chosen):
+                turn = round_number % max(1, len(names))
+                for entrant in names[turn:] + names[:turn]:
                     run = bench.measure(
-                        servers[name], op, concurrency, tokens, surface=surface
+                        servers[entrant.name],
+                        op,
+                        concurrency,
+                        tokens,
+                        surface=entrant.surface,
                     )
-                    results.runs.setdefault((name, op, concurrency), []).append(run)
+                    key = (entrant.name, op, concurrency)
+                    results.runs.setdefault(key, []).append(run)
                 progress(f"round {round_number + 1}: {op} c={concurrency}")
 
 
-def _plan(profile: Profile, mcp: bool) -> list[tuple[str, int, list[str]]]:
-    plan: list[tuple[str, int, list[str]]] = []
-    for op in HTTP_OPS:
-        for concurrency in profile.concurrency:
-            names = ["wenchang", "floor"]
-            if profile.before:
-                names.append("before")
-            if profile.variants:
-                names += ["unvalidated", "limited"]
-            if mcp and op in MCP_OPS:
-                names.append("mcp")
-                if profile.variants:
-                    names.append("mcp-rich")
-            if profile.variants and op == "get_memory_index":
-                names.append("cached")
-            plan.append((op, concurrency, names))
-    return plan
+def plan(
+    profile: Profile, chosen: Sequence[Entrant]
+) -> list[tuple[str, int, list[Entrant]]]:
+    return [
+        (op, concurrency, [e for e in chosen if op in e.ops])
+        for op in SCENARIOS
+        for concurrency in profile.concurrency
+    ]

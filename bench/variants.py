@@ -7,6 +7,8 @@ Tenchi's response check keeps its pydantic ``validate_python`` and ``dump_json``
 the difference between it and the real app is that check's cost, end to end.
 ``before_optimisations`` puts back the code the benchmark's optimisations
 replaced, so ``python -m bench --before`` measures them side by side.
+``without_history`` is the production app with SQLite's history triggers never
+installed (the table exists, no version record is written): history on ÷ off.
 ``rich_logging`` lets the MCP SDK install its Rich root handler again (what
 Wenchang did before it configured plain logging first), for MCP before/after.
 """
@@ -22,9 +24,9 @@ from pydantic import TypeAdapter
 from starlette.applications import Starlette
 
 from app.features.memory.domain import index, parse_timestamp, views
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, HistoryRetention
 from app.features.memory.schemas import FileEntry
-from app.infra import sqlite_storage
+from app.infra import sqlite_history, sqlite_storage
 from app.infra.sqlite_connection import translate_sqlite_error
 from app.server import mcp
 from app.server.asgi import build_app
@@ -84,7 +86,17 @@ def _epoch_micros_by_parts(moment: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+def _no_history_triggers(retention: HistoryRetention) -> list[str]:
+    return [
+        "DROP TRIGGER IF EXISTS temp.history_on_insert",
+        "DROP TRIGGER IF EXISTS temp.history_on_update",
+    ]
+
+
 def __getattr__(name: str) -> Starlette:
+    if name == "without_history":
+        sqlite_history._triggers = _no_history_triggers  # pyright: ignore[reportPrivateUsage]
+        return build_app(load_settings())
     if name == "without_revalidation":
         tenchi.server._validated_payload = _payload_without_revalidation  # pyright: ignore[reportPrivateUsage]
         return build_app(load_settings())

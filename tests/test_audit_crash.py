@@ -2,9 +2,12 @@
 
 Writers stream version-guarded writes (and reads, whose events are buffered)
 at a real ``wenchang serve``; after a random number of acknowledgements the
-server gets SIGKILL. Every write the server acknowledged must then have its
-``write_file`` event, with the version it answered, in the database: an event
-is durable before its mutation is acknowledged.
+server gets SIGKILL. Every write the server acknowledged must then have
+exactly one ``write_file`` event, with the version it answered, in the
+database. Since the event commits in the write's own transaction, this holds
+for every write that landed, acknowledged or cut off by the kill: the landed
+versions (the history's records) and the events' versions are the same set,
+each event once.
 """
 
 import asyncio
@@ -73,13 +76,29 @@ async def crash_cycle(
     return acked
 
 
-def recorded_writes(database: Path) -> set[str]:
-    with sqlite3.connect(database) as connection:
+def recorded_writes(database: Path) -> list[str]:
+    """The version of each ``ok`` write_file event, one entry per event."""
+    connection = sqlite3.connect(database)
+    try:
         rows = connection.execute(
             "SELECT record FROM audit_events WHERE operation = 'write_file'"
         ).fetchall()
+    finally:
+        connection.close()
     events = [json.loads(row[0]) for row in rows]
-    return {event["version"] for event in events if event["outcome"] == "ok"}
+    return [event["version"] for event in events if event["outcome"] == "ok"]
+
+
+def landed_writes(database: Path) -> set[str]:
+    """The version of every write that landed: each left a version record."""
+    connection = sqlite3.connect(database)
+    try:
+        rows = connection.execute(
+            "SELECT version FROM memory_history WHERE operation = 'write_file'"
+        ).fetchall()
+    finally:
+        connection.close()
+    return {row[0] for row in rows}
 
 
 def test_every_acknowledged_write_has_its_event_after_kill_9(tmp_path: Path) -> None:
@@ -105,4 +124,7 @@ def test_every_acknowledged_write_has_its_event_after_kill_9(tmp_path: Path) -> 
             server.stop()
 
     assert len(acknowledged) >= CYCLES * ACKS_BEFORE_KILL[0]
-    assert set(acknowledged) <= recorded_writes(database)
+    events = recorded_writes(database)
+    assert len(events) == len(set(events)), "a write has more than one event"
+    assert set(acknowledged) <= set(events)
+    assert set(events) == landed_writes(database)

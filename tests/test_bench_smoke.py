@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SMOKE_TIMEOUT_SECONDS = 300
+SMOKE_TIMEOUT_SECONDS = 600
 
 
 def test_bench_smoke_prints_the_ratio_table_without_errors(tmp_path: Path) -> None:
@@ -23,8 +23,17 @@ def test_bench_smoke_prints_the_ratio_table_without_errors(tmp_path: Path) -> No
 
     assert finished.returncode == 0, finished.stdout + finished.stderr
     table = output.read_text()
-    assert "Wenchang ÷ floor" in table
-    for scenario in ("read_file", "write_file", "append_line", "get_memory_index"):
+    assert "Wenchang ÷ Tenchi floor" in table
+    assert "Tenchi floor ÷ bare" in table
+    for scenario in (
+        "read_file",
+        "write_file",
+        "append_line",
+        "replace_fact",
+        "get_memory_index",
+    ):
         assert f"| {scenario} | 4 |" in table
     assert "| mixed | 1 |" in table
+    assert "default ÷ RATE_LIMIT=0" in table
+    assert "304 ÷ full" in table
     assert "Costs outside Wenchang's code" in table

@@ -1,20 +1,24 @@
-"""Path parameters of the client's calls: values a URL path cannot carry are
-refused before sending, with the error the server would give."""
+"""Path parameters of the client's calls: values a URL path cannot carry
+(``app.shared.locations.is_url_segment``) are refused before sending, with the
+error the server would give."""
 
 from app.client.errors import InvalidArgumentError
 from app.features.memory.policy import require_path
+from app.shared.locations import SEGMENT_RULE, is_url_segment
 
 
 def _require_url_segment(argument: str, value: str) -> None:
-    if value not in ("", ".", "..") and "/" not in value:
+    if is_url_segment(value):
         return
     if argument == "area":
         require_path(value, "name")
     if argument == "name":
         require_path("area", value)
+    # No grant names a scope that is not one segment.
+    problem = "is not a granted scope" if argument == "scope" else SEGMENT_RULE
     raise InvalidArgumentError(
-        f"Argument {argument} is invalid: {value!r} is not a granted scope; use "
-        "one of the scopes granted to your token. Correct the argument and retry.",
+        f"Argument {argument} is invalid: {value!r} {problem}. Correct the "
+        "argument and retry.",
         {
             "error": "InvalidArgumentError",
             "category": "recoverable",

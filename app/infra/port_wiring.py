@@ -163,15 +163,20 @@ async def open_audit_log(
     max_days: int,
     stream: Callable[[], TextIO],
     sqlite_synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
+    storage: Storage | None = None,
 ) -> AsyncGenerator[AuditLog]:
     """Audit events on the backend of ``url`` (``stdout`` writes to the stream
     ``stream()`` returns at each write);
-    buffered events are written on exit."""
+    buffered events are written on exit. When ``storage`` is the SQLite
+    database of ``url``, each mutation's event commits with its write."""
     match backend_of(url, AUDIT_URLS):
         case Backend.SQLITE:
+            path = _sqlite_file(url)
             async with open_sqlite_audit_log(
-                _sqlite_file(url), max_days=max_days, synchronous=sqlite_synchronous
+                path, max_days=max_days, synchronous=sqlite_synchronous
             ) as log:
+                if isinstance(storage, SqliteStorage):
+                    await storage.share_audit_log(path)
                 yield log
         case Backend.FILE:
             log = FileAuditLog(filesystem_root(url), max_days=max_days)

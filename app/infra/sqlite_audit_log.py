@@ -37,7 +37,7 @@ from .sqlite_connection import (
 
 SWEEP_INTERVAL_SECONDS = 60.0
 
-_SCHEMA = """
+AUDIT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit_events (
     id TEXT PRIMARY KEY,
     at TEXT NOT NULL,
@@ -187,7 +187,7 @@ async def open_sqlite_audit_log(
 ) -> AsyncGenerator[SqliteAuditLog]:
     """The log in the database at ``path``; buffered events are written on exit."""
     async with open_sqlite_connection(
-        path, schema=_SCHEMA, synchronous=synchronous
+        path, schema=AUDIT_SCHEMA, synchronous=synchronous
     ) as connection:
         log = SqliteAuditLog(connection, max_days=max_days)
         try:

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS memory_objects (
     operation TEXT,
     actor TEXT,
     changed_at TEXT,
-    tombstone INTEGER NOT NULL DEFAULT 0
+    tombstone INTEGER NOT NULL DEFAULT 0,
+    audit_event TEXT
 ) WITHOUT ROWID
 """
 # Databases created before history get the change columns added in place.
@@ -39,6 +40,7 @@ _CHANGE_COLUMNS = {
     "actor": "TEXT",
     "changed_at": "TEXT",
     "tombstone": "INTEGER NOT NULL DEFAULT 0",
+    "audit_event": "TEXT",  # the call's audit event, see sqlite_audit_events
 }
 _HISTORY = """
 CREATE TABLE IF NOT EXISTS memory_history (

@@ -16,7 +16,7 @@ import functools
 import json
 import secrets
 import sqlite3
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,9 +30,11 @@ from app.features.memory.ports import (
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.shared.errors import backend_unavailable_error
 
+from .sqlite_audit_events import install_audit_triggers, write_with_event
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -45,7 +47,7 @@ from .sqlite_search import SqliteSearchIndex, open_search_connection
 from .sqlite_search_schema import prepare_search
 
 _COLUMNS = "description, aliases, sources, last_updated, version"
-_WRITTEN = f"{_COLUMNS}, operation, actor, changed_at"
+_WRITTEN = f"{_COLUMNS}, operation, actor, changed_at, audit_event"
 
 
 def _new_version() -> str:
@@ -79,6 +81,11 @@ def _change_values(change: Change | None) -> tuple[str | None, ...]:
     return (change.operation, change.actor, format_timestamp(change.at))
 
 
+def _written_values(write: Write, version: str) -> tuple[str | None, ...]:
+    """The metadata, version and change columns of ``write`` landing as ``version``."""
+    return (*_meta_values(write.metadata), version, *_change_values(write.change))
+
+
 def _record(row: Any, data: bytes | None) -> VersionRecord:
     return VersionRecord(
         version=row[0],
@@ -107,6 +114,18 @@ class SqliteStorage:
         self._db = connection
         self.search_index = search_index
         """Ranks the files of this database from the postings its triggers keep."""
+        self._audits = False
+
+    async def share_audit_log(self, path: str) -> bool:
+        """Commit each mutation's audit event with its write if the log is ``path``."""
+        self._audits = self._audits or await install_audit_triggers(self._db, path)
+        return self._audits
+
+    async def _write(
+        self, sql: str, change: Change | None, values: Callable[[str | None], Any]
+    ) -> bool:
+        offer = self._audits and change is not None
+        return await write_with_event(self._run, sql, values, offer=offer)
 
     async def _run(self, sql: str, parameters: Sequence[Any]) -> aiosqlite.Cursor:
         try:
@@ -126,47 +145,37 @@ class SqliteStorage:
         row = rows[0]
         return StoredObject(data=bytes(row[0]), metadata=_meta(row, 1), version=row[5])
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
+    async def put(self, write: Write) -> str:
         version = _new_version()
-        await self._run(
+        row = (write.key, write.data, *_written_values(write, version))
+        await self._write(
             f"INSERT OR REPLACE INTO memory_objects (key, data, {_WRITTEN}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, data, *_meta_values(metadata), version, *_change_values(change)),
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            write.change,
+            lambda event: (*row, event),
         )
         return version
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         version = _new_version()
-        values = (*_meta_values(metadata), version, *_change_values(change))
+        key, data, values = write.key, write.data, _written_values(write, version)
         if expected is None:
-            cursor = await self._run(
+            landed = await self._write(
                 f"INSERT INTO memory_objects (key, data, {_WRITTEN}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                (key, data, *values),
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                write.change,
+                lambda event: (key, data, *values, event),
             )
         else:
-            cursor = await self._run(
+            landed = await self._write(
                 "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
                 "sources = ?, last_updated = ?, version = ?, operation = ?, "
-                "actor = ?, changed_at = ? WHERE key = ? AND version = ?",
-                (data, *values, key, expected),
+                "actor = ?, changed_at = ?, audit_event = ? "
+                "WHERE key = ? AND version = ?",
+                write.change,
+                lambda event: (data, *values, event, key, expected),
             )
-        return version if cursor.rowcount == 1 else None
+        return version if landed else None
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None
@@ -179,11 +188,13 @@ class SqliteStorage:
         else:
             # The history trigger records the tombstone and removes the row.
             stamp = format_timestamp(change.at)
-            cursor = await self._run(
+            head = (_new_version(), stamp, *_change_values(change))
+            return await self._write(
                 "UPDATE memory_objects SET tombstone = 1, version = ?, "
-                "last_updated = ?, operation = ?, actor = ?, changed_at = ? "
-                "WHERE key = ? AND version = ?",
-                (_new_version(), stamp, *_change_values(change), key, expected),
+                "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
+                "audit_event = ? WHERE key = ? AND version = ?",
+                change,
+                lambda event: (*head, event, key, expected),
             )
         return cursor.rowcount == 1
 

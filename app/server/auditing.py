@@ -13,12 +13,36 @@ from typing import TYPE_CHECKING, Any
 
 from tenchi.errors import AppError
 
-from app.features.audit.domain import INTERNAL, Call, Outcome, call_events
+from app.features.audit.domain import (
+    INTERNAL,
+    Call,
+    Outcome,
+    call_events,
+    call_scope,
+)
+from app.features.audit.ports import (
+    AuditEvent,
+    PendingEvent,
+    close_pending,
+    open_pending,
+)
 
 if TYPE_CHECKING:
     from app.server.context import AppContext
 
 AUDITED = "__wenchang_audited__"
+
+
+def _call(context: "AppContext", operation: str) -> Call:
+    identity = context.identity
+    return Call(
+        operation=operation,
+        surface=context.surface,
+        actor=context.source,
+        token_id=identity.token_id if identity is not None else None,
+        request_id=context.request_id or uuid.uuid4().hex,
+        grants=identity.grants if identity is not None else {},
+    )
 
 
 async def record_call(
@@ -29,17 +53,21 @@ async def record_call(
     *,
     durable: bool,
 ) -> None:
-    identity = context.identity
-    call = Call(
-        operation=operation,
-        surface=context.surface,
-        actor=context.source,
-        token_id=identity.token_id if identity is not None else None,
-        request_id=context.request_id or uuid.uuid4().hex,
-        grants=identity.grants if identity is not None else {},
-    )
+    call = _call(context, operation)
     events = call_events(call, request, outcome, at=context.clock())
     await context.audit.record(events, durable=durable)
+
+
+def _pending(
+    context: "AppContext", operation: str, request: object
+) -> PendingEvent | None:
+    """The event a write of this call may commit with its change (one scope only)."""
+    call = _call(context, operation)
+
+    def build() -> AuditEvent:
+        return call_events(call, request, Outcome("ok"), at=context.clock())[0]
+
+    return PendingEvent(build) if call_scope(request) is not None else None
 
 
 async def audited[T](
@@ -49,39 +77,75 @@ async def audited[T](
     run: Callable[[], Awaitable[T]],
     *,
     mutates: bool,
+    with_change: bool = True,
 ) -> T:
     """Run one call of ``operation`` and record its event(s), refusals included.
 
     ``request`` is the operation's request, or the raw fields of a call refused
-    before its request could be built. A mutation that succeeded is recorded
-    durably before this returns, so an acknowledged change always has its
-    event; if that record fails, the caller gets BACKEND_UNAVAILABLE instead of
-    an acknowledgement. Every other event may wait in the log's buffer.
+    before its request could be built. A mutation's event is offered to its
+    write (``with_change``): storage sharing a database with the log commits
+    it in the change's own transaction, and the event then says ``ok`` even if
+    the call failed after its change landed. Otherwise a mutation that
+    succeeded is recorded durably before this returns, so an acknowledged
+    change always has its event; if that record fails, the caller gets
+    BACKEND_UNAVAILABLE instead of an acknowledgement. Every other event may
+    wait in the log's buffer.
     """
+    pending = _pending(context, operation, request) if mutates and with_change else None
+    token = open_pending(pending)
     try:
         result = await run()
     except AppError as exc:
-        await record_call(context, operation, request, Outcome(exc.code), durable=False)
+        await _record_refusal(context, operation, request, exc.code, pending)
         raise
     except Exception:
-        await record_call(context, operation, request, Outcome(INTERNAL), durable=False)
+        await _record_refusal(context, operation, request, INTERNAL, pending)
         raise
+    finally:
+        close_pending(token)
+    if pending is not None and pending.committed:
+        return result
     outcome = Outcome("ok", result)
     await record_call(context, operation, request, outcome, durable=mutates)
     return result
 
 
+async def _record_refusal(
+    context: "AppContext",
+    operation: str,
+    request: object,
+    code: str,
+    pending: PendingEvent | None,
+) -> None:
+    if pending is not None and pending.committed:
+        return  # its change landed: the event committed with it is the call's
+    await record_call(context, operation, request, Outcome(code), durable=False)
+
+
 def audited_use_case[T](
-    operation: str, use_case: Callable[..., Awaitable[T]], *, mutates: bool
+    operation: str,
+    use_case: Callable[..., Awaitable[T]],
+    *,
+    mutates: bool,
+    with_change: bool = True,
 ) -> Callable[..., Awaitable[T]]:
-    """``use_case`` (given ``request`` and ``context``) with every call audited."""
+    """``use_case`` (given ``request`` and ``context``) with every call audited.
+
+    ``with_change=False`` for a call of many writes (an import): its event
+    tells the whole call's outcome, so no single write commits it.
+    """
 
     @functools.wraps(use_case)
     async def run(**inputs: Any) -> T:
         context: AppContext = inputs["context"]
         request = inputs.get("request")
         return await audited(
-            context, operation, request, lambda: use_case(**inputs), mutates=mutates
+            context,
+            operation,
+            request,
+            lambda: use_case(**inputs),
+            mutates=mutates,
+            with_change=with_change,
         )
 
     return mark_audited(run, operation)

@@ -103,6 +103,7 @@ def create_lifespan(
                 max_days=settings.audit_max_days,
                 stream=lambda: audit_stream(surface),
                 sqlite_synchronous=settings.sqlite_synchronous,
+                storage=storage,
             ) as audit,
         ):
             context = base_context(settings, storage, cache, surface=surface)

@@ -29,7 +29,9 @@ SURFACE = "task"
 
 
 def _audited(declared: Task) -> Task:
-    use_case = audited_use_case(declared.name, declared.use_case, mutates=True)
+    use_case = audited_use_case(
+        declared.name, declared.use_case, mutates=True, with_change=False
+    )
     return task(declared.name, use_case, description=declared.description)
 
 

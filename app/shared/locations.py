@@ -2,7 +2,8 @@
 
 A scope, entity id, area or name becomes one segment of a storage key, a URL
 path and a filesystem path alike, so every layer checks it with
-``is_valid_segment`` and reports ``SEGMENT_RULE``.
+``is_valid_segment`` and reports ``SEGMENT_RULE``; the typed client refuses
+before sending only what a URL cannot carry (``is_url_segment``).
 """
 
 from dataclasses import dataclass
@@ -12,12 +13,18 @@ SEGMENT_RULE = (
 )
 
 
+def is_url_segment(segment: str) -> bool:
+    """One segment a URL path can carry: non-empty, not a dot segment, no '/'.
+
+    The rest of the rule is the server's to check, in its own order.
+    """
+    return segment not in ("", ".", "..") and "/" not in segment
+
+
 def is_valid_segment(segment: str) -> bool:
-    """A storage-key segment: non-empty, not a dot segment, no separators or Cc."""
-    if segment in ("", ".", ".."):
-        return False
-    return not any(
-        char in "/\\" or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F
+    """A storage-key segment: a URL segment without '\\' or control characters."""
+    return is_url_segment(segment) and not any(
+        char == "\\" or ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F
         for char in segment
     )
 

@@ -77,9 +77,14 @@ def _version(request: object, result: object) -> str | None:
     return _field(request, "expected_version")
 
 
+def call_scope(request: object) -> str | None:
+    """The one scope a call names, or None for a call over every granted scope."""
+    return _field(request, "scope")
+
+
 def _scopes(call: Call, request: object) -> list[tuple[str | None, str | None]]:
     """(scope, entity) pairs the call touched; the entity is None if ungranted."""
-    scope = _field(request, "scope")
+    scope = call_scope(request)
     named_entity = _field(request, "entity_id")
     if scope is not None:
         grant = call.grants.get(scope)

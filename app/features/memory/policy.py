@@ -18,6 +18,7 @@ from app.shared.locations import SEGMENT_RULE, Location, is_valid_segment
 from .domain import (
     SYSTEM_AREA,
     Address,
+    MetadataChanges,
     address_of,
     decode_cursor,
     entity_prefix,
@@ -180,6 +181,12 @@ def require_aliases(aliases: Sequence[str] | None) -> tuple[str, ...] | None:
     for alias in aliases:
         require_text("aliases", alias)
     return tuple(aliases)
+
+
+def require_metadata_changes(changes: MetadataChanges) -> None:
+    """An edit's optional aliases, then its optional one-line description."""
+    require_aliases(changes.aliases)
+    require_description(changes.description)
 
 
 def require_fact_line(line: str) -> str:

@@ -2,6 +2,7 @@
 
 from .cursors import decode_cursor, encode_cursor
 from .edits import (
+    MetadataChanges,
     appended,
     count_matches,
     edited_metadata,
@@ -19,6 +20,7 @@ __all__ = [
     "SYSTEM_AREA",
     "Address",
     "MemoryLimits",
+    "MetadataChanges",
     "address_of",
     "appended",
     "build_index",

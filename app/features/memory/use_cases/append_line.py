@@ -5,14 +5,13 @@ from app.shared.identity import require_identity
 from ..domain import appended, edited_metadata, render_file, render_stored
 from ..policy import (
     locate_file,
-    require_aliases,
-    require_description,
     require_edit_fits,
     require_fact_line,
+    require_metadata_changes,
     require_text,
     require_writable,
 )
-from ..ports import Change
+from ..ports import Change, Write
 from ..ports.storage_reads import load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
@@ -28,8 +27,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     require_writable(identity, context.policy, address)
     line = require_fact_line(request.line)
     expected = require_text("expected_version", request.expected_version)
-    require_aliases(request.aliases)
-    require_description(request.description)
+    require_metadata_changes(request)
     storage = context.storage
     stored = await load_existing(storage, address)
     require_version(address, stored, expected)
@@ -38,7 +36,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     data = require_edit_fits(address, content, meta, context.limits.max_file_bytes)
     change = Change("append_line", context.source, meta.last_updated)
     version = await storage.put_if_version(
-        address.key, data, meta, expected, change=change
+        Write(address.key, data, meta, change=change), expected
     )
     if version is None:
         current = await load_existing(storage, address)

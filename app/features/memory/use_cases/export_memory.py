@@ -1,16 +1,13 @@
+from collections.abc import AsyncIterator
+
 from app.server.context import AppContext
 
-from ..domain import format_timestamp, split_key
+from ..domain.exports import exported_file, exported_record
+from ..domain.keys import split_key
 from ..policy import locate_entity
-from ..ports import Storage
+from ..ports import Storage, VersionRecord
 from ..ports.storage_reads import list_batches
-from ..schemas import (
-    ExportedFile,
-    ExportedRecord,
-    ExportMemory,
-    FileHistory,
-    MemoryExport,
-)
+from ..schemas import ExportedFile, ExportMemory, FileHistory, MemoryExport
 
 HISTORY_PAGE = 1000
 
@@ -35,21 +32,10 @@ async def export_memory(request: ExportMemory, context: AppContext) -> MemoryExp
             stored = await storage.get(listed.key)
             if parts is None or stored is None:
                 continue
-            meta = stored.metadata
-            files.append(
-                ExportedFile(
-                    area=parts[1],
-                    name=parts[2],
-                    content=stored.data.decode(),
-                    description=meta.description,
-                    aliases=list(meta.aliases),
-                    sources=list(meta.sources),
-                    last_updated=format_timestamp(meta.last_updated),
-                    version=stored.version,
-                )
-            )
+            files.append(exported_file(parts[1], parts[2], stored))
             if history is not None:
-                records = await _records(storage, listed.key)
+                versions = _stored_versions(storage, listed.key)
+                records = [exported_record(record) async for record in versions]
                 history.append(
                     FileHistory(area=parts[1], name=parts[2], records=records)
                 )
@@ -58,29 +44,15 @@ async def export_memory(request: ExportMemory, context: AppContext) -> MemoryExp
     )
 
 
-async def _records(storage: Storage, key: str) -> list[ExportedRecord]:
+async def _stored_versions(storage: Storage, key: str) -> AsyncIterator[VersionRecord]:
     """Every version record of ``key`` with its content, newest first."""
-    found: list[ExportedRecord] = []
     after: str | None = None
     while True:
         page = await storage.list_versions(key, after=after, limit=HISTORY_PAGE)
         for entry in page:
             record = await storage.get_version(key, entry.version)
             if record is not None:
-                meta = record.metadata
-                found.append(
-                    ExportedRecord(
-                        version=record.version,
-                        operation=record.operation,
-                        actor=record.actor,
-                        at=meta.last_updated,
-                        deleted=record.deleted,
-                        content=(record.data or b"").decode(),
-                        description=meta.description,
-                        aliases=list(meta.aliases),
-                        sources=list(meta.sources),
-                    )
-                )
+                yield record
         if len(page) < HISTORY_PAGE:
-            return found
+            return
         after = page[-1].version

@@ -5,14 +5,13 @@ from app.shared.identity import require_identity
 from ..domain import count_matches, edited_metadata, render_file
 from ..policy import (
     locate_file,
-    require_aliases,
-    require_description,
     require_edit_fits,
+    require_metadata_changes,
     require_old_string,
     require_text,
     require_writable,
 )
-from ..ports import Change
+from ..ports import Change, Write
 from ..ports.storage_reads import load_existing
 from ..schemas import MemoryFile, ReplaceFact
 
@@ -31,8 +30,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     old_string = require_old_string(request.old_string)
     new_string = require_text("new_string", request.new_string)
     expected = require_text("expected_version", request.expected_version)
-    require_aliases(request.aliases)
-    require_description(request.description)
+    require_metadata_changes(request)
     storage, location, source = context.storage, address.location, context.source
     stored = await load_existing(storage, address)
     for _ in range(ATTEMPTS):
@@ -47,7 +45,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         data = require_edit_fits(address, edited, meta, context.limits.max_file_bytes)
         change = Change("replace_fact", source, meta.last_updated)
         version = await storage.put_if_version(
-            address.key, data, meta, stored.version, change=change
+            Write(address.key, data, meta, change=change), stored.version
         )
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)

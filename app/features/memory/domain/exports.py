@@ -1,0 +1,35 @@
+"""What an export document holds of a stored file and of each of its versions."""
+
+from ..ports import StoredObject, VersionRecord
+from ..schemas import ExportedFile, ExportedRecord
+from .timestamps import format_timestamp
+
+
+def exported_file(area: str, name: str, stored: StoredObject) -> ExportedFile:
+    meta = stored.metadata
+    return ExportedFile(
+        area=area,
+        name=name,
+        content=stored.data.decode(),
+        description=meta.description,
+        aliases=list(meta.aliases),
+        sources=list(meta.sources),
+        last_updated=format_timestamp(meta.last_updated),
+        version=stored.version,
+    )
+
+
+def exported_record(record: VersionRecord) -> ExportedRecord:
+    """A version record with its content (empty for a delete's record)."""
+    meta = record.metadata
+    return ExportedRecord(
+        version=record.version,
+        operation=record.operation,
+        actor=record.actor,
+        at=meta.last_updated,
+        deleted=record.deleted,
+        content=(record.data or b"").decode(),
+        description=meta.description,
+        aliases=list(meta.aliases),
+        sources=list(meta.sources),
+    )

@@ -1,0 +1,86 @@
+"""Errors of the service itself: storage down, no audit log, an operator task."""
+
+from collections.abc import Sequence
+
+from tenchi.errors import AppError, ErrorDef
+
+from .payload import memory_error
+
+RETRY_AFTER_SECONDS = 1
+MAX_LISTED_NAMES = 20
+
+
+backend_unavailable = ErrorDef(
+    code="BACKEND_UNAVAILABLE",
+    status=503,
+    message="The storage backend is unavailable.",
+    headers=("Retry-After",),
+)
+
+
+def backend_unavailable_error(reason: str) -> AppError:
+    detail = (
+        "The storage backend timed out."
+        if reason == "timeout"
+        else "The storage backend is unavailable."
+    )
+    return memory_error(
+        backend_unavailable,
+        detail,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        reason=reason,
+    )
+
+
+audit_unavailable = ErrorDef(
+    code="AUDIT_UNAVAILABLE",
+    status=501,
+    message="This server keeps no audit log that can be queried.",
+)
+
+
+def audit_unavailable_error(store: str) -> AppError:
+    return memory_error(
+        audit_unavailable,
+        f"This server sends audit events to {store} and keeps none to query; "
+        "ask its operator, who can set WENCHANG_AUDIT to sqlite:///path or "
+        "file:///dir to keep them.",
+        store=store,
+    )
+
+
+import_conflict = ErrorDef(
+    code="IMPORT_CONFLICT",
+    status=409,
+    message="An import in mode fail met files that already exist.",
+)
+
+
+def import_conflict_error(existing: Sequence[str]) -> AppError:
+    shown = list(existing[:MAX_LISTED_NAMES])
+    return memory_error(
+        import_conflict,
+        f"{len(existing)} of the imported files already exist (e.g. "
+        f"{', '.join(shown)}); nothing was written. Import with mode skip to "
+        "keep them or mode overwrite to replace them.",
+        existing=shown,
+        existing_count=len(existing),
+    )
+
+
+purge_incomplete = ErrorDef(
+    code="PURGE_INCOMPLETE",
+    status=409,
+    message="Objects remained after every purge pass.",
+)
+
+
+def purge_incomplete_error(remaining: int, passes: int) -> AppError:
+    return memory_error(
+        purge_incomplete,
+        f"{remaining} objects remained under the prefix after {passes} purge "
+        "passes; something is still writing there. Revoke the entity's tokens "
+        "and run memory.purge again.",
+        remaining=remaining,
+        passes=passes,
+    )

@@ -1,0 +1,71 @@
+"""A served app on SQLite (the audit log in the same database) and its tokens."""
+
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tenchi.testing import open_http
+
+from app.features.memory.domain import file_key
+from app.features.memory.ports import FileMetadata, Write
+from app.infra.port_wiring import open_storage
+from app.infra.token_file import create_token
+from app.infra.token_file_resolver import TokenFileResolver
+from app.server.asgi import build_app
+from app.server.settings import Settings
+from app.shared.identity import Grant
+
+SEEDED = FileMetadata("tea notes", (), ("task",), datetime(2026, 1, 1, tzinfo=UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    headers: dict[str, str]
+    token_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Audited:
+    http: httpx.AsyncClient
+    settings: Settings
+    alice: Holder
+    bob: Holder
+    viewer: Holder
+
+
+def _holder(path: Path, grants: dict[str, Grant], label: str | None) -> Holder:
+    secret, record = create_token(path, grants, label=label)
+    return Holder({"Authorization": f"Bearer {secret}"}, record.token_id)
+
+
+@asynccontextmanager
+async def open_audited(tmp_path: Path, **overrides: Any) -> AsyncGenerator[Audited]:
+    """SQLite storage (so the audit log is the same database), three tokens."""
+    tokens = tmp_path / "tokens.json"
+    settings = Settings(
+        storage=f"sqlite:///{tmp_path / 'wenchang.db'}",
+        tokens_file=str(tokens),
+        cursor_secret="audit-tests-cursor-secret",
+        index_cache="none",
+        **overrides,
+    )
+    async with open_storage(settings.storage) as storage:
+        for name in ("tea", "coffee"):
+            key = file_key("user", "alice", "notes", name)
+            await storage.put(Write(key, b"- [stated] likes oolong\n", SEEDED))
+    alice = _holder(tokens, {"user": Grant("alice", "owner")}, "claude")
+    bob = _holder(tokens, {"user": Grant("bob", "owner")}, None)
+    viewer = _holder(tokens, {"user": Grant("alice", "viewer")}, "viewer-app")
+    app = build_app(settings, resolver=TokenFileResolver(tokens))
+    async with open_http(app) as http:
+        yield Audited(http, settings, alice, bob, viewer)
+
+
+def raw_bytes(root: Path) -> bytes:
+    """The database, its WAL and shared-memory file, byte for byte."""
+    paths = [root / f"wenchang.db{suffix}" for suffix in ("", "-wal", "-shm")]
+    return b"".join(path.read_bytes() for path in paths if path.exists())
