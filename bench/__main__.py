@@ -1,7 +1,7 @@
 """``python -m bench``: the whole suite in one run, and its tables.
 
 ``--profile full`` (the default) is the run ``bench/RESULTS.md`` records (about
-15-20 minutes on a quiet 2-core machine); ``--profile quick`` (a few minutes)
+12-15 minutes on a quiet 2-core machine); ``--profile quick`` (a few minutes)
 gives every row once for development; ``--smoke`` (``--profile smoke``) runs
 every scenario for a fraction of a second so CI keeps the harness working (its
 numbers mean nothing). The full profile rewrites ``bench/RESULTS.md`` between
@@ -13,7 +13,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -83,19 +83,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"[{time.monotonic() - started:5.0f} s] {step}", file=sys.stderr, flush=True
         )
 
+    def section[T](name: str, run: Callable[[], T], otherwise: T) -> T:
+        # A later section that breaks (e.g. on code it patches having moved)
+        # must not throw away the comparison already measured.
+        try:
+            return run()
+        except Exception as exc:
+            results.notes.append(f"{name} failed and is missing: {exc!r}")
+            progress(f"{name} FAILED: {exc!r}")
+            return otherwise
+
     with tempfile.TemporaryDirectory(prefix="wenchang-bench-") as scratch:
         load = LoadGenerator()
         try:
             bench = Bench(profile, Path(scratch), load)
             compare(bench, results, progress)
             if not arguments.no_search:
-                search_rows(bench, results, progress)
+                section("search", lambda: search_rows(bench, results, progress), None)
             if not arguments.no_scaling:
-                scaling.store_growth(bench, results, progress)
-                scaling.index_growth(bench, results, progress)
-                scaling.gcs_index(bench, results, progress)
-            costs = structural.render(quick=quick)
-            ours = structural.optimisations(Path(scratch), quick=quick)
+                for name, curve in (
+                    ("store curve", scaling.store_growth),
+                    ("index curve", scaling.index_growth),
+                    ("GCS index curve", scaling.gcs_index),
+                ):
+                    section(name, lambda c=curve: c(bench, results, progress), None)
+            costs = section(
+                "isolated costs", lambda: structural.render(quick=quick), []
+            )
+            ours = section(
+                "optimisations",
+                lambda: structural.optimisations(Path(scratch), quick=quick),
+                [],
+            )
         finally:
             load.close()
     table = report.render(results, time.monotonic() - started, costs, ours)

@@ -223,7 +223,7 @@ class Client:
             await self.refresh(self.append_name)
             await self.reset_appends()
         if scenario == "replace_fact":
-            await self.refresh(self.replace_name)
+            await self.sync_replace()
         if scenario == "index_revalidation":
             response = await self.http("GET", "/v1/index", self.read_auth)
             self.index_tag = response.headers[b"etag"].decode()
@@ -345,9 +345,14 @@ class Client:
         for name in list(self.versions):
             await self.refresh(name)
         if self.spec.scenario == "replace_fact":
-            path = _file_path("user", "bench", self.replace_name)
-            content = (await self.http("GET", path, self.write_auth)).body
-            self.replaced = 0 if b"green tea" in content else 1
+            await self.sync_replace()
+
+    async def sync_replace(self) -> None:
+        """Learn the replace file's version and which way the next swap goes."""
+        path = _file_path("user", "bench", self.replace_name)
+        response = await self.http("GET", path, self.write_auth)
+        self.versions[self.replace_name] = response.version()
+        self.replaced = 0 if b"green tea" in response.body else 1
 
 
 @dataclass
@@ -424,7 +429,20 @@ async def serve_specs() -> None:
     """Read one spec per stdin line, answer one result per stdout line."""
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, sys.stdin.readline):
-        result = await run(Spec(**json.loads(line)))
+        try:
+            result = await run(Spec(**json.loads(line)))
+        except (*FAILURES, KeyError, IndexError) as exc:
+            # A scenario whose set-up fails is one error, not a dead generator.
+            result = {
+                "requests": 0,
+                "errors": 1,
+                "rps": 0.0,
+                "p50_ms": float("nan"),
+                "p95_ms": float("nan"),
+                "p99_ms": float("nan"),
+                "error_samples": [f"set-up failed: {exc!r}"[:300]],
+                "sent": 0,
+            }
         sys.stdout.write(json.dumps(result) + "\n")
         sys.stdout.flush()
 

@@ -239,8 +239,14 @@ def render(
             "### Costs outside Wenchang's code, in isolation (CPU, in-process)",
         ]
         body += ["", *structural]
-    if results.notes:
-        body += ["", *(f"- {note}" for note in results.notes)]
+    failures = [
+        f"{sum(r.errors for r in measured)} error(s) in {name} {op} c={c}, e.g. "
+        f"`{next(sample for r in measured for sample in r.samples)}`"
+        for (name, op, c), measured in results.runs.items()
+        if any(r.samples for r in measured) and any(r.errors for r in measured)
+    ]
+    if results.notes or failures:
+        body += ["", *(f"- {note}" for note in [*results.notes, *failures])]
     head = [
         f"Run: {machine()}",
         "",

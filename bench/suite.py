@@ -122,15 +122,15 @@ class Profile:
 FULL = Profile(
     name="full",
     rounds=3,
-    duration=1.5,
-    warmup=0.4,
+    duration=1.2,
+    warmup=0.3,
     concurrency=(1, 16),
     store_sizes=(1_000, 100_000, 1_000_000),
     index_sizes=(10, 50, 100, 250, 500),
-    scaling_duration=1.5,
+    scaling_duration=1.2,
     gcs_sizes=(10, 100, 500),
     search_files=10_000,
-    gcs_search_files=2_000,
+    gcs_search_files=1_000,
 )
 QUICK = Profile(
     name="quick",
@@ -366,21 +366,48 @@ def _starter(bench: Bench, entrant: Entrant, database: Path) -> Callable[[], Ser
     )
 
 
+@contextmanager
+def _healthy(
+    chosen: Sequence[Entrant],
+    starters: Sequence[Callable[[], Server]],
+    results: Results,
+) -> Iterator[dict[str, Server]]:
+    """The entrants' servers that came up; one that did not is a note, not a crash."""
+    with ExitStack() as stack:
+        launched: list[tuple[Entrant, Server]] = []
+        for entrant, start in zip(chosen, starters, strict=True):
+            server = start()
+            stack.callback(server.stop)
+            launched.append((entrant, server))
+        servers: dict[str, Server] = {}
+        for entrant, server in launched:
+            try:
+                server.wait_healthy(timeout=120)
+            except RuntimeError as exc:
+                results.notes.append(
+                    f"{entrant.name} did not start, its rows are missing: "
+                    f"{str(exc)[-300:]!r}"
+                )
+                continue
+            servers[entrant.name] = server
+        yield servers
+
+
 def compare(bench: Bench, results: Results, progress: Callable[[str], None]) -> None:
     """The side-by-side rounds: every entrant, every scenario it answers."""
     database, tokens = bench.dataset("main")
     chosen = entrants(bench.profile)
     starters = [_starter(bench, entrant, database) for entrant in chosen]
-    with running(*starters) as started:
-        servers = {e.name: s for e, s in zip(chosen, started, strict=True)}
-        results.mcp_available = _has_mcp(servers["mcp"], tokens)
+    with _healthy(chosen, starters, results) as servers:
+        chosen = [e for e in chosen if e.name in servers]
+        results.mcp_available = "mcp" in servers and _has_mcp(servers["mcp"], tokens)
         if not results.mcp_available:
             results.notes.append("MCP rows skipped: /mcp did not answer tools/list.")
             chosen = [e for e in chosen if e.surface != "mcp"]
         progress(f"{len(servers)} servers healthy")
         for round_number in range(bench.profile.rounds):
             for op, concurrency, names in plan(bench.profile, chosen):
-                turn = round_number % len(names)
+                turn = round_number % max(1, len(names))
                 for entrant in names[turn:] + names[:turn]:
                     run = bench.measure(
                         servers[entrant.name],
@@ -389,9 +416,8 @@ def compare(bench: Bench, results: Results, progress: Callable[[str], None]) -> 
                         tokens,
                         surface=entrant.surface,
                     )
-                    results.runs.setdefault((entrant.name, op, concurrency), []).append(
-                        run
-                    )
+                    key = (entrant.name, op, concurrency)
+                    results.runs.setdefault(key, []).append(run)
                 progress(f"round {round_number + 1}: {op} c={concurrency}")
 
 

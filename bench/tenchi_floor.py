@@ -20,15 +20,13 @@ import aiosqlite
 from starlette.responses import Response
 from tenchi.contracts import Contract
 from tenchi.health import health_route
-from tenchi.responses import PresentedResponse, present
+from tenchi.responses import PresentedResponse, ResponseDef, present
 from tenchi.routes import Route, route, route_group
 from tenchi.server import RequestInfo, create_app
 
 from app.features.memory.contracts import (
     append_line_contract,
-    file_replaced,
     get_memory_index_contract,
-    memory_index,
     read_file_contract,
     replace_fact_contract,
     write_file_contract,
@@ -191,9 +189,13 @@ async def get_memory_index(
     return await sql.index_body(context.db, context.grants or {})
 
 
+def _status_200(contract: Contract[Any, Any]) -> ResponseDef[Any, Any]:
+    return next(d for d in contract.responses if d.status == 200)
+
+
 def present_index(body: str) -> PresentedResponse:
     answer = Response(body, media_type="application/json", headers={"ETag": INDEX_TAG})
-    return present(memory_index, response=answer)
+    return present(_status_200(get_memory_index_contract), response=answer)
 
 
 def version_headers(file: MemoryFile) -> VersionHeaders:
@@ -201,7 +203,8 @@ def version_headers(file: MemoryFile) -> VersionHeaders:
 
 
 def present_replaced(file: MemoryFile) -> PresentedResponse:
-    return present(file_replaced, file, headers=version_headers(file))
+    replaced = _status_200(write_file_contract)
+    return present(replaced, file, headers=version_headers(file))
 
 
 def _passthrough(file: MemoryFile, contract: Contract[Any, Any]) -> PresentedResponse:
