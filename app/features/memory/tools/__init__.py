@@ -17,7 +17,7 @@ from app.shared.errors import (
     version_conflict,
 )
 
-from .schemas import (
+from ..schemas import (
     AppendLine,
     Deleted,
     DeleteFile,
@@ -36,7 +36,18 @@ from .schemas import (
     VersionListing,
     WriteFile,
 )
-from .tool_descriptions import (
+from ..use_cases.append_line import append_line
+from ..use_cases.delete_file import delete_file
+from ..use_cases.get_memory_index import get_memory_index
+from ..use_cases.list_prefix import list_prefix
+from ..use_cases.list_versions import list_versions
+from ..use_cases.read_file import read_file
+from ..use_cases.read_version import read_version
+from ..use_cases.replace_fact import replace_fact
+from ..use_cases.restore_version import restore_version
+from ..use_cases.search_memory import search_memory
+from ..use_cases.write_file import write_file
+from .descriptions import (
     APPEND_LINE_DESCRIPTION,
     DELETE_FILE_DESCRIPTION,
     GET_MEMORY_INDEX_DESCRIPTION,
@@ -49,17 +60,6 @@ from .tool_descriptions import (
     SEARCH_MEMORY_DESCRIPTION,
     WRITE_FILE_DESCRIPTION,
 )
-from .use_cases.append_line import append_line
-from .use_cases.delete_file import delete_file
-from .use_cases.get_memory_index import get_memory_index
-from .use_cases.list_prefix import list_prefix
-from .use_cases.list_versions import list_versions
-from .use_cases.read_file import read_file
-from .use_cases.read_version import read_version
-from .use_cases.replace_fact import replace_fact
-from .use_cases.restore_version import restore_version
-from .use_cases.search_memory import search_memory
-from .use_cases.write_file import write_file
 
 READ_ERRORS = (unauthorized, backend_unavailable, invalid_argument)
 WRITE_ERRORS = (*READ_ERRORS, restricted_scope, memory_not_found, version_conflict)
