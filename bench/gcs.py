@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.features.memory.ports import Write
 from bench.seed import AREAS, sample_file
 
 SEED_CONCURRENCY = 16
@@ -49,7 +50,7 @@ async def _seed(emulator: Emulator, sizes: Sequence[int]) -> None:
             data, metadata = sample_file(f"f{i:04d}", i)
             key = file_key("user", f"sized-{n}", AREAS[i % len(AREAS)], f"f{i:04d}")
             async with gate:
-                await storage.put(key, data, metadata)
+                await storage.put(Write(key, data, metadata))
 
         await asyncio.gather(*(put(n, i) for n in sizes for i in range(n)))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from app.features.memory.domain import file_key
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra.sqlite_storage import open_sqlite_storage
 from app.infra.token_file import create_token
 from app.shared.identity import Grant
@@ -56,7 +56,7 @@ async def _put_all(storage_url: str, found: list[search.Document]) -> None:
         async def put(doc: search.Document, meta: FileMetadata) -> None:
             async with gate:
                 key = file_key("user", ENTITY, doc.area, doc.name)
-                await storage.put(key, doc.content, meta)
+                await storage.put(Write(key, doc.content, meta))
 
         await asyncio.gather(*(put(d, m) for d, m in zip(found, metadata, strict=True)))
 

@@ -17,7 +17,7 @@ from typing import Any
 import aiosqlite
 import pytest
 
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra import sqlite_connection
 from app.infra.filesystem_storage import FilesystemStorage
 from app.server.runtime import create_lifespan
@@ -166,7 +166,9 @@ async def test_a_create_syncs_directories_body_and_sidecar_in_order(
     disk: DiskLog,
 ) -> None:
     storage = FilesystemStorage(disk.root)
-    version = await storage.put_if_version("user/alice/notes/tea.md", b"x", META, None)
+    version = await storage.put_if_version(
+        Write("user/alice/notes/tea.md", b"x", META), None
+    )
     assert version is not None
     area, body = "user/alice/notes", f"user/alice/notes/tea.md%{version}"
     sidecar = "user/alice/notes/tea.md%meta"
@@ -187,10 +189,14 @@ async def test_a_create_syncs_directories_body_and_sidecar_in_order(
 
 async def test_a_replace_syncs_before_and_after_the_commit(disk: DiskLog) -> None:
     storage = FilesystemStorage(disk.root)
-    first = await storage.put_if_version("user/alice/notes/tea.md", b"x", META, None)
+    first = await storage.put_if_version(
+        Write("user/alice/notes/tea.md", b"x", META), None
+    )
     assert first is not None
     disk.events.clear()
-    second = await storage.put_if_version("user/alice/notes/tea.md", b"y", META, first)
+    second = await storage.put_if_version(
+        Write("user/alice/notes/tea.md", b"y", META), first
+    )
     assert second is not None
     area, sidecar = "user/alice/notes", "user/alice/notes/tea.md%meta"
     commit = disk.index("rename", _is(sidecar))
@@ -205,7 +211,9 @@ async def test_a_replace_syncs_before_and_after_the_commit(disk: DiskLog) -> Non
 
 async def test_a_delete_is_durable_before_it_returns(disk: DiskLog) -> None:
     storage = FilesystemStorage(disk.root)
-    version = await storage.put_if_version("user/alice/notes/tea.md", b"x", META, None)
+    version = await storage.put_if_version(
+        Write("user/alice/notes/tea.md", b"x", META), None
+    )
     assert version is not None
     disk.events.clear()
     assert await storage.delete_if_version("user/alice/notes/tea.md", version)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra.filesystem_storage import FilesystemStorage
 from app.shared.errors import backend_unavailable
 
@@ -27,7 +27,7 @@ _INCREMENTER = """
 import asyncio, sys
 from datetime import UTC, datetime
 from pathlib import Path
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra.filesystem_storage import FilesystemStorage
 
 async def main(root, count):
@@ -37,7 +37,8 @@ async def main(root, count):
     while done < count:
         current = await storage.get("counter")
         data = b"%d" % (int(current.data) + 1)
-        if await storage.put_if_version("counter", data, meta, current.version):
+        write = Write("counter", data, meta)
+        if await storage.put_if_version(write, current.version):
             done += 1
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
@@ -61,7 +62,7 @@ async def test_names_are_percent_encoded_with_upper_case_escaped(
     """``Tea ☕`` is stored as ``%54ea%20%E2%98%95.md``: a sidecar and a body."""
     storage = FilesystemStorage(tmp_path)
 
-    version = await storage.put("user/alice/notes/Tea ☕.md", b"hot", META)
+    version = await storage.put(Write("user/alice/notes/Tea ☕.md", b"hot", META))
 
     directory = tmp_path / "user" / "alice" / "notes"
     assert sorted(os.listdir(directory)) == [
@@ -76,7 +77,7 @@ async def test_a_long_name_keeps_a_readable_head_and_a_digest(tmp_path: Path) ->
     storage = FilesystemStorage(tmp_path)
     key = f"user/alice/notes/{'Ü' * 256}.md"
 
-    await storage.put(key, b"long", META)
+    await storage.put(Write(key, b"long", META))
 
     names = os.listdir(tmp_path / "user" / "alice" / "notes")
     assert all(len(name.encode()) <= 255 and "%~" in name for name in names)
@@ -92,7 +93,7 @@ async def test_an_interrupted_write_leaves_the_previous_object_whole(
 ) -> None:
     """A body written without its sidecar (a crash mid-write) is never read."""
     storage = FilesystemStorage(tmp_path)
-    version = await storage.put(KEY, b"committed", META)
+    version = await storage.put(Write(KEY, b"committed", META))
     orphan = tmp_path / "user" / "alice" / "notes" / "tea.md%0123456789abcdef0123"
     orphan.write_bytes(b"half-written")
 
@@ -102,13 +103,13 @@ async def test_an_interrupted_write_leaves_the_previous_object_whole(
         b"committed",
         version,
     )
-    assert await storage.put_if_version(KEY, b"next", META, version) is not None
+    assert await storage.put_if_version(Write(KEY, b"next", META), version) is not None
 
 
 async def test_waiting_for_the_lock_never_blocks_the_event_loop(tmp_path: Path) -> None:
     """While another process holds the lock, the loop keeps running other tasks."""
     storage = FilesystemStorage(tmp_path, lock_timeout=60)
-    await storage.put(KEY, b"x", META)
+    await storage.put(Write(KEY, b"x", META))
 
     with held_lock(tmp_path):
         reading = asyncio.create_task(storage.get(KEY))
@@ -127,7 +128,7 @@ async def test_a_lock_held_too_long_is_backend_unavailable_timeout(
     storage = FilesystemStorage(tmp_path, lock_timeout=0.1)
 
     with held_lock(tmp_path), pytest.raises(AppError) as raised:
-        await storage.put(KEY, b"x", META)
+        await storage.put(Write(KEY, b"x", META))
 
     assert raised.value.definition is backend_unavailable
     assert raised.value.details["reason"] == "timeout"
@@ -136,7 +137,7 @@ async def test_a_lock_held_too_long_is_backend_unavailable_timeout(
 
 async def test_several_processes_on_one_root_lose_no_update(tmp_path: Path) -> None:
     """Processes racing compare-and-swap increments on one key all count."""
-    await FilesystemStorage(tmp_path).put("counter", b"0", META)
+    await FilesystemStorage(tmp_path).put(Write("counter", b"0", META))
     command = [sys.executable, "-c", _INCREMENTER, str(tmp_path), str(INCREMENTS)]
 
     workers = [

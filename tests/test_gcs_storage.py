@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.ports import FileMetadata, Storage, Write
 from app.infra.gcs_client import GcsLocation, parse_gcs_url
 from app.infra.gcs_requests import GcsRefusedError
 from app.infra.gcs_storage import open_gcs_storage
@@ -78,7 +78,7 @@ async def test_a_key_prefix_keeps_deployments_in_one_bucket_apart(
         open_gcs_storage(fresh_url()) as first,
         open_gcs_storage(fresh_url()) as second,
     ):
-        await first.put(KEY, b"first", META)
+        await first.put(Write(KEY, b"first", META))
 
         assert await second.get(KEY) is None
         assert await second.list_page("", start_after=None, limit=10) == []
@@ -92,7 +92,7 @@ async def test_objects_use_the_wenchang_library_layout(
     """Object name = prefix + key; library metadata keys, JSON arrays, markdown."""
     url = fresh_url()
     async with open_gcs_storage(url) as storage:
-        version = await storage.put(KEY, b"- [stated] x\n", META)
+        version = await storage.put(Write(KEY, b"- [stated] x\n", META))
     name = quote(parse_gcs_url(url).prefix + KEY, safe="")
 
     with urllib.request.urlopen(
@@ -114,10 +114,10 @@ async def test_a_throttled_write_is_retried_and_lands(
     storage: Storage, gcs_emulator: GcsEmulator
 ) -> None:
     """One 429 (GCS's one-write-per-second limit) is absorbed by a retry."""
-    version = await storage.put(KEY, b"before", META)
+    version = await storage.put(Write(KEY, b"before", META))
     gcs_emulator.proxy.throttle(1)
 
-    written = await storage.put_if_version(KEY, b"after", META, version)
+    written = await storage.put_if_version(Write(KEY, b"after", META), version)
 
     stored = await storage.get(KEY)
     assert written is not None and stored is not None
@@ -129,12 +129,12 @@ async def test_persistent_throttling_is_503_and_writes_nothing(
 ) -> None:
     """429s are retried until the deadline, then BackendUnavailable(timeout)
     with Retry-After; the object is untouched."""
-    version = await storage.put(KEY, b"before", META)
+    version = await storage.put(Write(KEY, b"before", META))
     gcs_emulator.proxy.throttle(10**6)
 
     try:
         with pytest.raises(AppError) as raised:
-            await storage.put_if_version(KEY, b"after", META, version)
+            await storage.put_if_version(Write(KEY, b"after", META), version)
     finally:
         gcs_emulator.proxy.throttle(0)
 
@@ -152,7 +152,7 @@ async def test_a_missing_bucket_is_a_refusal_not_an_outage(
     """A wrong bucket name cannot be fixed by retrying: writes, lists, ping refuse."""
     async with open_gcs_storage(f"gcs://no-such-{uuid.uuid4().hex}") as storage:
         for call in (
-            storage.put(KEY, b"x", META),
+            storage.put(Write(KEY, b"x", META)),
             storage.list_page("", start_after=None, limit=5),
             storage.ping(),
         ):
@@ -166,7 +166,7 @@ async def test_names_with_slashes_percent_and_unicode_are_encoded_in_urls(
     """A key is one object name, whatever characters its name holds."""
     key = f"user/alice/notes/{quote('a%2Fb')} ?#&=茶.md"
 
-    version = await storage.put_if_version(key, b"odd", META, None)
+    version = await storage.put_if_version(Write(key, b"odd", META), None)
     deleted = await storage.delete_if_version(key, version or "")
 
     assert version is not None and deleted

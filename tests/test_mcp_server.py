@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp.client import Client
 
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra.token_file_resolver import FixedResolver
 from app.server.mcp import SharedContext, create_memory_mcp_server, fixed_identity
 from app.server.mcp_tools import served_tools
@@ -46,7 +46,7 @@ async def test_mcp_server_reports_an_unexpected_failure_as_failed_and_logs_it(
     meta = FileMetadata("d", (), ("mcp",), datetime(2026, 1, 1, tzinfo=UTC))
 
     async with shared.open(create_lifespan(configured)), Client(server) as session:
-        await shared().storage.put("user/alice/notes/broken.md", b"\xff", meta)
+        await shared().storage.put(Write("user/alice/notes/broken.md", b"\xff", meta))
         result = await session.call_tool(
             "read_file", {"scope": "user", "area": "notes", "name": "broken"}
         )

@@ -47,7 +47,7 @@ from tenchi.errors import AppError, ErrorDef
 
 from app.features.memory.domain import MemoryLimits, format_timestamp
 from app.features.memory.policy import ScopePolicy
-from app.features.memory.ports import FileMetadata, Storage, VersionRecord
+from app.features.memory.ports import FileMetadata, Storage, VersionRecord, Write
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
@@ -679,7 +679,7 @@ class StorageModel(RuleBasedStateMachine):
     def seed_system_files(self) -> None:
         for key, content in SEEDED.items():
             meta = FileMetadata("curated", (), ("task",), SEED_TIME)
-            version = self.run(self.storage.put(key, content.encode(), meta))
+            version = self.run(self.storage.put(Write(key, content.encode(), meta)))
             stamp = SEED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
             self.state[key] = ModelFile(
                 content, "curated", (), ("task",), version, stamp

@@ -27,6 +27,7 @@ from app.features.memory.ports import (
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.features.memory.schemas import (
     AppendLine,
@@ -117,7 +118,7 @@ async def seed_canary(context: AppContext) -> None:
     """The canary's files (each written, then appended to) among neighbours."""
     for entity_id in NEIGHBOUR_ENTITIES:
         key = file_key("user", entity_id, "notes", "n")
-        await context.storage.put(key, b"- [stated] neighbour " * 12, META)
+        await context.storage.put(Write(key, b"- [stated] neighbour " * 12, META))
     canary = caller(context, CANARY_ENTITY, label="canary-label")
     for i in range(CANARY_FILES):
         written = await write_file(
@@ -227,7 +228,9 @@ async def test_purge_deletes_exactly_the_entity_prefix(tmp_path: Path) -> None:
     async with task_context(settings_for("memory://", tmp_path)) as context:
         await create(caller(context, "alice"), "a")
         await create(caller(context, "alice2"), "a")
-        await context.storage.put(file_key("team", "alice", "notes", "a"), b"", META)
+        await context.storage.put(
+            Write(file_key("team", "alice", "notes", "a"), b"", META)
+        )
 
         report = await purge_memory(purge("alice"), context)
 
@@ -252,35 +255,18 @@ class ConcurrentWriter:
     async def get(self, key: str) -> StoredObject | None:
         return await self.inner.get(key)
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
-        return await self.inner.put(key, data, metadata, change=change)
+    async def put(self, write: Write) -> str:
+        return await self.inner.put(write)
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
-        return await self.inner.put_if_version(
-            key, data, metadata, expected, change=change
-        )
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+        return await self.inner.put_if_version(write, expected)
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None
     ) -> bool:
         if key == self.key and self.rewrites:
             self.rewrites -= 1
-            await self.inner.put(key, b"- [stated] rewritten\n", META)
+            await self.inner.put(Write(key, b"- [stated] rewritten\n", META))
         return await self.inner.delete_if_version(key, expected, change=change)
 
     async def list_versions(

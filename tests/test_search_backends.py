@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.ports import FileMetadata, Storage, Write
 from app.features.search.domain.corpus_index import CorpusSearchIndex
 from app.features.search.domain.ranking import Ranked
 from app.features.search.domain.snippets import snippet
@@ -75,7 +75,7 @@ QUERIES = (
 async def seed(storage: Storage) -> None:
     for key, (content, description, aliases) in FILES.items():
         meta = FileMetadata(description, aliases, ("http",), MOMENT)
-        await storage.put(key, content.encode(), meta)
+        await storage.put(Write(key, content.encode(), meta))
 
 
 type Result = list[tuple[str, float, str]]
@@ -176,7 +176,7 @@ async def test_updates_and_deletes_show_alike_everywhere(
         assert tea is not None
         assert await storage.delete_if_version("user/alice/notes/tea.md", tea.version)
         meta = FileMetadata("now about coffee", (), ("http",), MOMENT)
-        await storage.put("user/alice/projects/a.md", b"espresso only\n", meta)
+        await storage.put(Write("user/alice/projects/a.md", b"espresso only\n", meta))
     for backend in backends.values():
         if backend.cache is not None:
             # What every write through the use cases does.

@@ -20,7 +20,7 @@ from tenchi.errors import AppError
 from tenchi.tasks import TaskInputError
 
 from app.features.memory.domain import file_key
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.features.memory.schemas import (
     AppendLine,
     ExportMemory,
@@ -148,7 +148,7 @@ async def test_export_covers_only_the_named_entity(context: AppContext) -> None:
     """Neighbouring entities (``alice2``) and other scopes are not exported."""
     metadata = FileMetadata("", (), ("task",), datetime(2025, 1, 1, tzinfo=UTC))
     for key in ("user/alice2/notes/a.md", "team/alice/notes/a.md"):
-        await context.storage.put(key, b"- [stated] other\n", metadata)
+        await context.storage.put(Write(key, b"- [stated] other\n", metadata))
 
     exported = await export_memory(ENTITY, context)
 
@@ -163,7 +163,7 @@ async def test_export_pages_through_several_list_batches(
     names = [f"n{i:05d}" for i in range(2_050)]
     for name in names:
         await context.storage.put(
-            file_key("user", "alice", "bulk", name), name.encode(), metadata
+            Write(file_key("user", "alice", "bulk", name), name.encode(), metadata)
         )
 
     exported = await export_memory(ENTITY, context)
@@ -339,7 +339,9 @@ async def test_import_and_invalidate_index_refresh_a_cached_index(
     )
     listed = await get_memory_index(alice)
     metadata = FileMetadata("", (), ("task",), datetime(2025, 1, 1, tzinfo=UTC))
-    await context.storage.put(file_key("user", "alice", "notes", "b"), b"", metadata)
+    await context.storage.put(
+        Write(file_key("user", "alice", "notes", "b"), b"", metadata)
+    )
     stale = await get_memory_index(alice)
 
     result = await invalidate_index(ENTITY, context)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import aiosqlite
 
-from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.ports import FileMetadata, Storage, Write
 
 from .sqlite_connection import fetch_rows, open_sqlite_connection
 
@@ -66,7 +66,9 @@ class StorageChangeMarkers:
         return INITIAL if found is None else found.version
 
     async def bump(self, prefix: str) -> None:
-        await self._storage.put(MARKER_KEYS + marker_id(prefix), b"", _MARKER_META)
+        await self._storage.put(
+            Write(MARKER_KEYS + marker_id(prefix), b"", _MARKER_META)
+        )
 
 
 _SCHEMA = """

@@ -12,11 +12,11 @@ from urllib.parse import unquote
 
 from app.features.memory.ports import (
     Change,
-    FileMetadata,
     HistoryRetention,
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem_history import archive, history_directory, scrub_history
@@ -88,10 +88,9 @@ class FilesystemStorage:
             data = (directory / f"{stem}%{record.version}").read_bytes()
         return StoredObject(data, record.metadata, record.version)
 
-    def _commit(
-        self, key: str, data: bytes, metadata: FileMetadata, change: Change | None
-    ) -> str:
+    def _commit(self, write: Write) -> str:
         """Write the new body, then replace the sidecar; the lock is held."""
+        key, change = write.key, write.change
         directory, stem = self._location(key)
         sidecar = directory / f"{stem}{SIDECAR}"
         current, version = read_record(sidecar), secrets.token_hex(10)
@@ -99,13 +98,13 @@ class FilesystemStorage:
         document = {
             "key": key,
             "version": version,
-            "metadata": metadata_to_map(metadata),
+            "metadata": metadata_to_map(write.metadata),
             "operation": change.operation if change else None,
             "actor": change.actor if change else None,
         }
         make_directories(self._root, key)
         body = directory / f"{stem}%{version}"
-        write_new(body, data)
+        write_new(body, write.data)
         try:
             sync_directory(directory)  # the body's name, before a sidecar names it
             replace_file(sidecar, json.dumps(document).encode())
@@ -117,26 +116,17 @@ class FilesystemStorage:
         self._history.trim(key, change)
         return version
 
-    def _put(
-        self, key: str, data: bytes, metadata: FileMetadata, change: Change | None
-    ) -> str:
+    def _put(self, write: Write) -> str:
         with self._locked(fcntl.LOCK_EX):
-            return self._commit(key, data, metadata, change)
+            return self._commit(write)
 
-    def _put_if(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        change: Change | None,
-    ) -> str | None:
-        directory, stem = self._location(key)
+    def _put_if(self, write: Write, expected: str | None) -> str | None:
+        directory, stem = self._location(write.key)
         with self._locked(fcntl.LOCK_EX):
             current = read_record(directory / f"{stem}{SIDECAR}")
             if (current.version if current else None) != expected:
                 return None
-            return self._commit(key, data, metadata, change)
+            return self._commit(write)
 
     def _delete(self, key: str, expected: str, change: Change | None) -> bool:
         directory, stem = self._location(key)
@@ -202,26 +192,11 @@ class FilesystemStorage:
     async def get(self, key: str) -> StoredObject | None:
         return await self._run(self._get, key)
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
-        return await self._run(self._put, key, data, metadata, change)
+    async def put(self, write: Write) -> str:
+        return await self._run(self._put, write)
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
-        return await self._run(self._put_if, key, data, metadata, expected, change)
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+        return await self._run(self._put_if, write, expected)
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None

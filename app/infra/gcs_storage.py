@@ -16,11 +16,11 @@ from tenchi.errors import AppError
 
 from app.features.memory.ports import (
     Change,
-    FileMetadata,
     HistoryRetention,
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.infra.gcs_client import GcsClient, GcsLocation, parse_gcs_url
 from app.infra.gcs_history import (
@@ -32,7 +32,7 @@ from app.infra.gcs_history import (
     record_of,
 )
 from app.infra.gcs_objects import GcsObjects
-from app.infra.history_records import written
+from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
 
@@ -112,28 +112,16 @@ class GcsStorage:
         generation = str(current["generation"])
         return await self._objects.upload(self._prefix + key, data, values, generation)
 
-    async def _landed(
-        self,
-        key: str,
-        version: str | None,
-        data: bytes,
-        meta: FileMetadata,
-        change: Change | None,
-    ) -> str | None:
+    async def _landed(self, write: Write, version: str | None) -> str | None:
+        change = write.change
         if version is not None and change is not None:
-            newest = written(version, data, meta, change)
-            await self._history.prune(key, replace(newest, data=None), change.at)
+            newest = written(version, write, change)
+            await self._history.prune(write.key, without_data(newest), change.at)
         return version
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
-        values = change_map(metadata, change)
+    async def put(self, write: Write) -> str:
+        key, data = write.key, write.data
+        values = change_map(write.metadata, write.change)
         for _ in range(WRITE_ATTEMPTS):
             current = await self._objects.describe(self._prefix + key)
             if current is None:
@@ -143,20 +131,13 @@ class GcsStorage:
             else:
                 version = await self._replace(key, data, values, current)
             if version is not None:
-                await self._landed(key, version, data, metadata, change)
+                await self._landed(write, version)
                 return version
         raise backend_unavailable_error("unavailable")
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
-        values, name = change_map(metadata, change), self._prefix + key
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+        key, data, name = write.key, write.data, self._prefix + write.key
+        values = change_map(write.metadata, write.change)
         if expected is None:
             version = await self._objects.upload(name, data, values, "0")
             if version is None:
@@ -170,7 +151,7 @@ class GcsStorage:
             if current is None or str(current["generation"]) != _generation(expected):
                 return None
             version = await self._replace(key, data, values, current)
-        return await self._landed(key, version, data, metadata, change)
+        return await self._landed(write, version)
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None

@@ -9,6 +9,7 @@ from app.features.memory.ports import (
     FileMetadata,
     HistoryRetention,
     VersionRecord,
+    Write,
 )
 
 PRUNE_PER_WRITE = 4
@@ -16,18 +17,16 @@ PRUNE_PER_WRITE = 4
 back within lowered limits over a few writes, and no write ever does much."""
 
 
-def written(
-    version: str, data: bytes, metadata: FileMetadata, change: Change
-) -> VersionRecord:
-    """The record of a write that landed as ``version``."""
+def written(version: str, write: Write, change: Change) -> VersionRecord:
+    """The record of ``write`` (made by ``change``) that landed as ``version``."""
     return VersionRecord(
         version=version,
         operation=change.operation,
         actor=change.actor,
         deleted=False,
-        size=len(data),
-        metadata=metadata,
-        data=bytes(data),
+        size=len(write.data),
+        metadata=write.metadata,
+        data=bytes(write.data),
     )
 
 

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from app.features.memory.ports import (
     Change,
-    FileMetadata,
     HistoryRetention,
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 
 from .history_records import expired, tombstone, without_data, written
@@ -33,35 +33,20 @@ class MemoryStorage:
     async def get(self, key: str) -> StoredObject | None:
         return self._objects.get(key)
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
-        version = str(next(self._versions))
+    async def put(self, write: Write) -> str:
+        key, change, version = write.key, write.change, str(next(self._versions))
         if key not in self._objects:
             bisect.insort(self._keys, key)
-        self._objects[key] = StoredObject(bytes(data), metadata, version)
+        self._objects[key] = StoredObject(bytes(write.data), write.metadata, version)
         if change is not None:
-            self._record(key, written(version, data, metadata, change), change)
+            self._record(key, written(version, write, change), change)
         return version
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
-        current = self._objects.get(key)
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+        current = self._objects.get(write.key)
         if (current.version if current else None) != expected:
             return None
-        return await self.put(key, data, metadata, change=change)
+        return await self.put(write)
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None

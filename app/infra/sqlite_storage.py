@@ -30,6 +30,7 @@ from app.features.memory.ports import (
     ListedObject,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.shared.errors import backend_unavailable_error
 
@@ -78,6 +79,11 @@ def _change_values(change: Change | None) -> tuple[str | None, ...]:
     if change is None:
         return (None, None, None)
     return (change.operation, change.actor, format_timestamp(change.at))
+
+
+def _written_values(write: Write, version: str) -> tuple[str | None, ...]:
+    """The metadata, version and change columns of ``write`` landing as ``version``."""
+    return (*_meta_values(write.metadata), version, *_change_values(write.change))
 
 
 def _record(row: Any, data: bytes | None) -> VersionRecord:
@@ -139,40 +145,25 @@ class SqliteStorage:
         row = rows[0]
         return StoredObject(data=bytes(row[0]), metadata=_meta(row, 1), version=row[5])
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
+    async def put(self, write: Write) -> str:
         version = _new_version()
-        row = (key, data, *_meta_values(metadata), version, *_change_values(change))
+        row = (write.key, write.data, *_written_values(write, version))
         await self._write(
             f"INSERT OR REPLACE INTO memory_objects (key, data, {_WRITTEN}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            change,
+            write.change,
             lambda event: (*row, event),
         )
         return version
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         version = _new_version()
-        values = (*_meta_values(metadata), version, *_change_values(change))
+        key, data, values = write.key, write.data, _written_values(write, version)
         if expected is None:
             landed = await self._write(
                 f"INSERT INTO memory_objects (key, data, {_WRITTEN}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                change,
+                write.change,
                 lambda event: (key, data, *values, event),
             )
         else:
@@ -181,7 +172,7 @@ class SqliteStorage:
                 "sources = ?, last_updated = ?, version = ?, operation = ?, "
                 "actor = ?, changed_at = ?, audit_event = ? "
                 "WHERE key = ? AND version = ?",
-                change,
+                write.change,
                 lambda event: (data, *values, event, key, expected),
             )
         return version if landed else None

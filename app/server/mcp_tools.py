@@ -20,6 +20,7 @@ from app.server.mcp_settings import (
     require_one_line_product,
 )
 from app.server.settings import Settings
+from app.server.trusted_results import trusting_results
 
 _PRODUCT_SLOT = re.compile(r"\bmemory\b")
 logger = logging.getLogger("wenchang.mcp")
@@ -46,7 +47,9 @@ def _served(
     description = require_description_fits(
         name, describe(declared, product=settings.product, purpose=purpose)
     )
-    served = dataclasses.replace(declared, name=name, description=description)
+    served = trusting_results(
+        dataclasses.replace(declared, name=name, description=description)
+    )
     audited = audited_use_case(
         declared.name, binding.use_case, mutates=not declared.read_only
     )

@@ -11,7 +11,7 @@ import httpx
 from tenchi.testing import open_http
 
 from app.features.memory.domain import file_key
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.infra.port_wiring import open_storage
 from app.infra.token_file import create_token
 from app.infra.token_file_resolver import TokenFileResolver
@@ -56,7 +56,7 @@ async def open_audited(tmp_path: Path, **overrides: Any) -> AsyncGenerator[Audit
     async with open_storage(settings.storage) as storage:
         for name in ("tea", "coffee"):
             key = file_key("user", "alice", "notes", name)
-            await storage.put(key, b"- [stated] likes oolong\n", SEEDED)
+            await storage.put(Write(key, b"- [stated] likes oolong\n", SEEDED))
     alice = _holder(tokens, {"user": Grant("alice", "owner")}, "claude")
     bob = _holder(tokens, {"user": Grant("bob", "owner")}, None)
     viewer = _holder(tokens, {"user": Grant("alice", "viewer")}, "viewer-app")

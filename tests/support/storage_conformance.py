@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.ports import FileMetadata, Storage, Write
 from app.shared.errors import backend_unavailable
 from tests.support.storage_adapters import AdapterUnderTest
 from tests.support.storage_history_conformance import StorageHistoryConformance
@@ -70,7 +70,7 @@ class StorageConformance(StorageHistoryConformance):
         """What put stores, get returns: bytes, every metadata field, the version."""
         body = "- [stated] Likes 绿茶 ☕\n".encode()
 
-        version = await adapter.storage.put(KEY, body, META)
+        version = await adapter.storage.put(Write(KEY, body, META))
 
         stored = await adapter.storage.get(KEY)
         assert stored is not None
@@ -78,7 +78,7 @@ class StorageConformance(StorageHistoryConformance):
 
     async def test_an_empty_body_round_trips(self, adapter: AdapterUnderTest) -> None:
         """An empty body is a body, not a missing object."""
-        await adapter.storage.put(KEY, b"", OTHER_META)
+        await adapter.storage.put(Write(KEY, b"", OTHER_META))
 
         stored = await adapter.storage.get(KEY)
 
@@ -88,7 +88,7 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """Five writes of the same bytes give five distinct versions."""
-        versions = [await adapter.storage.put(KEY, b"x", META) for _ in range(5)]
+        versions = [await adapter.storage.put(Write(KEY, b"x", META)) for _ in range(5)]
 
         assert len(set(versions)) == 5
         stored = await adapter.storage.get(KEY)
@@ -98,8 +98,8 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """Neither a longer key nor a shorter one answers for a key."""
-        await adapter.storage.put("a/b.md.bak", b"bak", META)
-        await adapter.storage.put("a/b", b"dir-like", META)
+        await adapter.storage.put(Write("a/b.md.bak", b"bak", META))
+        await adapter.storage.put(Write("a/b", b"dir-like", META))
 
         assert await adapter.storage.get("a/b.md") is None
         found = await adapter.storage.get("a/b")
@@ -109,7 +109,7 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """expected=None on a missing key writes and returns the version."""
-        version = await adapter.storage.put_if_version(KEY, b"new", META, None)
+        version = await adapter.storage.put_if_version(Write(KEY, b"new", META), None)
 
         stored = await adapter.storage.get(KEY)
         assert version is not None and stored is not None
@@ -119,9 +119,11 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """expected=None on an existing key returns None; the object is unchanged."""
-        version = await adapter.storage.put(KEY, b"old", META)
+        version = await adapter.storage.put(Write(KEY, b"old", META))
 
-        result = await adapter.storage.put_if_version(KEY, b"new", OTHER_META, None)
+        result = await adapter.storage.put_if_version(
+            Write(KEY, b"new", OTHER_META), None
+        )
 
         stored = await adapter.storage.get(KEY)
         assert result is None and stored is not None
@@ -131,9 +133,9 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """The current version admits the write; body and metadata change together."""
-        old = await adapter.storage.put(KEY, b"old", META)
+        old = await adapter.storage.put(Write(KEY, b"old", META))
 
-        new = await adapter.storage.put_if_version(KEY, b"new", OTHER_META, old)
+        new = await adapter.storage.put_if_version(Write(KEY, b"new", OTHER_META), old)
 
         stored = await adapter.storage.get(KEY)
         assert new is not None and new != old and stored is not None
@@ -147,10 +149,12 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """An earlier version returns None and leaves the object as it is."""
-        stale = await adapter.storage.put(KEY, b"one", META)
-        current = await adapter.storage.put(KEY, b"two", META)
+        stale = await adapter.storage.put(Write(KEY, b"one", META))
+        current = await adapter.storage.put(Write(KEY, b"two", META))
 
-        result = await adapter.storage.put_if_version(KEY, b"three", OTHER_META, stale)
+        result = await adapter.storage.put_if_version(
+            Write(KEY, b"three", OTHER_META), stale
+        )
 
         stored = await adapter.storage.get(KEY)
         assert result is None and stored is not None
@@ -160,9 +164,11 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """A version from another key never creates this one."""
-        foreign = await adapter.storage.put("user/alice/notes/other.md", b"x", META)
+        foreign = await adapter.storage.put(
+            Write("user/alice/notes/other.md", b"x", META)
+        )
 
-        result = await adapter.storage.put_if_version(KEY, b"new", META, foreign)
+        result = await adapter.storage.put_if_version(Write(KEY, b"new", META), foreign)
 
         assert result is None
         assert await adapter.storage.get(KEY) is None
@@ -174,9 +180,9 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest, bogus: str
     ) -> None:
         """A version no write minted fails writes and deletes without changes."""
-        version = await adapter.storage.put(KEY, b"kept", META)
+        version = await adapter.storage.put(Write(KEY, b"kept", META))
 
-        written = await adapter.storage.put_if_version(KEY, b"new", META, bogus)
+        written = await adapter.storage.put_if_version(Write(KEY, b"new", META), bogus)
         deleted = await adapter.storage.delete_if_version(KEY, bogus)
 
         stored = await adapter.storage.get(KEY)
@@ -187,9 +193,11 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """Versions compare exactly; no trimming."""
-        version = await adapter.storage.put(KEY, b"kept", META)
+        version = await adapter.storage.put(Write(KEY, b"kept", META))
 
-        result = await adapter.storage.put_if_version(KEY, b"new", META, version + "\n")
+        result = await adapter.storage.put_if_version(
+            Write(KEY, b"new", META), version + "\n"
+        )
 
         assert result is None
 
@@ -197,7 +205,7 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """A delete at the current version returns True; get then answers None."""
-        version = await adapter.storage.put(KEY, b"x", META)
+        version = await adapter.storage.put(Write(KEY, b"x", META))
 
         assert await adapter.storage.delete_if_version(KEY, version) is True
 
@@ -208,8 +216,8 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """A stale delete returns False and the object survives unchanged."""
-        stale = await adapter.storage.put(KEY, b"one", META)
-        current = await adapter.storage.put(KEY, b"two", META)
+        stale = await adapter.storage.put(Write(KEY, b"one", META))
+        current = await adapter.storage.put(Write(KEY, b"two", META))
 
         assert await adapter.storage.delete_if_version(KEY, stale) is False
 
@@ -220,7 +228,9 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """Deleting what is not there is a failed precondition, not an error."""
-        foreign = await adapter.storage.put("user/alice/notes/other.md", b"x", META)
+        foreign = await adapter.storage.put(
+            Write("user/alice/notes/other.md", b"x", META)
+        )
 
         assert await adapter.storage.delete_if_version(KEY, foreign) is False
 
@@ -228,13 +238,15 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """A re-created key never reuses a version, so an old one cannot match."""
-        first = await adapter.storage.put(KEY, b"same", META)
+        first = await adapter.storage.put(Write(KEY, b"same", META))
         assert await adapter.storage.delete_if_version(KEY, first)
 
-        second = await adapter.storage.put_if_version(KEY, b"same", META, None)
+        second = await adapter.storage.put_if_version(Write(KEY, b"same", META), None)
 
         assert second is not None and second != first
-        assert await adapter.storage.put_if_version(KEY, b"x", META, first) is None
+        assert (
+            await adapter.storage.put_if_version(Write(KEY, b"x", META), first) is None
+        )
         assert await adapter.storage.delete_if_version(KEY, first) is False
 
     async def test_deleting_one_key_leaves_its_neighbours(
@@ -242,8 +254,8 @@ class StorageConformance(StorageHistoryConformance):
     ) -> None:
         """Only the deleted key goes; siblings and deeper keys stay listed."""
         for key in ("a/b", "a/b/c", "a/c"):
-            await adapter.storage.put(key, b"x", META)
-        version = await adapter.storage.put("a/b/d", b"x", META)
+            await adapter.storage.put(Write(key, b"x", META))
+        version = await adapter.storage.put(Write("a/b/d", b"x", META))
 
         await adapter.storage.delete_if_version("a/b/d", version)
 
@@ -254,7 +266,7 @@ class StorageConformance(StorageHistoryConformance):
     ) -> None:
         """Keys list in code-point order (GCS's): ``a-b`` before ``a/…``."""
         for key in reversed(ORDERED_KEYS):
-            await adapter.storage.put(key, key.encode(), META)
+            await adapter.storage.put(Write(key, key.encode(), META))
 
         assert await keys(adapter.storage) == sorted(ORDERED_KEYS)
 
@@ -263,7 +275,7 @@ class StorageConformance(StorageHistoryConformance):
     ) -> None:
         """A prefix need not end at a segment boundary."""
         for key in ("a/e/x", "a/e/xy/1.md", "a/e/y", "a/ex", "b/e/x"):
-            await adapter.storage.put(key, b"x", META)
+            await adapter.storage.put(Write(key, b"x", META))
 
         assert await keys(adapter.storage, "a/e/x") == ["a/e/x", "a/e/xy/1.md"]
         assert await keys(adapter.storage, "a/e") == [
@@ -279,7 +291,7 @@ class StorageConformance(StorageHistoryConformance):
     ) -> None:
         """start_after is exclusive and need not be a stored key."""
         for key in ORDERED_KEYS:
-            await adapter.storage.put(key, b"x", META)
+            await adapter.storage.put(Write(key, b"x", META))
         expected = sorted(ORDERED_KEYS)
 
         after_stored = await adapter.storage.list_page("", start_after="a/b", limit=100)
@@ -299,8 +311,8 @@ class StorageConformance(StorageHistoryConformance):
     ) -> None:
         """Pages of two, each starting after the last, list every key exactly once."""
         for key in ORDERED_KEYS:
-            await adapter.storage.put(f"p/{key}", b"x", META)
-        await adapter.storage.put("q/outside", b"x", META)
+            await adapter.storage.put(Write(f"p/{key}", b"x", META))
+        await adapter.storage.put(Write("q/outside", b"x", META))
         seen: list[str] = []
         start: str | None = None
 
@@ -315,8 +327,8 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """A listed entry carries the latest version and metadata, never the body."""
-        await adapter.storage.put(KEY, b"first", OTHER_META)
-        version = await adapter.storage.put(KEY, b"second", META)
+        await adapter.storage.put(Write(KEY, b"first", OTHER_META))
+        version = await adapter.storage.put(Write(KEY, b"second", META))
 
         (listed,) = await adapter.storage.list_page("user/", start_after=None, limit=5)
 
@@ -328,7 +340,7 @@ class StorageConformance(StorageHistoryConformance):
     ) -> None:
         """count(prefix) agrees with the listing of the same prefix."""
         for key in ORDERED_KEYS:
-            await adapter.storage.put(key, b"x", META)
+            await adapter.storage.put(Write(key, b"x", META))
 
         assert await adapter.storage.count("") == len(ORDERED_KEYS)
         assert await adapter.storage.count("a") == 7
@@ -355,7 +367,9 @@ class StorageConformance(StorageHistoryConformance):
         """Any name the API accepts is a key: stored, read back and listed as given."""
         key = f"user/alice/notes/{name}.md"
 
-        version = await adapter.storage.put_if_version(key, name.encode(), META, None)
+        version = await adapter.storage.put_if_version(
+            Write(key, name.encode(), META), None
+        )
 
         stored = await adapter.storage.get(key)
         assert stored is not None and (stored.data, stored.version) == (
@@ -368,8 +382,8 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """``Tea`` and ``tea`` are two files, also on case-insensitive disks."""
-        await adapter.storage.put("user/alice/notes/Tea.md", b"upper", META)
-        await adapter.storage.put("user/alice/notes/tea.md", b"lower", META)
+        await adapter.storage.put(Write("user/alice/notes/Tea.md", b"upper", META))
+        await adapter.storage.put(Write("user/alice/notes/tea.md", b"lower", META))
 
         upper = await adapter.storage.get("user/alice/notes/Tea.md")
 
@@ -384,7 +398,7 @@ class StorageConformance(StorageHistoryConformance):
             results = await _race(
                 [
                     (adapter.storage if n % 2 else other).put_if_version(
-                        KEY, f"racer {n}".encode(), META, None
+                        Write(KEY, f"racer {n}".encode(), META), None
                     )
                     for n in range(RACERS)
                 ]
@@ -402,12 +416,12 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """32 writes at the same version race; exactly one lands."""
-        base = await adapter.storage.put(KEY, b"base", META)
+        base = await adapter.storage.put(Write(KEY, b"base", META))
         async with adapter.sibling() as other:
             results = await _race(
                 [
                     (adapter.storage if n % 2 else other).put_if_version(
-                        KEY, f"racer {n}".encode(), META, base
+                        Write(KEY, f"racer {n}".encode(), META), base
                     )
                     for n in range(RACERS)
                 ]
@@ -425,7 +439,7 @@ class StorageConformance(StorageHistoryConformance):
         self, adapter: AdapterUnderTest
     ) -> None:
         """32 deletes at the same version race; exactly one reports the delete."""
-        version = await adapter.storage.put(KEY, b"doomed", META)
+        version = await adapter.storage.put(Write(KEY, b"doomed", META))
         async with adapter.sibling() as other:
             results = await _race(
                 [
@@ -451,10 +465,12 @@ class StorageConformance(StorageHistoryConformance):
         """A write during an outage is BackendUnavailable and changes nothing."""
         if adapter.outage is None:
             pytest.skip(f"{adapter.kind} storage has no backend that can go down")
-        version = await adapter.storage.put(KEY, b"before", META)
+        version = await adapter.storage.put(Write(KEY, b"before", META))
 
         with adapter.outage(), pytest.raises(AppError) as raised:
-            await adapter.storage.put_if_version(KEY, b"during", OTHER_META, version)
+            await adapter.storage.put_if_version(
+                Write(KEY, b"during", OTHER_META), version
+            )
 
         assert raised.value.definition is backend_unavailable
         assert raised.value.details["reason"] == adapter.outage_reason
@@ -466,7 +482,7 @@ class StorageConformance(StorageHistoryConformance):
             META,
             version,
         )
-        assert await adapter.storage.put_if_version(KEY, b"after", META, version)
+        assert await adapter.storage.put_if_version(Write(KEY, b"after", META), version)
 
 
 async def _race[T](calls: Sequence[Coroutine[Any, Any, T]]) -> list[T]:

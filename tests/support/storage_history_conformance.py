@@ -18,6 +18,7 @@ from app.features.memory.ports import (
     HistoryRetention,
     Storage,
     VersionRecord,
+    Write,
 )
 from tests.support.storage_adapters import AdapterUnderTest
 
@@ -41,15 +42,15 @@ async def _race[T](calls: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
 async def _lifecycle(storage: Storage) -> list[str]:
     """create -> append -> replace -> delete; the versions, tombstone last."""
     first = await storage.put_if_version(
-        KEY, b"one\n", META, None, change=change("write_file")
+        Write(KEY, b"one\n", META, change=change("write_file")), None
     )
     assert first is not None
     second = await storage.put_if_version(
-        KEY, b"one\ntwo\n", META, first, change=change("append_line", "http")
+        Write(KEY, b"one\ntwo\n", META, change=change("append_line", "http")), first
     )
     assert second is not None
     third = await storage.put_if_version(
-        KEY, b"uno\ntwo\n", META, second, change=change("replace_fact")
+        Write(KEY, b"uno\ntwo\n", META, change=change("replace_fact")), second
     )
     assert third is not None
     later = NOW + timedelta(seconds=5)
@@ -123,7 +124,8 @@ class StorageHistoryConformance:
         """An unknown version, a foreign version or a key never written: nothing."""
         await _lifecycle(adapter.storage)
         other = await adapter.storage.put_if_version(
-            "user/alice/notes/other.md", b"x", META, None, change=change("write_file")
+            Write("user/alice/notes/other.md", b"x", META, change=change("write_file")),
+            None,
         )
         assert other is not None
 
@@ -155,18 +157,18 @@ class StorageHistoryConformance:
     ) -> None:
         """Stale writes and deletes, and a create over a file, record nothing."""
         base = await adapter.storage.put_if_version(
-            KEY, b"base", META, None, change=change("write_file")
+            Write(KEY, b"base", META, change=change("write_file")), None
         )
         current = await adapter.storage.put_if_version(
-            KEY, b"next", META, base, change=change("write_file")
+            Write(KEY, b"next", META, change=change("write_file")), base
         )
         assert base is not None and current is not None
 
         stale = await adapter.storage.put_if_version(
-            KEY, b"lost", META, base, change=change("append_line")
+            Write(KEY, b"lost", META, change=change("append_line")), base
         )
         again = await adapter.storage.put_if_version(
-            KEY, b"lost", META, None, change=change("write_file")
+            Write(KEY, b"lost", META, change=change("write_file")), None
         )
         gone = await adapter.storage.delete_if_version(
             KEY, base, change=change("delete_file")
@@ -182,7 +184,7 @@ class StorageHistoryConformance:
         versions = await _lifecycle(adapter.storage)
 
         again = await adapter.storage.put_if_version(
-            KEY, b"again", META, None, change=change("restore_version")
+            Write(KEY, b"again", META, change=change("restore_version")), None
         )
 
         assert again is not None and again not in versions
@@ -197,12 +199,12 @@ class StorageHistoryConformance:
     ) -> None:
         """Seeding writes are not history, and never erase the history before."""
         tracked = await adapter.storage.put_if_version(
-            KEY, b"tracked", META, None, change=change("write_file")
+            Write(KEY, b"tracked", META, change=change("write_file")), None
         )
         assert tracked is not None
-        untracked = await adapter.storage.put(KEY, b"seeded", META)
+        untracked = await adapter.storage.put(Write(KEY, b"seeded", META))
         final = await adapter.storage.put_if_version(
-            KEY, b"final", META, untracked, change=change("append_line")
+            Write(KEY, b"final", META, change=change("append_line")), untracked
         )
 
         records = await history(adapter.storage)
@@ -216,17 +218,19 @@ class StorageHistoryConformance:
     ) -> None:
         """16 writes at one version race (two clients): one new record."""
         base = await adapter.storage.put_if_version(
-            KEY, b"base", META, None, change=change("write_file")
+            Write(KEY, b"base", META, change=change("write_file")), None
         )
         async with adapter.sibling() as other:
             results = await _race(
                 [
                     (adapter.storage if n % 2 else other).put_if_version(
-                        KEY,
-                        f"racer {n}".encode(),
-                        META,
+                        Write(
+                            KEY,
+                            f"racer {n}".encode(),
+                            META,
+                            change=change("append_line"),
+                        ),
                         base,
-                        change=change("append_line"),
                     )
                     for n in range(16)
                 ]
@@ -241,7 +245,7 @@ class StorageHistoryConformance:
     ) -> None:
         """16 deletes at one version race: one tombstone."""
         base = await adapter.storage.put_if_version(
-            KEY, b"base", META, None, change=change("write_file")
+            Write(KEY, b"base", META, change=change("write_file")), None
         )
         assert base is not None
         async with adapter.sibling() as other:
@@ -267,7 +271,8 @@ class StorageHistoryConformance:
             expected: str | None = None
             for n in range(10):
                 expected = await storage.put_if_version(
-                    KEY, f"v{n}".encode(), META, expected, change=change("write_file")
+                    Write(KEY, f"v{n}".encode(), META, change=change("write_file")),
+                    expected,
                 )
                 assert expected is not None
                 versions.append(expected)
@@ -284,12 +289,15 @@ class StorageHistoryConformance:
         old = replace(META, last_updated=NOW - timedelta(days=40))
         async with adapter.retaining(HistoryRetention(100, 30)) as storage:
             first = await storage.put_if_version(
-                KEY, b"old", old, None, change=change("write_file", at=old.last_updated)
+                Write(
+                    KEY, b"old", old, change=change("write_file", at=old.last_updated)
+                ),
+                None,
             )
             assert first is not None
             assert [r.version for r in await history(storage)] == [first]
             second = await storage.put_if_version(
-                KEY, b"new", META, first, change=change("write_file")
+                Write(KEY, b"new", META, change=change("write_file")), first
             )
 
             assert [r.version for r in await history(storage)] == [second]
@@ -301,7 +309,7 @@ class StorageHistoryConformance:
         versions = await _lifecycle(adapter.storage)
         neighbour = "user/bob/notes/tea.md"
         kept = await adapter.storage.put_if_version(
-            neighbour, b"bob", META, None, change=change("write_file")
+            Write(neighbour, b"bob", META, change=change("write_file")), None
         )
 
         await adapter.storage.scrub("user/alice/")

@@ -47,6 +47,16 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class Write:
+    """What one put stores under ``key``; with a ``change`` it is also recorded."""
+
+    key: str
+    data: bytes
+    metadata: FileMetadata
+    change: Change | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VersionRecord:
     """One landed mutation of one key: the object as it stood right after it.
 
@@ -90,26 +100,11 @@ class Storage(Protocol):
         """The object at exactly ``key``, or None; never a prefix match."""
         ...
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
+    async def put(self, write: Write) -> str:
         """Replace unconditionally and return the new version."""
         ...
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         """Write only if the current version is ``expected`` (None: must not exist).
 
         Returns the new version, or None when the precondition failed, in which

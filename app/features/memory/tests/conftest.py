@@ -24,6 +24,7 @@ from app.features.memory.ports import (
     Storage,
     StoredObject,
     VersionRecord,
+    Write,
 )
 from app.features.memory.schemas import MemoryFile, WriteFile
 from app.features.memory.use_cases.write_file import write_file
@@ -120,7 +121,7 @@ async def seed_system(
     """Put a curated ``system/`` file straight into storage, as an import would."""
     metadata = FileMetadata("curated", (), ("task",), START - timedelta(days=1))
     key = file_key(scope, entity_id, "system", name)
-    return await storage.put(key, b"- [system] Curated.\n", metadata)
+    return await storage.put(Write(key, b"- [system] Curated.\n", metadata))
 
 
 async def snapshot(storage: Storage) -> list[tuple[str, StoredObject | None]]:
@@ -149,7 +150,7 @@ def rewrite(content: str, *, name: str = "tea") -> Race:
         key = file_key("user", "alice", "notes", name)
         stored = await storage.get(key)
         assert stored is not None
-        await storage.put(key, content.encode(), stored.metadata)
+        await storage.put(Write(key, content.encode(), stored.metadata))
 
     return race
 
@@ -192,30 +193,13 @@ class ScriptedStorage:
         self.gets += 1
         return await self.inner.get(key)
 
-    async def put(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        *,
-        change: Change | None = None,
-    ) -> str:
-        return await self.inner.put(key, data, metadata, change=change)
+    async def put(self, write: Write) -> str:
+        return await self.inner.put(write)
 
-    async def put_if_version(
-        self,
-        key: str,
-        data: bytes,
-        metadata: FileMetadata,
-        expected: str | None,
-        *,
-        change: Change | None = None,
-    ) -> str | None:
+    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         self.conditional_puts += 1
         await self._race()
-        version = await self.inner.put_if_version(
-            key, data, metadata, expected, change=change
-        )
+        version = await self.inner.put_if_version(write, expected)
         return None if self.lose_acks else version
 
     async def delete_if_version(

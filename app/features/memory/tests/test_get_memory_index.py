@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from app.features.memory.domain import MemoryLimits, file_key
-from app.features.memory.ports import FileMetadata, Storage
+from app.features.memory.ports import FileMetadata, Storage, Write
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
@@ -39,7 +39,7 @@ async def put(
     scope, area, name = path.split("/")
     meta = FileMetadata(description, (), ("http",), START + timedelta(seconds=seconds))
     key = file_key(scope, ENTITIES[scope], area, name)
-    await storage.put(key, b"- [stated] x\n", meta)
+    await storage.put(Write(key, b"- [stated] x\n", meta))
 
 
 def paths(index: MemoryIndex) -> list[str]:

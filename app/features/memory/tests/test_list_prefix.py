@@ -6,7 +6,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.domain import MemoryLimits
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, Write
 from app.features.memory.schemas import FileListing, ListPrefix, ReadFile
 from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
@@ -113,8 +113,8 @@ async def test_list_prefix_skips_keys_that_are_not_memory_files(
 ) -> None:
     """Objects that are not `area/name.md` are never rendered."""
     meta = FileMetadata("", (), (), datetime(2026, 1, 1, tzinfo=UTC))
-    await context.storage.put("user/alice/notes/stray.txt", b"x", meta)
-    await context.storage.put("user/alice/notes/deep/er.md", b"x", meta)
+    await context.storage.put(Write("user/alice/notes/stray.txt", b"x", meta))
+    await context.storage.put(Write("user/alice/notes/deep/er.md", b"x", meta))
     await create(context, "x")
 
     listing = await list_prefix(ListPrefix(scope="user"), context)

@@ -11,7 +11,7 @@ from ..policy import (
     require_text,
     require_writable,
 )
-from ..ports import Change
+from ..ports import Change, Write
 from ..ports.storage_reads import load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
@@ -36,7 +36,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     data = require_edit_fits(address, content, meta, context.limits.max_file_bytes)
     change = Change("append_line", context.source, meta.last_updated)
     version = await storage.put_if_version(
-        address.key, data, meta, expected, change=change
+        Write(address.key, data, meta, change=change), expected
     )
     if version is None:
         current = await load_existing(storage, address)

@@ -16,7 +16,7 @@ from ..policy import (
     require_path,
     require_within_limit,
 )
-from ..ports import Change, FileMetadata, Storage
+from ..ports import Change, FileMetadata, Storage, Write
 from ..ports.storage_reads import raise_current_state
 from ..schemas import (
     ExportedRecord,
@@ -131,7 +131,7 @@ async def _write(
             if (last.data, last.metadata, last.deleted) == (data, metadata, False):
                 return "created"
         written = await storage.put_if_version(
-            key, data, metadata, expected, change=change
+            Write(key, data, metadata, change=change), expected
         )
         if written is not None:
             return "created" if current is None else "overwritten"
@@ -183,7 +183,7 @@ async def _replay(storage: Storage, restore: _Restore) -> str | None:
             version = None
             continue
         version = await storage.put_if_version(
-            key, record.data, record.metadata, version, change=record.change
+            Write(key, record.data, record.metadata, change=record.change), version
         )
         if version is None:
             await raise_current_state(storage, restore.address)

@@ -11,7 +11,7 @@ from ..policy import (
     require_text,
     require_writable,
 )
-from ..ports import Change
+from ..ports import Change, Write
 from ..ports.storage_reads import load_existing
 from ..schemas import MemoryFile, ReplaceFact
 
@@ -45,7 +45,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         data = require_edit_fits(address, edited, meta, context.limits.max_file_bytes)
         change = Change("replace_fact", source, meta.last_updated)
         version = await storage.put_if_version(
-            address.key, data, meta, stored.version, change=change
+            Write(address.key, data, meta, change=change), stored.version
         )
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)

@@ -12,7 +12,7 @@ from ..policy import (
     require_within_limit,
     require_writable,
 )
-from ..ports import Change, FileMetadata
+from ..ports import Change, FileMetadata, Write
 from ..ports.storage_reads import load_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, WriteFile
 
@@ -57,7 +57,7 @@ async def write_as(
     meta = FileMetadata(description, aliases, sources, context.clock())
     change = Change(operation, context.source, meta.last_updated)
     version = await context.storage.put_if_version(
-        address.key, data, meta, expected, change=change
+        Write(address.key, data, meta, change=change), expected
     )
     if version is None:
         await raise_current_state(context.storage, address)
