@@ -5,6 +5,7 @@ session runs under a deadline, so a hung server fails the test instead of
 stalling the run.
 """
 
+import json
 import socket
 import sys
 import threading
@@ -130,8 +131,19 @@ def ok(result: CallToolResult) -> Any:
     return payload["result"]
 
 
+CATEGORIES = {"recoverable", "permanent", "transient", "internal"}
+
+
+def request_id(result: CallToolResult) -> str:
+    """The request id a failed call names in its `_meta`."""
+    named = (result.meta or {}).get("request_id")
+    assert isinstance(named, str) and named, result.meta
+    return named
+
+
 def failed(result: CallToolResult, code: str) -> dict[str, Any]:
-    """The error details of an application error with this code."""
+    """The error details of an application error with this code, in the envelope
+    every surface shares: error, category, message, the fields, request_id."""
     payload = envelope(result)
     assert result.is_error is True
     assert payload["ok"] is False
@@ -139,6 +151,9 @@ def failed(result: CallToolResult, code: str) -> dict[str, Any]:
     assert (error["kind"], error["code"]) == ("application_error", code), error
     details: dict[str, Any] = error["details"]
     assert details["message"] == error["message"]
+    assert details["error"].endswith("Error") and details["category"] in CATEGORIES
+    assert details["request_id"] == request_id(result)
+    assert json.loads(texts(result)[0]) == payload
     return details
 
 
@@ -148,6 +163,7 @@ def refused(result: CallToolResult, kind: str) -> str:
     assert result.is_error is True
     assert payload["ok"] is False
     assert payload["error"]["kind"] == kind, payload
+    request_id(result)
     message: str = payload["error"]["message"]
     return message
 

@@ -1,13 +1,16 @@
-"""Every refusal the HTTP server can send has one envelope.
+"""Every refusal the server can send, over HTTP and MCP, has one envelope.
 
 ``code``, ``message``, ``details`` (``error``, ``category``, ``message`` and the
 fields to recover) and ``request_id`` (also the ``x-request-id`` header): for the
 memory errors, Tenchi's own refusals, the guards in front of the API and of
-``/mcp``, and the MCP transport's Host and Origin checks.
+``/mcp``, and the MCP transport's Host and Origin checks. A failed MCP tool call
+carries the same ``code``, ``message`` and ``details`` in its error, and the
+request id in ``details.request_id`` and in the result's ``_meta``.
 """
 
 import asyncio
 import fcntl
+import json
 import os
 import re
 import socket
@@ -21,6 +24,7 @@ import httpx
 import pytest
 from starlette.datastructures import Headers
 
+from app.features.memory.tools import history_tools, tools
 from app.server.error_envelope import envelope
 from app.shared.errors import GUIDANCE, Category
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
@@ -140,6 +144,10 @@ async def too_large_mcp(api: Api, _: Path) -> httpx.Response:
     return await api.http.post("/mcp", content=b"x" * 2048, headers=api.alice)
 
 
+async def anonymous_mcp(api: Api, _: Path) -> httpx.Response:
+    return await api.http.post("/mcp", json={})
+
+
 async def malformed(api: Api, _: Path) -> httpx.Response:
     return await api.http.put(FILE, json={"content": 1}, headers=api.alice | NEW)
 
@@ -181,6 +189,7 @@ CASES = [
     Case("MEMORY_NOT_FOUND", 404, absent, fields=("reason",)),
     Case("RESTRICTED_SCOPE", 403, restricted, fields=("reason",)),
     Case("UNAUTHORIZED", 401, anonymous),
+    Case("UNAUTHORIZED", 401, anonymous_mcp),
     Case(
         "BACKEND_UNAVAILABLE",
         503,
@@ -281,3 +290,170 @@ async def test_a_caller_request_id_names_the_refusal(tmp_path: Path) -> None:
         )
 
     assert response.json()["request_id"] == "abc-1"
+
+
+TEA: dict[str, Any] = {"scope": "user", "area": "notes", "name": "tea"}
+NEW_FILE: dict[str, Any] = {
+    "description": "Drinks",
+    "aliases": [],
+    "expected_version": None,
+}
+Arguments = Callable[[Api], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class ToolCase:
+    code: str
+    tool: str
+    arguments: Arguments
+    settings: dict[str, Any] = field(default_factory=dict[str, Any])
+    fields: tuple[str, ...] = ()
+
+
+def given(arguments: dict[str, Any]) -> Arguments:
+    async def fixed(_: Api) -> dict[str, Any]:
+        return arguments
+
+    return fixed
+
+
+async def stale_write(api: Api) -> dict[str, Any]:
+    await create(api)
+    return TEA | NEW_FILE | {"content": "- [stated] x\n", "expected_version": "0"}
+
+
+async def second_file(api: Api) -> dict[str, Any]:
+    await create(api)
+    return TEA | NEW_FILE | {"name": "tea2", "content": "- [stated] x\n"}
+
+
+async def absent_fact(api: Api) -> dict[str, Any]:
+    created = await create(api)
+    return TEA | {
+        "old_string": "absent",
+        "new_string": "x",
+        "expected_version": created["version"],
+    }
+
+
+TOOL_CASES = [
+    ToolCase(
+        "VERSION_CONFLICT", "write_file", stale_write, fields=("content", "version")
+    ),
+    ToolCase(
+        "OVERSIZE_WRITE",
+        "write_file",
+        given(TEA | NEW_FILE | {"content": "x" * 100}),
+        fields=("size", "limit"),
+    ),
+    ToolCase(
+        "FILE_QUOTA_EXCEEDED",
+        "write_file",
+        second_file,
+        {"max_files_per_entity": 1},
+        ("limit",),
+    ),
+    ToolCase(
+        "REPLACE_FACT_MATCH",
+        "replace_fact",
+        absent_fact,
+        fields=("content", "match_count"),
+    ),
+    ToolCase(
+        "INVALID_ARGUMENT",
+        "read_file",
+        given(TEA | {"area": "Bad_Area"}),
+        fields=("argument",),
+    ),
+    ToolCase("MEMORY_NOT_FOUND", "read_file", given(TEA), fields=("reason",)),
+    ToolCase(
+        "RESTRICTED_SCOPE",
+        "write_file",
+        given(TEA | NEW_FILE | {"area": "system", "content": "x\n"}),
+        fields=("reason",),
+    ),
+    ToolCase(
+        "BACKEND_UNAVAILABLE",
+        "get_memory_index",
+        given({}),
+        {"index_cache": f"redis://127.0.0.1:{dead_port()}/0"},
+        ("reason",),
+    ),
+    ToolCase("invalid_input", "read_file", given(TEA | {"scope": 1})),
+    ToolCase(
+        "approval_required",
+        "delete_file",
+        given(TEA | {"expected_version": "0"}),
+        {"require_approval": ["delete_file"]},
+    ),
+]
+
+
+async def call_tool(
+    api: Api, tool: str, arguments: dict[str, Any], **headers: str
+) -> httpx.Response:
+    """One tools/call over plain HTTP, as a handshake-era stateless client sends it."""
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    accept = {"accept": "application/json, text/event-stream", "host": "127.0.0.1:8000"}
+    return await api.http.post(
+        "/mcp", json=message, headers=api.alice | accept | headers
+    )
+
+
+def assert_tool_envelope(response: httpx.Response, case: ToolCase) -> None:
+    assert response.status_code == 200, response.text
+    result = response.json()["result"]
+    request_id = response.headers["x-request-id"]
+    payload = result["structuredContent"]
+    error = payload["error"]
+
+    assert result["isError"] is True
+    assert result["_meta"]["request_id"] == request_id
+    assert json.loads(result["content"][0]["text"]) == payload
+    if case.code.islower():
+        # Tenchi's own failure kinds: its published schema allows kind and message.
+        assert set(error) == {"kind", "message"} and error["kind"] == case.code
+        return
+    details = error["details"]
+    assert (error["kind"], error["code"]) == ("application_error", case.code)
+    assert details["request_id"] == request_id
+    assert re.fullmatch(r"[A-Z][A-Za-z]*Error", details["error"])
+    assert details["message"] == error["message"]
+    assert error["message"].endswith(GUIDANCE[Category(details["category"])])
+    assert set(case.fields) <= set(details), details
+
+
+@pytest.mark.parametrize("case", TOOL_CASES, ids=lambda case: f"mcp-{case.code}")
+async def test_every_tool_failure_has_the_envelope(
+    case: ToolCase, tmp_path: Path
+) -> None:
+    """A failed tool call carries code, message, details and the request id."""
+    async with open_api(tmp_path, rate_limit=0, **case.settings) as api:
+        response = await call_tool(api, case.tool, await case.arguments(api))
+
+    assert_tool_envelope(response, case)
+
+
+def test_the_tool_walk_covers_every_memory_error_an_agent_can_meet() -> None:
+    """Every error a listed tool declares is walked over MCP (UNAUTHORIZED is a 401)."""
+    groups = (tools, history_tools)
+    declared = {
+        e.code for group in groups for binding in group for e in binding.tool.errors
+    }
+
+    assert declared - {"UNAUTHORIZED"} <= {case.code for case in TOOL_CASES}
+
+
+async def test_a_caller_request_id_names_the_tool_failure(tmp_path: Path) -> None:
+    """An inbound x-request-id names a failed tool call, as it names a refusal."""
+    async with open_api(tmp_path) as api:
+        response = await call_tool(api, "read_file", TEA, **{"x-request-id": "abc-2"})
+
+    result = response.json()["result"]
+    assert result["_meta"]["request_id"] == "abc-2"
+    assert result["structuredContent"]["error"]["details"]["request_id"] == "abc-2"

@@ -4,7 +4,6 @@ import json
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import httpx
@@ -277,8 +276,29 @@ async def test_mcp_http_reports_every_call_to_on_call(server: Server) -> None:
     assert read.result["error"]["details"]["reason"] == "file_absent"
     assert write.request_id and read.request_id != write.request_id
     assert write.duration_s >= 0
-    assert isinstance(write.arguments, MappingProxyType)
-    assert isinstance(write.result, MappingProxyType)
+    with pytest.raises(TypeError):
+        write.arguments["name"] = "changed"  # pyright: ignore[reportIndexIssue]
+    with pytest.raises(AttributeError):
+        write.result["result"]["aliases"].append("changed")
+
+
+async def test_mcp_http_observers_cannot_change_what_the_client_receives(
+    tmp_path: Path,
+) -> None:
+    """An observer that tries to edit the record's result changes nothing sent."""
+    token, _ = tokens(tmp_path)
+
+    def meddling(record: ToolCallRecord) -> None:
+        record.result["result"]["entries"].append({"name": "forged"})
+
+    app = build_app(settings_for(tmp_path), on_call=(meddling,))
+    with serve(app) as url:
+        async with http_session(url, token) as session:
+            await scenarios.create(session, "meddled", "kept")
+            result = await session.call_tool("get_memory_index", {})
+
+    names = [entry["name"] for entry in ok(result)["entries"]]
+    assert names == ["kept"]
 
 
 async def test_mcp_http_survives_a_failing_observer(

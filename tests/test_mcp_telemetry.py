@@ -1,11 +1,13 @@
 """Tool-call records and the default observer that logs them."""
 
 import logging
+from collections.abc import Callable
+from copy import deepcopy
 from typing import Any
 
 import pytest
 
-from app.server.telemetry import ToolCallRecord, frozen_copy, log_tool_call, notify
+from app.server.telemetry import ToolCallRecord, frozen_view, log_tool_call, notify
 
 SECRET = "- [stated] Account 12345"
 
@@ -13,8 +15,8 @@ SECRET = "- [stated] Account 12345"
 def record(result: dict[str, Any], *, is_error: bool = False) -> ToolCallRecord:
     return ToolCallRecord(
         tool="append_line",
-        arguments=frozen_copy({"line": SECRET, "aliases": ["a"]}),
-        result=frozen_copy(result),
+        arguments=frozen_view({"line": SECRET, "aliases": ["a"]}),
+        result=frozen_view(result),
         is_error=is_error,
         request_id="7",
         duration_s=0.25,
@@ -62,17 +64,36 @@ def test_record_error_code_falls_back_to_the_failure_kind() -> None:
     assert record({"ok": True, "result": {}}).error_code is None
 
 
-def test_record_copies_cannot_be_changed_or_reach_the_original() -> None:
-    """Arguments and result are read-only deep copies."""
-    original: dict[str, Any] = {"ok": True, "result": {"aliases": ["x"]}}
-    copied = record(original)
+def test_an_observer_cannot_change_the_record_or_the_original() -> None:
+    """Arguments and result are read-only at every depth; the original stays."""
+    original: dict[str, Any] = {
+        "ok": True,
+        "result": {"aliases": ["x"], "entries": [{"name": "tea", "sources": ["a"]}]},
+    }
+    before = deepcopy(original)
+    seen: Any = record(original).result
+    attempts: list[Callable[[], object]] = [
+        lambda: seen.__setitem__("ok", False),
+        lambda: seen.__delitem__("ok"),
+        lambda: seen.pop("ok"),
+        lambda: seen.update(ok=False),
+        lambda: seen["result"].__setitem__("aliases", []),
+        lambda: seen["result"]["aliases"].append("y"),
+        lambda: seen["result"]["aliases"].__setitem__(0, "y"),
+        lambda: seen["result"]["entries"][0].__setitem__("name", "coffee"),
+        lambda: seen["result"]["entries"][0]["sources"].clear(),
+        lambda: seen["result"]["entries"][:1][0].__setitem__("name", "coffee"),
+        lambda: seen.get("result").setdefault("capped", []),
+        lambda: dict(seen.items())["result"].__setitem__("x", 1),
+    ]
 
-    original["result"]["aliases"].append("y")
+    for attempt in attempts:
+        with pytest.raises((TypeError, AttributeError)):
+            attempt()
 
-    assert copied.result["result"]["aliases"] == ["x"]
-    writable: Any = copied.result
-    with pytest.raises(TypeError):
-        writable["ok"] = False
+    assert original == before
+    assert seen == before
+    assert seen["result"]["aliases"] == ["x"]
 
 
 def test_notify_swallows_and_logs_an_observer_failure(

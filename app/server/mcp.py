@@ -10,6 +10,7 @@ approval gate (`approval_gate`), and per-call telemetry.
 import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -22,7 +23,7 @@ from app.features.memory.tools import get_memory_index_tool
 from app.infra.token_file_resolver import FixedResolver
 from app.server.approval_gate import ApprovalGate, approve_listed
 from app.server.context import AppContext
-from app.server.mcp_calls import MemoryCalls
+from app.server.mcp_calls import MemoryCalls, call_request_id
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
 from app.server.mcp_tools import served_tools
@@ -49,18 +50,32 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
+_caller: ContextVar[Identity | None] = ContextVar("wenchang_mcp_caller", default=None)
+
+
 def _runner_factory(
     tools: ToolGroup, context: Callable[[], AppContext]
 ) -> Callable[[Identity], ToolRunner]:
-    def runner(identity: Identity) -> ToolRunner:
-        # No lifespan: the runner would enter it on every call, and storage is
-        # already open for the life of the process.
-        return create_tool_runner(
-            tools=tools,
-            context_factory=lambda: replace(
-                context(), identity=identity, surface=SURFACE
-            ),
+    def call_context() -> AppContext:
+        identity = _caller.get()
+        if identity is None:
+            raise RuntimeError("an MCP call's context was asked for outside a call")
+        return replace(
+            context(),
+            identity=identity,
+            surface=SURFACE,
+            request_id=call_request_id.get(),
         )
+
+    # One runner for the process (building one inspects signatures: ~50 us a
+    # call); the caller's identity reaches it through this call's context. No
+    # lifespan: the runner would enter it on every call, and storage is already
+    # open for the life of the process.
+    shared = create_tool_runner(tools=tools, context_factory=call_context)
+
+    def runner(identity: Identity) -> ToolRunner:
+        _caller.set(identity)
+        return shared
 
     return runner
 
@@ -73,6 +88,9 @@ def _keep_logging_plain() -> None:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # The SDK says "Terminating session: None" at INFO after every stateless
+    # request: a line per call that names nothing.
+    logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
 
 
 def create_memory_mcp_server(

@@ -8,20 +8,27 @@ successful index result, lets the approval gate hold calls to tools in
 
 import time
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
+from uuid import uuid4
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.types.methods import is_input_required
 
 from app.server.approval_gate import ApprovalGate, Wire, approved_tool
+from app.server.mcp_envelope import with_request_id
+from app.server.request_log import current_request_id
 from app.server.telemetry import (
     ToolCallObserver,
     ToolCallRecord,
-    frozen_copy,
+    frozen_view,
     notify,
 )
+
+call_request_id: ContextVar[str] = ContextVar("wenchang_mcp_request_id", default="")
+"""The current tool call's request id: the HTTP request's, else a fresh one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +63,16 @@ class MemoryCalls:
     async def _call(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
+        request_id = current_request_id.get() or uuid4().hex
+        token = call_request_id.set(request_id)
+        try:
+            return await self._identified_call(ctx, call_next, request_id)
+        finally:
+            call_request_id.reset(token)
+
+    async def _identified_call(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, request_id: str
+    ) -> HandlerResult:
         started = time.perf_counter()
         params: Mapping[str, Any] = ctx.params or {}
         name = str(params.get("name", ""))
@@ -69,15 +86,19 @@ class MemoryCalls:
             result = await self._decided(ctx, call_next, name, arguments)
         except MCPError as exc:
             error = {"kind": "protocol_error", "message": exc.error.message}
-            self._record(ctx, name, arguments, {"error": error}, True, started)
+            self._record(request_id, name, arguments, {"error": error}, True, started)
             raise
         if is_input_required(result):
             return result
         if isinstance(result, dict):
             wire: Wire = result
-            if name == self.index_tool and _succeeded(wire):
+            if _is_error(wire):
+                wire = with_request_id(wire, request_id)
+            elif name == self.index_tool and _succeeded(wire):
                 wire = self._with_prompt(wire)
-            self._record(ctx, name, arguments, _payload(wire), _is_error(wire), started)
+            self._record(
+                request_id, name, arguments, _payload(wire), _is_error(wire), started
+            )
             return wire
         return result
 
@@ -103,7 +124,7 @@ class MemoryCalls:
 
     def _record(
         self,
-        ctx: ServerRequestContext[Any, Any],
+        request_id: str,
         name: str,
         arguments: Mapping[str, Any],
         result: Mapping[str, Any],
@@ -114,10 +135,10 @@ class MemoryCalls:
             return
         record = ToolCallRecord(
             tool=name,
-            arguments=frozen_copy(arguments),
-            result=frozen_copy(result),
+            arguments=frozen_view(arguments),
+            result=frozen_view(result),
             is_error=is_error,
-            request_id=str(ctx.request_id),
+            request_id=request_id,
             duration_s=time.perf_counter() - started,
         )
         notify(self.observers, record)

@@ -15,7 +15,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from starlette.datastructures import Headers
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tenchi.errors import AppError
 from tenchi.mcp import McpRequest
 
@@ -29,6 +29,8 @@ from app.server.hooks import (
     require_allowance,
 )
 from app.server.mcp import Authenticate, SharedContext, create_memory_mcp_server
+from app.server.request_log import HEADER as ID_HEADER
+from app.server.request_log import current_request_id
 from app.server.runtime import Runtime
 from app.server.settings import Settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
@@ -79,6 +81,22 @@ class BearerGuard:
         await self._app(scope, receive, send)
 
 
+def named_request(send: Send) -> Send:
+    """`send`, with the request's id as `x-request-id` on the response, as on /v1;
+    a failed tool call names the same id in its result."""
+    request_id = current_request_id.get()
+    if not request_id:
+        return send
+
+    async def named(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [*message.get("headers", ()), (ID_HEADER, request_id.encode())]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return named
+
+
 class HttpMcp:
     """The MCP server of one app: its guarded route and its part of the lifespan."""
 
@@ -106,7 +124,7 @@ class HttpMcp:
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._app is None:
             raise RuntimeError("MCP is not running: the app lifespan has not started")
-        await self._app(scope, receive, send)
+        await self._app(scope, receive, named_request(send))
 
     def lifespan(
         self, inner: Callable[[], AbstractAsyncContextManager[Runtime]]
@@ -114,7 +132,9 @@ class HttpMcp:
         @asynccontextmanager
         async def serve() -> AsyncGenerator[Runtime]:
             # Each run needs a fresh session manager: one can be run only once.
-            app = self.server.streamable_http_app()
+            # One JSON body per call instead of an SSE stream: a stateless
+            # request has no back channel, so the stream carries nothing else.
+            app = self.server.streamable_http_app(json_response=True)
             async with (
                 self._shared.open(inner) as runtime,
                 self.server.session_manager.run(),

@@ -19,6 +19,7 @@ from app.server.mcp_settings import (
     require_one_line_product,
 )
 from app.server.settings import Settings
+from app.server.trusted_results import trusting_results
 
 _PRODUCT_SLOT = re.compile(r"\bmemory\b")
 logger = logging.getLogger("wenchang.mcp")
@@ -45,16 +46,18 @@ def _served(
     description = require_description_fits(
         name, describe(declared, product=settings.product, purpose=purpose)
     )
-    served = tool(
-        name,
-        request=declared.request,
-        result=declared.result,
-        description=description,
-        errors=declared.errors,
-        read_only=declared.read_only,
-        destructive=declared.destructive,
-        idempotent=declared.idempotent,
-        open_world=declared.open_world,
+    served = trusting_results(
+        tool(
+            name,
+            request=declared.request,
+            result=declared.result,
+            description=description,
+            errors=declared.errors,
+            read_only=declared.read_only,
+            destructive=declared.destructive,
+            idempotent=declared.idempotent,
+            open_world=declared.open_world,
+        )
     )
     audited = audited_use_case(
         declared.name, binding.use_case, mutates=not declared.read_only
