@@ -20,6 +20,7 @@ from app.features.search.ports import SearchPage, SearchQuery
 
 from .object_metadata import metadata_from_map
 from .sqlite_connection import BUSY_TIMEOUT_MS, Synchronous, translate_sqlite_error
+from .sqlite_rows import upper_bound
 from .sqlite_search_rank import page_parameters, ranking_query
 from .sqlite_search_schema import (
     ANALYSER_VERSION,
@@ -31,11 +32,6 @@ from .sqlite_search_schema import (
 from .sqlite_search_terms import term_frequency
 
 type Matches = dict[str, Counts]
-
-
-def upper_bound(prefix: str) -> str:
-    """The smallest string greater than every string that starts with prefix."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
 
 
 def ranges(reach: Sequence[str]) -> tuple[str, list[str]]:
