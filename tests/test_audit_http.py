@@ -9,8 +9,15 @@ leaves one memory.purge event and nothing naming a purged file.
 from pathlib import Path
 from typing import Any
 
+import pytest
+from tenchi.errors import AppError
+
+from app.client import AuditUnavailableError
+from app.infra.token_file_resolver import TokenFileResolver
+from app.server.asgi import build_app
 from app.server.tasks import build_task_runner
 from tests.support.audited_app import Audited, open_audited, raw_bytes
+from tests.support.in_process_client import open_in_process_client
 
 
 async def four_calls(api: Audited) -> None:
@@ -154,3 +161,26 @@ async def test_a_server_that_keeps_no_log_answers_501(tmp_path: Path) -> None:
     assert answer.status_code == 501
     assert answer.json()["code"] == "AUDIT_UNAVAILABLE"
     assert answer.json()["details"]["store"] == "stdout"
+
+
+async def test_without_a_log_the_client_and_the_task_get_audit_unavailable(
+    tmp_path: Path,
+) -> None:
+    """With WENCHANG_AUDIT=none: AuditUnavailableError(store) and a typed task error."""
+    async with open_audited(tmp_path, audit="none") as api:
+        token = api.alice.headers["Authorization"].partition(" ")[2]
+        app = build_app(
+            api.settings, resolver=TokenFileResolver(api.settings.tokens_path)
+        )
+        async with open_in_process_client(app, token=token) as client:
+            with pytest.raises(AuditUnavailableError) as refused:
+                await client.read_audit(scope="user")
+        runner = build_task_runner(api.settings)
+        with pytest.raises(AppError) as task_refused:
+            await runner.run(
+                "memory.audit", input={"scope": "user", "entity_id": "alice"}
+            )
+
+    assert refused.value.store == "none"
+    assert task_refused.value.code == "AUDIT_UNAVAILABLE"
+    assert task_refused.value.details["store"] == "none"

@@ -165,6 +165,10 @@ async def wrong_media(api: Api, _: Path) -> httpx.Response:
     return await api.http.put(FILE, content=b"x", headers=api.alice | NEW | text)
 
 
+async def no_audit_log(api: Api, _: Path) -> httpx.Response:
+    return await api.http.get("/v1/audit", headers=api.alice)
+
+
 async def foreign_host(api: Api, _: Path) -> httpx.Response:
     return await api.http.post("/mcp", json={}, headers=api.alice | {"host": "evil"})
 
@@ -219,6 +223,8 @@ CASES = [
     Case("NOT_FOUND", 404, no_route),
     Case("METHOD_NOT_ALLOWED", 405, wrong_method),
     Case("UNSUPPORTED_MEDIA_TYPE", 415, wrong_media, fields=("expected", "actual")),
+    Case("AUDIT_UNAVAILABLE", 501, no_audit_log, {"audit": "stdout"}, ("store",)),
+    Case("AUDIT_UNAVAILABLE", 501, no_audit_log, {"audit": "none"}, ("store",)),
     Case("HOST_NOT_ALLOWED", 421, foreign_host),
     Case("ORIGIN_NOT_ALLOWED", 403, foreign_origin),
 ]
