@@ -7,13 +7,12 @@ Windows expire on their own shortly after they reset.
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
-from math import ceil
 from typing import cast
 
 from redis.asyncio import Redis
-from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
 
 from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
+from app.infra.request_guards import Consumption, FixedWindowStore, WindowAnswer
 
 KEY_PREFIX = "wenchang:rate:"
 EXPIRY_SLACK_MS = 60_000
@@ -44,7 +43,7 @@ return {1, limit - used - cost, resets - now}
 )
 
 
-class RedisRateLimitStore:
+class RedisRateLimitStore(FixedWindowStore):
     """The RateLimitStore port over one Redis database."""
 
     def __init__(
@@ -58,26 +57,17 @@ class RedisRateLimitStore:
         self._key_prefix = key_prefix
         self._consume = client.register_script(_CONSUME)
 
-    async def consume(
-        self,
-        *,
-        namespace: str,
-        scope: str,
-        limit: int,
-        window_seconds: float,
-        cost: int,
-    ) -> RateLimitDecision:
-        window_ms = max(1, round(window_seconds * 1000))
+    async def take(self, consumption: Consumption) -> WindowAnswer:
+        window_ms = max(1, round(consumption.window_seconds * 1000))
         now = "" if self._clock is None else str(round(self._clock() * 1000))
-        key = f"{self._key_prefix}{namespace}\n{scope}"
+        key = f"{self._key_prefix}{consumption.namespace}\n{consumption.scope}"
+        limit, cost = consumption.limit, consumption.cost
         arguments = [now, limit, window_ms, cost, EXPIRY_SLACK_MS]
         reply = await run_script(self._consume, [key], arguments)
         admitted, remaining, reset_ms = (
             int(part) for part in cast(Sequence[int], reply)
         )
-        if admitted:
-            return RateLimitPermit(limit, remaining, reset_ms / 1000)
-        return RateLimitExceeded(limit, max(1, ceil(reset_ms / 1000)))
+        return WindowAnswer(bool(admitted), remaining, reset_ms / 1000)
 
 
 @asynccontextmanager
