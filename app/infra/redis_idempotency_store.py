@@ -5,8 +5,8 @@ stored deadlines (by ``REDIS_NOW``); Redis also drops each record on its own
 shortly after it can no longer be replayed.
 """
 
-from collections.abc import AsyncGenerator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import cast
 
 from redis.asyncio import Redis
@@ -17,7 +17,12 @@ from tenchi.idempotency import (
     IdempotencyReservation,
 )
 
-from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
+from app.infra.redis_connection import (
+    REDIS_NOW,
+    open_redis_store,
+    run_script,
+    script_now,
+)
 from app.infra.request_guards import ReservationStore, in_progress
 
 KEY_PREFIX = "wenchang:idempotency:"
@@ -88,30 +93,22 @@ class RedisIdempotencyStore(ReservationStore):
     """The IdempotencyStore port over one Redis database (binary replies)."""
 
     def __init__(
-        self,
-        client: Redis,
-        *,
-        clock: Callable[[], float] | None = None,
-        key_prefix: str = KEY_PREFIX,
+        self, client: Redis, *, clock: Callable[[], float] | None = None
     ) -> None:
         self._clock = clock
-        self._key_prefix = key_prefix
         self._reserve = client.register_script(_RESERVE)
         self._complete = client.register_script(_COMPLETE)
         self._abandon = client.register_script(_ABANDON)
 
     def _key(self, reservation: IdempotencyReservation) -> str:
         held = (reservation.namespace, reservation.scope, reservation.key)
-        return self._key_prefix + "\n".join(held)
-
-    def _now(self) -> str:
-        return "" if self._clock is None else str(round(self._clock() * 1000))
+        return KEY_PREFIX + "\n".join(held)
 
     async def claim(
         self, candidate: IdempotencyReservation, lease_seconds: float
     ) -> IdempotencyDecision:
         fingerprint, token = candidate.fingerprint, candidate.token
-        arguments = [self._now(), fingerprint, token, _ms(lease_seconds)]
+        arguments = [script_now(self._clock), fingerprint, token, _ms(lease_seconds)]
         reply = await run_script(
             self._reserve, [self._key(candidate)], [*arguments, str(EXPIRY_SLACK_MS)]
         )
@@ -128,7 +125,7 @@ class RedisIdempotencyStore(ReservationStore):
 
     async def settle(self, reservation: IdempotencyReservation, result: bytes) -> bool:
         arguments: list[str | bytes] = [
-            self._now(),
+            script_now(self._clock),
             reservation.fingerprint,
             reservation.token,
             result,
@@ -146,10 +143,10 @@ class RedisIdempotencyStore(ReservationStore):
         )
 
 
-@asynccontextmanager
-async def open_redis_idempotency_store(
+def open_redis_idempotency_store(
     url: str, *, clock: Callable[[], float] | None = None
-) -> AsyncGenerator[RedisIdempotencyStore]:
+) -> AbstractAsyncContextManager[RedisIdempotencyStore]:
     """A store on the Redis at ``url`` (binary replies)."""
-    async with open_redis_client(url) as client:
-        yield RedisIdempotencyStore(client, clock=clock)
+    return open_redis_store(
+        url, lambda client: RedisIdempotencyStore(client, clock=clock)
+    )

@@ -5,13 +5,18 @@ The script reads and updates a window atomically and takes the time from
 Windows expire on their own shortly after they reset.
 """
 
-from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import cast
 
 from redis.asyncio import Redis
 
-from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
+from app.infra.redis_connection import (
+    REDIS_NOW,
+    open_redis_store,
+    run_script,
+    script_now,
+)
 from app.infra.request_guards import Consumption, FixedWindowStore, WindowAnswer
 
 KEY_PREFIX = "wenchang:rate:"
@@ -47,20 +52,15 @@ class RedisRateLimitStore(FixedWindowStore):
     """The RateLimitStore port over one Redis database."""
 
     def __init__(
-        self,
-        client: Redis,
-        *,
-        clock: Callable[[], float] | None = None,
-        key_prefix: str = KEY_PREFIX,
+        self, client: Redis, *, clock: Callable[[], float] | None = None
     ) -> None:
         self._clock = clock
-        self._key_prefix = key_prefix
         self._consume = client.register_script(_CONSUME)
 
     async def take(self, consumption: Consumption) -> WindowAnswer:
         window_ms = max(1, round(consumption.window_seconds * 1000))
-        now = "" if self._clock is None else str(round(self._clock() * 1000))
-        key = f"{self._key_prefix}{consumption.namespace}\n{consumption.scope}"
+        now = script_now(self._clock)
+        key = f"{KEY_PREFIX}{consumption.namespace}\n{consumption.scope}"
         limit, cost = consumption.limit, consumption.cost
         arguments = [now, limit, window_ms, cost, EXPIRY_SLACK_MS]
         reply = await run_script(self._consume, [key], arguments)
@@ -70,10 +70,10 @@ class RedisRateLimitStore(FixedWindowStore):
         return WindowAnswer(bool(admitted), remaining, reset_ms / 1000)
 
 
-@asynccontextmanager
-async def open_redis_rate_limit_store(
+def open_redis_rate_limit_store(
     url: str, *, clock: Callable[[], float] | None = None
-) -> AsyncGenerator[RedisRateLimitStore]:
+) -> AbstractAsyncContextManager[RedisRateLimitStore]:
     """A store on the Redis at ``url``."""
-    async with open_redis_client(url) as client:
-        yield RedisRateLimitStore(client, clock=clock)
+    return open_redis_store(
+        url, lambda client: RedisRateLimitStore(client, clock=clock)
+    )
