@@ -49,8 +49,8 @@ class Response:
     headers: dict[bytes, bytes]
     body: bytes
 
-    def version(self) -> str:
-        etag = self.headers.get(b"etag")
+    def version(self, *, from_body: bool = False) -> str:
+        etag = None if from_body else self.headers.get(b"etag")
         if etag is not None:
             return etag.decode().strip('"')
         found = VERSION.search(self.body)
@@ -213,6 +213,11 @@ class Client:
 
     async def refresh(self, name: str) -> None:
         """Learn the current version of one of this client's files (uncounted)."""
+        if self.spec.surface == "mcp":
+            where = {"scope": "user", "area": "bench", "name": name}
+            response = await self.tool("read_file", where, self.spec.writer_token)
+            self.versions[name] = response.version(from_body=True)
+            return
         path = _file_path("user", "bench", name)
         self.versions[name] = (await self.http("GET", path, self.write_auth)).version()
 
@@ -234,15 +239,19 @@ class Client:
 
     async def reset_appends(self) -> None:
         name = self.append_name
-        headers = {**self.write_auth, "If-Match": f'"{self.versions[name]}"'}
         body = {
             "content": BASE_CONTENT,
             "description": "Appended by the benchmark",
             "aliases": ["bench"],
         }
-        response = await self.http(
-            "PUT", _file_path("user", "bench", name), headers, body
-        )
+        if self.spec.surface == "mcp":
+            arguments = {"scope": "user", "area": "bench", "name": name, **body}
+            arguments["expected_version"] = self.versions[name]
+            response = await self.tool("write_file", arguments, self.spec.writer_token)
+        else:
+            headers = {**self.write_auth, "If-Match": f'"{self.versions[name]}"'}
+            path = _file_path("user", "bench", name)
+            response = await self.http("PUT", path, headers, body)
         self.versions[name] = response.version()
         self.appends = 0
 

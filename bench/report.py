@@ -147,8 +147,10 @@ def mcp_table(results: Results, verdicts: Verdicts) -> list[str]:
         return ["MCP was not available in this run."]
     lines = [
         "| tool | c | MCP req/s | MCP p50 ms | p99 ms | HTTP p50 ms "
-        "| **MCP ÷ HTTP p50** | target | CPU µs/call MCP / HTTP | errors |",
-        "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|",
+        "| **MCP ÷ HTTP p50** | target | CPU µs/call MCP / HTTP "
+        "| MCP SDK floor p50 ms | **SDK floor ÷ bare HTTP floor p50** "
+        "| CPU µs/call SDK floor / bare floor | errors |",
+        "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|",
     ]
     from bench.figures import latency_ratio, median, runs
 
@@ -167,6 +169,10 @@ def mcp_table(results: Results, verdicts: Verdicts) -> list[str]:
                 f"| {verdicts.check(what, value, target, at_most=True)} "
                 f"| {x(cpu(results, 'mcp', op, c), 0)} / "
                 f"{x(cpu(results, 'wenchang', op, c), 0)} "
+                f"| {x(p50(results, 'mcp-floor', op, c))} "
+                f"| **{x(latency_ratio(results, 'mcp-floor', 'floor', op, c))}** "
+                f"| {x(cpu(results, 'mcp-floor', op, c), 0)} / "
+                f"{x(cpu(results, 'floor', op, c), 0)} "
                 f"| {errors(results, 'mcp', op, c)} |"
             )
     return lines

@@ -41,7 +41,7 @@ class Entrant:
 
     name: str
     kind: str
-    """``wenchang`` (uvicorn ``target``), ``floor`` or ``tenchi`` (the floors)."""
+    """``wenchang`` (uvicorn ``target``), or a floor of ``FLOOR_APPS``."""
     ops: tuple[str, ...]
     settings: dict[str, str] = field(default_factory=dict[str, str])
     target: str = "app.server.asgi:app"
@@ -68,6 +68,7 @@ ENTRANTS = (
         like_for_like=False,
     ),
     Entrant("mcp", "wenchang", MCP_OPS, surface="mcp"),
+    Entrant("mcp-floor", "mcp-floor", MCP_OPS, surface="mcp"),
     Entrant("normal", "wenchang", WRITE_OPS, NORMAL),
     Entrant("floor-normal", "floor", WRITE_OPS, NORMAL),
     Entrant(
@@ -81,13 +82,6 @@ ENTRANTS = (
         "wenchang",
         ("read_file", "get_memory_index", *WRITE_OPS),
         {"WENCHANG_AUDIT": "none"},
-    ),
-    Entrant(
-        "unvalidated",
-        "wenchang",
-        ("read_file", "write_file", "append_line"),
-        target="bench.variants:without_revalidation",
-        variant=True,
     ),
 )
 BEFORE = Entrant(
@@ -343,6 +337,13 @@ def running(*starters: Callable[[], Server]) -> Iterator[list[Server]]:
         yield started
 
 
+FLOOR_APPS = {
+    "floor": "bench.floor:app",
+    "tenchi": "bench.tenchi_floor:app",
+    "mcp-floor": "bench.mcp_floor:app",
+}
+
+
 def entrants(profile: Profile) -> list[Entrant]:
     chosen = [e for e in ENTRANTS if profile.variants or not e.variant]
     return [*chosen, BEFORE] if profile.before else chosen
@@ -351,12 +352,9 @@ def entrants(profile: Profile) -> list[Entrant]:
 def _starter(bench: Bench, entrant: Entrant, database: Path) -> Callable[[], Server]:
     """Each server on its own copy of the data (MCP too: no shared caches)."""
     copy = bench.copy(database, entrant.name)
-    if entrant.kind == "floor":
-        return lambda: bench.floor(entrant.name, copy, **entrant.settings)
-    if entrant.kind == "tenchi":
-        return lambda: bench.floor(
-            entrant.name, copy, "bench.tenchi_floor:app", **entrant.settings
-        )
+    if entrant.kind in FLOOR_APPS:
+        target = FLOOR_APPS[entrant.kind]
+        return lambda: bench.floor(entrant.name, copy, target, **entrant.settings)
     return lambda: bench.wenchang(
         entrant.name,
         sqlite_url(copy),
@@ -403,7 +401,7 @@ def compare(bench: Bench, results: Results, progress: Callable[[str], None]) -> 
         results.mcp_available = "mcp" in servers and _has_mcp(servers["mcp"], tokens)
         if not results.mcp_available:
             results.notes.append("MCP rows skipped: /mcp did not answer tools/list.")
-            chosen = [e for e in chosen if e.surface != "mcp"]
+            chosen = [e for e in chosen if e.name != "mcp"]
         progress(f"{len(servers)} servers healthy")
         for round_number in range(bench.profile.rounds):
             for op, concurrency, names in plan(bench.profile, chosen):

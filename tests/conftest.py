@@ -10,7 +10,9 @@ for every test.
 import os
 from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 # The shared suites in tests/support assert too; rewrite them before import.
@@ -20,6 +22,7 @@ from tests.support.gcs_emulator import (  # noqa: E402
     GcsEmulator,
     running_gcs_emulator,
 )
+from tests.support.openapi_conformance import DRIFTS, record  # noqa: E402
 from tests.support.redis_server import (  # noqa: E402
     RedisServer,
     redis_binary,
@@ -75,3 +78,45 @@ def redis_server(
         )
     with running_redis(binary, tmp_path_factory.mktemp("redis")) as server:
         yield server
+
+
+@pytest.fixture(scope="session", autouse=True)
+def responses_checked_against_openapi() -> Generator[None]:
+    """Every response a test receives through httpx is checked against openapi.json."""
+    sync_send, async_send = httpx.Client.send, httpx.AsyncClient.send
+
+    def send(
+        self: httpx.Client, request: httpx.Request, **options: Any
+    ) -> httpx.Response:
+        response = sync_send(self, request, **options)
+        record(response)
+        return response
+
+    async def asend(
+        self: httpx.AsyncClient, request: httpx.Request, **options: Any
+    ) -> httpx.Response:
+        response = await async_send(self, request, **options)
+        record(response)
+        return response
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(httpx.Client, "send", send)
+        patch.setattr(httpx.AsyncClient, "send", asend)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def no_openapi_drift(request: pytest.FixtureRequest) -> Generator[None]:
+    """Fail a test whose responses drifted from openapi.json (unless it expects it)."""
+    DRIFTS.clear()
+    yield
+    drifts, DRIFTS[:] = list(DRIFTS), []
+    if drifts and request.node.get_closest_marker("openapi_drift") is None:
+        pytest.fail("\n".join(drifts), pytrace=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "openapi_drift: the test provokes responses openapi.json does not describe",
+    )

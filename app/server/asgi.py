@@ -16,7 +16,7 @@ from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp_http import HttpMcp
 from app.server.otel import Telemetry
 from app.server.request_log import RequestIds
-from app.server.routes import routes
+from app.server.routes import served_routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
@@ -38,7 +38,7 @@ def build_app(
         on_call = (*on_call, telemetry.observe_tool_call)
     mcp = HttpMcp(settings, resolver=resolver, rate_limit=rate_limit, on_call=on_call)
     app = create_app(
-        routes=routes,
+        routes=served_routes,
         context_factory=create_context,
         lifespan=mcp.lifespan(create_lifespan(settings)),
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),

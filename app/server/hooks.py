@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass, replace
 
 from starlette.responses import JSONResponse
-from tenchi.errors import AppError, error_body
+from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
 from tenchi.rate_limits import enforce_rate_limit
 from tenchi.server import Hook, RequestInfo
 
@@ -18,9 +18,13 @@ from app.shared.identity import Identity, Resolver
 
 
 def refusal(error: AppError) -> JSONResponse:
-    """The Tenchi error envelope for an error raised by an ASGI guard."""
+    """The Tenchi error envelope for an error raised by an ASGI guard.
+
+    It is an application error, marked as one the way Tenchi marks its own.
+    """
     body = error_body(code=error.code, message=error.message, details=error.details)
-    return JSONResponse(body, status_code=error.status, headers=error.headers)
+    headers = {**error.headers, ERROR_SOURCE_HEADER: "app"}
+    return JSONResponse(body, status_code=error.status, headers=headers)
 
 
 def authenticate(resolver: Resolver, authorization: str) -> Identity:

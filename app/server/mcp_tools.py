@@ -1,6 +1,7 @@
 """The memory tools as MCP serves them: renamed, described for the product and
 purpose, and logging what MCP can only answer as a generic failure."""
 
+import dataclasses
 import functools
 import logging
 import re
@@ -8,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tenchi.errors import AppError
-from tenchi.tools import Tool, ToolBinding, ToolGroup, tool, tool_group, tool_handler
+from tenchi.tools import Tool, ToolBinding, ToolGroup, tool_group, tool_handler
 
 from app.features.memory.tools import get_memory_index_tool
 from app.server.auditing import audited_use_case
@@ -47,17 +48,7 @@ def _served(
         name, describe(declared, product=settings.product, purpose=purpose)
     )
     served = trusting_results(
-        tool(
-            name,
-            request=declared.request,
-            result=declared.result,
-            description=description,
-            errors=declared.errors,
-            read_only=declared.read_only,
-            destructive=declared.destructive,
-            idempotent=declared.idempotent,
-            open_world=declared.open_world,
-        )
+        dataclasses.replace(declared, name=name, description=description)
     )
     audited = audited_use_case(
         declared.name, binding.use_case, mutates=not declared.read_only

@@ -8,6 +8,7 @@ from app.features.memory.routes import routes as memory_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
 from app.server.openapi_document import published_document, published_openapi_route
+from app.server.passthrough import served
 from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
 
 OPENAPI_TITLE = "Wenchang"
@@ -40,9 +41,14 @@ published_openapi = published_document(
     security=OPENAPI_SECURITY,
 )
 
-routes = route_group(
-    api_routes,
+service_routes = route_group(
     published_openapi_route(published_openapi),
     swagger_ui_route(title=f"{OPENAPI_TITLE} API"),
     health_route(checks={"storage": storage_answers}),
 )
+
+routes = route_group(api_routes, service_routes)
+"""The declared routes: the published contract."""
+
+served_routes = route_group(served(api_routes), service_routes)
+"""What the app serves: the same contracts, JSON bodies passed through."""

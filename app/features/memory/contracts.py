@@ -1,4 +1,10 @@
-from tenchi.contracts import contract
+"""The memory feature's HTTP contracts: one per operation, named like it."""
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+from tenchi.contracts import Contract, contract
+from tenchi.errors import ErrorDef
 from tenchi.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS
 from tenchi.responses import response
 
@@ -37,6 +43,7 @@ from .schemas import (
 )
 
 FILE_PATH = "/files/{scope}/{area}/{name}"
+TAGS = ("memory",)
 MUTATION_ERRORS = (
     precondition_required,
     version_conflict,
@@ -64,6 +71,31 @@ index_not_modified = response(
     description="The index named by If-None-Match is still current; no body.",
 )
 
+
+def _read[T: BaseModel](
+    path: str,
+    response: type[T],
+    *,
+    params: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
+    errors: Sequence[ErrorDef] = (invalid_argument,),
+    name: str,
+    summary: str,
+) -> Contract[T, None]:
+    """A GET answering one model, with no headers of its own."""
+    return contract(
+        method="GET",
+        path=path,
+        params=params,
+        query=query,
+        response=response,
+        errors=errors,
+        name=name,
+        summary=summary,
+        tags=TAGS,
+    )
+
+
 get_memory_index_contract = contract(
     method="GET",
     path="/index",
@@ -71,31 +103,25 @@ get_memory_index_contract = contract(
     responses=(memory_index, index_not_modified),
     name="get_memory_index",
     summary="The metadata index of every file the caller's grants reach.",
-    tags=("memory",),
+    tags=TAGS,
 )
 
-list_scope_contract = contract(
-    method="GET",
-    path="/files/{scope}",
+list_scope_contract = _read(
+    "/files/{scope}",
+    FileListing,
     params=ScopePath,
     query=ListQuery,
-    response=FileListing,
-    errors=(invalid_argument,),
     name="list_scope",
     summary="One page of a whole scope, ascending by area and name.",
-    tags=("memory",),
 )
 
-list_area_contract = contract(
-    method="GET",
-    path="/files/{scope}/{area}",
+list_area_contract = _read(
+    "/files/{scope}/{area}",
+    FileListing,
     params=AreaPath,
     query=ListQuery,
-    response=FileListing,
-    errors=(invalid_argument,),
     name="list_area",
     summary="One page of one area, ascending by name.",
-    tags=("memory",),
 )
 
 read_file_contract = contract(
@@ -107,7 +133,7 @@ read_file_contract = contract(
     errors=(invalid_argument, memory_not_found),
     name="read_file",
     summary="Read one file; its version is also the ETag.",
-    tags=("memory",),
+    tags=TAGS,
 )
 
 file_created = response(
@@ -117,84 +143,106 @@ file_replaced = response(
     MemoryFile, status=200, headers=VersionHeaders, description="File replaced"
 )
 
-write_file_contract = contract(
-    method="PUT",
-    path=FILE_PATH,
-    params=FilePath,
-    request=FileBody,
-    headers=CreateOrMatchHeaders,
-    responses=(file_created, file_replaced),
-    errors=(invalid_argument, oversize_write, file_quota_exceeded, *MUTATION_ERRORS),
+
+def _file_write(
+    method: str, path: str, request: type[BaseModel], *, name: str, summary: str
+) -> Contract[MemoryFile, VersionHeaders]:
+    """Create (If-None-Match: *) or replace (If-Match) the file: 201 or 200."""
+    return contract(
+        method=method,
+        path=path,
+        params=FilePath,
+        request=request,
+        headers=CreateOrMatchHeaders,
+        responses=(file_created, file_replaced),
+        errors=(
+            invalid_argument,
+            oversize_write,
+            file_quota_exceeded,
+            *MUTATION_ERRORS,
+        ),
+        name=name,
+        summary=summary,
+        tags=TAGS,
+    )
+
+
+def _file_edit(
+    action: str,
+    request: type[BaseModel],
+    errors: Sequence[ErrorDef],
+    *,
+    name: str,
+    summary: str,
+) -> Contract[MemoryFile, VersionHeaders]:
+    """POST to the file's ``action``: an edit of the file at the version read."""
+    return contract(
+        method="POST",
+        path=f"{FILE_PATH}/{action}",
+        params=FilePath,
+        request=request,
+        headers=MatchHeaders,
+        response=MemoryFile,
+        response_headers=VersionHeaders,
+        errors=(invalid_argument, oversize_write, *errors, *MUTATION_ERRORS),
+        name=name,
+        summary=summary,
+        tags=TAGS,
+    )
+
+
+write_file_contract = _file_write(
+    "PUT",
+    FILE_PATH,
+    FileBody,
     name="write_file",
     summary='Create (If-None-Match: *) or replace (If-Match: "<version>") a file.',
-    tags=("memory",),
 )
 
-append_line_contract = contract(
-    method="POST",
-    path=f"{FILE_PATH}/lines",
-    params=FilePath,
-    request=LineBody,
-    headers=MatchHeaders,
-    response=MemoryFile,
-    response_headers=VersionHeaders,
-    errors=(invalid_argument, oversize_write, *MUTATION_ERRORS),
+append_line_contract = _file_edit(
+    "lines",
+    LineBody,
+    (),
     name="append_line",
     summary="Append one fact line to an existing file.",
-    tags=("memory",),
 )
 
-replace_fact_contract = contract(
-    method="POST",
-    path=f"{FILE_PATH}/replace",
-    params=FilePath,
-    request=ReplaceBody,
-    headers=MatchHeaders,
-    response=MemoryFile,
-    response_headers=VersionHeaders,
-    errors=(invalid_argument, oversize_write, replace_fact_match, *MUTATION_ERRORS),
+replace_fact_contract = _file_edit(
+    "replace",
+    ReplaceBody,
+    (replace_fact_match,),
     name="replace_fact",
     summary="Replace the one span of a file equal to old_string.",
-    tags=("memory",),
 )
 
-list_versions_contract = contract(
-    method="GET",
-    path=f"{FILE_PATH}/versions",
+list_versions_contract = _read(
+    f"{FILE_PATH}/versions",
+    VersionListing,
     params=FilePath,
     query=ListQuery,
-    response=VersionListing,
     errors=(invalid_argument, memory_not_found),
     name="list_versions",
     summary="One page of a file's version history, newest first (also once deleted).",
-    tags=("memory",),
 )
 
-read_version_contract = contract(
-    method="GET",
-    path=f"{FILE_PATH}/versions/{{version}}",
+read_version_contract = _read(
+    f"{FILE_PATH}/versions/{{version}}",
+    FileVersion,
     params=VersionPath,
-    response=FileVersion,
     errors=(invalid_argument, memory_not_found),
     name="read_version",
     summary="One version record with the file as it stood after that change.",
-    tags=("memory",),
 )
 
-restore_version_contract = contract(
-    method="POST",
-    path=f"{FILE_PATH}/restore",
-    params=FilePath,
-    request=RestoreBody,
-    headers=CreateOrMatchHeaders,
-    responses=(file_created, file_replaced),
-    errors=(invalid_argument, oversize_write, file_quota_exceeded, *MUTATION_ERRORS),
+restore_version_contract = _file_write(
+    "POST",
+    f"{FILE_PATH}/restore",
+    RestoreBody,
     name="restore_version",
     summary=(
         'Write an earlier version again as a new one (If-Match: "<current>", or '
         "If-None-Match: * while the file is deleted)."
     ),
-    tags=("memory",),
 )
 
 delete_file_contract = contract(
@@ -206,16 +254,13 @@ delete_file_contract = contract(
     errors=(invalid_argument, *MUTATION_ERRORS),
     name="delete_file",
     summary="Delete a file at the version you read.",
-    tags=("memory",),
+    tags=TAGS,
 )
 
-search_memory_contract = contract(
-    method="GET",
-    path="/search",
+search_memory_contract = _read(
+    "/search",
+    SearchResults,
     query=SearchQuery,
-    response=SearchResults,
-    errors=(invalid_argument,),
     name="search_memory",
     summary="Files of every granted scope that contain all the query's words.",
-    tags=("memory",),
 )
