@@ -1,4 +1,4 @@
-"""`/mcp` answers a stateless tool request in one exchange, and leaves the rest to the SDK.
+"""`/mcp` answers a stateless tool request in one exchange; the rest goes to the SDK.
 
 A handshake-era POST with one `tools/call` or `tools/list` request is answered
 without the SDK's per-request transport (no session, stream or task per call);
@@ -17,6 +17,7 @@ from tests.http_support import Api, open_api
 
 JSON_OR_SSE = "application/json, text/event-stream"
 HANDSHAKE_VERSION = "2025-11-25"
+ENVELOPE = "io.modelcontextprotocol"
 
 
 def rpc(method: str, params: dict[str, Any] | None = None, **extra: Any) -> Any:
@@ -122,8 +123,8 @@ async def test_what_one_exchange_does_not_answer_reaches_the_sdk(
                 "tools/list",
                 {
                     "_meta": {
-                        "io.modelcontextprotocol/protocolVersion": LATEST_PROTOCOL_VERSION,
-                        "io.modelcontextprotocol/clientCapabilities": {},
+                        f"{ENVELOPE}/protocolVersion": LATEST_PROTOCOL_VERSION,
+                        f"{ENVELOPE}/clientCapabilities": {},
                     }
                 },
                 id=2,
