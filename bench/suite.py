@@ -83,13 +83,6 @@ ENTRANTS = (
         ("read_file", "get_memory_index", *WRITE_OPS),
         {"WENCHANG_AUDIT": "none"},
     ),
-    Entrant(
-        "unvalidated",
-        "wenchang",
-        ("read_file", "write_file", "append_line"),
-        target="bench.variants:without_revalidation",
-        variant=True,
-    ),
 )
 BEFORE = Entrant(
     "before",

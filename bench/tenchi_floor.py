@@ -1,9 +1,10 @@
 """The Tenchi floor: Wenchang's contracts and the floors' SQL in a minimal Tenchi app.
 
 The framework's floor. The routes bind Wenchang's HTTP contracts (the same
-params, headers, bodies, responses and errors, so Tenchi validates and
-serialises exactly what it does for Wenchang) to use cases that run the bare
-floor's statements (``floor_sql``) and nothing else: a bearer hook that is a
+params, headers, bodies, responses and errors, so Tenchi validates exactly
+what it does for Wenchang, and JSON bodies are passed through the way Wenchang
+serves them, ``app.server.passthrough``) to use cases that run the bare floor's
+statements (``floor_sql``) and nothing else: a bearer hook that is a
 dict lookup, no scope policy, no cursors, no audit, history, idempotency, rate
 limit, telemetry or middleware of ours. ``Wenchang ÷ this`` is the cost of our
 own code; ``this ÷ bare floor`` is the framework's share. Configured like the
@@ -21,7 +22,7 @@ from starlette.responses import Response
 from tenchi.contracts import Contract
 from tenchi.health import health_route
 from tenchi.responses import PresentedResponse, ResponseDef, present
-from tenchi.routes import Route, route, route_group
+from tenchi.routes import Route, RouteGroup, route, route_group
 from tenchi.server import RequestInfo, create_app
 
 from app.features.memory.contracts import (
@@ -207,41 +208,36 @@ def present_replaced(file: MemoryFile) -> PresentedResponse:
     return present(replaced, file, headers=version_headers(file))
 
 
-def _passthrough(file: MemoryFile, contract: Contract[Any, Any]) -> PresentedResponse:
-    """A file serialised once and passed through, for contracts that allow it."""
-    passing = [d for d in contract.responses if d.passthrough]
-    definition = next((d for d in passing if d.status == 200), passing[0])
-    body = file.__pydantic_serializer__.to_json(file)
-    headers = {"ETag": f'"{file.version}"'}
-    answer = Response(body, media_type="application/json", headers=headers)
-    return present(definition, response=answer)
-
-
 def _file_route(
     contract: Contract[Any, Any],
     use_case: Callable[..., Any],
     presenter: Callable[[MemoryFile], PresentedResponse] | None = None,
 ) -> Route:
-    """Bound the way the contract lets Wenchang bind it (passthrough if declared)."""
-    if any(d.passthrough for d in contract.responses):
-        return route(contract, use_case, present=lambda f: _passthrough(f, contract))
     if presenter is not None:
         return route(contract, use_case, present=presenter)
     return route(contract, use_case, response_headers=version_headers)
 
 
-routes = route_group(
-    route_group(
-        route(get_memory_index_contract, get_memory_index, present=present_index),
-        _file_route(read_file_contract, read_file),
-        _file_route(write_file_contract, write_file, present_replaced),
-        _file_route(append_line_contract, append_line),
-        _file_route(replace_fact_contract, replace_fact),
-        prefix="/v1",
-        errors=(unauthorized, backend_unavailable, invalid_argument),
-    ),
-    health_route(),
+def _served_as_wenchang_serves(routes: RouteGroup) -> RouteGroup:
+    """The routes served the way Wenchang serves its own (JSON bodies passed
+    through), so the floor pays no framework cost that Wenchang avoids."""
+    try:
+        from app.server.passthrough import served
+    except ImportError:
+        return routes
+    return served(routes)
+
+
+api_routes = route_group(
+    route(get_memory_index_contract, get_memory_index, present=present_index),
+    _file_route(read_file_contract, read_file),
+    _file_route(write_file_contract, write_file, present_replaced),
+    _file_route(append_line_contract, append_line),
+    _file_route(replace_fact_contract, replace_fact),
+    prefix="/v1",
+    errors=(unauthorized, backend_unavailable, invalid_argument),
 )
+routes = route_group(_served_as_wenchang_serves(api_routes), health_route())
 
 
 def __getattr__(name: str) -> Any:

@@ -19,7 +19,7 @@ from app.features.search.domain.corpus_index import CorpusSearchIndex
 from app.features.search.domain.ranking import Ranked
 from app.features.search.domain.snippets import snippet
 from app.features.search.domain.text import query_terms
-from app.features.search.ports import SearchIndex
+from app.features.search.ports import SearchIndex, SearchQuery
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.sqlite_storage import SqliteStorage
 from tests.support.gcs_emulator import GcsEmulator
@@ -86,7 +86,7 @@ async def every_page(index: SearchIndex, query: str, limit: int = 2) -> Result:
     found: Result = []
     after: Ranked | None = None
     while True:
-        page = await index.search(REACH, terms, after=after, limit=limit)
+        page = await index.search(SearchQuery(REACH, terms, after, limit))
         found += [(r.key, r.score, snippet(d.texts(), terms)) for r, d in page.hits]
         if not page.more:
             return found

@@ -18,6 +18,7 @@ history newest first.
 
 import contextlib
 import logging
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -40,6 +41,8 @@ OPERATION, ACTOR, DELETED, VERSION = "operation", "actor", "deleted", "version"
 LIST_FIELDS = "items(name,generation,size,metadata),nextPageToken"
 LIST_BATCH = 1000
 _ORDER_BASE = 10**19 - 1
+_GENERATION = re.compile(r"[1-9][0-9]{0,18}")
+_MAX_GENERATION = 2**63 - 1
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +57,13 @@ def change_map(
     if deleted:
         values[DELETED] = "true"
     return values
+
+
+def generation_of(version: str) -> str | None:
+    """A version as a GCS generation, or None when it cannot be one."""
+    if _GENERATION.fullmatch(version) and int(version) <= _MAX_GENERATION:
+        return version
+    return None
 
 
 def _metadata(resource: dict[str, Any]) -> dict[str, str]:
@@ -83,7 +93,7 @@ def record_of(resource: dict[str, Any], data: bytes | None) -> VersionRecord:
 
 
 class GcsHistory:
-    """The archive half of the history of keys under one location prefix."""
+    """The history of keys under one location prefix: current objects and archive."""
 
     def __init__(
         self, objects: GcsObjects, prefix: str, retention: HistoryRetention
@@ -114,6 +124,44 @@ class GcsHistory:
             if data is not None:
                 return record_of(described, data)
         return None
+
+    async def versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> list[VersionRecord]:
+        """The port's ``list_versions``: the current object's record, then archived."""
+        current = await self._objects.describe(self._prefix + key)
+        newest = record_of(current, None) if current and is_tracked(current) else None
+        found: list[VersionRecord] = []
+        if newest is not None and after is None:
+            found.append(newest)
+        if after is not None and generation_of(after) is None:
+            return []
+        start = None if newest is not None and after == newest.version else after
+        skip = newest.version if newest else None
+        if limit > len(found):
+            found += await self.listed(
+                key, after=start, limit=limit - len(found), skip=skip
+            )
+        return found
+
+    async def version(self, key: str, version: str) -> VersionRecord | None:
+        """The port's ``get_version``: from the current object while it is that one."""
+        generation = generation_of(version)
+        if generation is None:
+            return None
+        name = self._prefix + key
+        current = await self._objects.describe(name)
+        if current is not None and str(current["generation"]) == generation:
+            if not is_tracked(current):
+                return None
+            data = (
+                b""
+                if is_tombstone(current)
+                else await self._objects.download(name, generation)
+            )
+            if data is not None:
+                return record_of(current, data)
+        return await self.read(key, generation)
 
     async def listed(
         self, key: str, *, after: str | None, limit: int, skip: str | None

@@ -5,7 +5,6 @@ Version history is kept as ``gcs_history`` describes.
 
 import contextlib
 import logging
-import re
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -27,9 +26,9 @@ from app.infra.gcs_history import (
     HISTORY,
     GcsHistory,
     change_map,
+    generation_of,
     is_tombstone,
     is_tracked,
-    record_of,
 )
 from app.infra.gcs_objects import GcsObjects
 from app.infra.history_records import without_data, written
@@ -41,17 +40,8 @@ WRITE_ATTEMPTS = 5
 LIST_BATCH = 1000
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
 SCRUB_FIELDS = "items(name,generation,timeDeleted,metadata),nextPageToken"
-_GENERATION = re.compile(r"[1-9][0-9]{0,18}")
-_MAX_GENERATION = 2**63 - 1
 
 logger = logging.getLogger(__name__)
-
-
-def _generation(version: str) -> str | None:
-    """A version as a GCS generation, or None when it cannot be one."""
-    if _GENERATION.fullmatch(version) and int(version) <= _MAX_GENERATION:
-        return version
-    return None
 
 
 class GcsStorage:
@@ -148,7 +138,7 @@ class GcsStorage:
                 version = await self._replace(key, data, values, current)
         else:
             current = await self._live(key)
-            if current is None or str(current["generation"]) != _generation(expected):
+            if current is None or str(current["generation"]) != generation_of(expected):
                 return None
             version = await self._replace(key, data, values, current)
         return await self._landed(write, version)
@@ -158,7 +148,11 @@ class GcsStorage:
     ) -> bool:
         current, name = await self._live(key), self._prefix + key
         generation = str(current["generation"]) if current else None
-        if current is None or generation is None or generation != _generation(expected):
+        if (
+            current is None
+            or generation is None
+            or generation != generation_of(expected)
+        ):
             return False
         if not await self._archive(key, current):
             return False
@@ -182,41 +176,10 @@ class GcsStorage:
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[VersionRecord]:
-        current = await self._objects.describe(self._prefix + key)
-        newest = record_of(current, None) if current and is_tracked(current) else None
-        found: list[VersionRecord] = []
-        if newest is not None and after is None:
-            found.append(newest)
-        if after is not None and _generation(after) is None:
-            return []
-        start = None if newest is not None and after == newest.version else after
-        skip = newest.version if newest else None
-        found += (
-            await self._history.listed(
-                key, after=start, limit=limit - len(found), skip=skip
-            )
-            if limit > len(found)
-            else []
-        )
-        return found
+        return await self._history.versions(key, after=after, limit=limit)
 
     async def get_version(self, key: str, version: str) -> VersionRecord | None:
-        generation = _generation(version)
-        if generation is None:
-            return None
-        name = self._prefix + key
-        current = await self._objects.describe(name)
-        if current is not None and str(current["generation"]) == generation:
-            if not is_tracked(current):
-                return None
-            data = (
-                b""
-                if is_tombstone(current)
-                else await self._objects.download(name, generation)
-            )
-            if data is not None:
-                return record_of(current, data)
-        return await self._history.read(key, generation)
+        return await self._history.version(key, version)
 
     def _visible(self, item: dict[str, Any]) -> bool:
         return not is_tombstone(item) and not str(item["name"]).startswith(

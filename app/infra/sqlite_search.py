@@ -16,10 +16,11 @@ from app.features.search.domain.analysis import Counts, matched, query_grams
 from app.features.search.domain.corpus import SearchDocument
 from app.features.search.domain.ranking import CorpusStats, Ranked
 from app.features.search.domain.text import RUN, Term
-from app.features.search.ports import SearchPage
+from app.features.search.ports import SearchPage, SearchQuery
 
 from .object_metadata import metadata_from_map
 from .sqlite_connection import BUSY_TIMEOUT_MS, Synchronous, translate_sqlite_error
+from .sqlite_rows import upper_bound
 from .sqlite_search_rank import page_parameters, ranking_query
 from .sqlite_search_schema import (
     ANALYSER_VERSION,
@@ -31,11 +32,6 @@ from .sqlite_search_schema import (
 from .sqlite_search_terms import term_frequency
 
 type Matches = dict[str, Counts]
-
-
-def upper_bound(prefix: str) -> str:
-    """The smallest string greater than every string that starts with prefix."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
 
 
 def ranges(reach: Sequence[str]) -> tuple[str, list[str]]:
@@ -70,33 +66,20 @@ class SqliteSearchIndex:
         self._current: set[str] = set()
         """Prefixes brought up to date since this process opened the file."""
 
-    async def search(
-        self,
-        reach: Sequence[str],
-        terms: Sequence[Term],
-        *,
-        after: Ranked | None,
-        limit: int,
-    ) -> SearchPage:
-        if not terms or not reach:
+    async def search(self, query: SearchQuery) -> SearchPage:
+        if not query.terms or not query.reach:
             return SearchPage(hits=(), more=False)
         async with self._lock:
             try:
-                return await asyncio.to_thread(self._search, reach, terms, after, limit)
+                return await asyncio.to_thread(self._search, query)
             except sqlite3.Error as exc:
                 raise translate_sqlite_error(exc) from exc
 
-    def _search(
-        self,
-        reach: Sequence[str],
-        terms: Sequence[Term],
-        after: Ranked | None,
-        limit: int,
-    ) -> SearchPage:
-        self._catch_up(reach)
+    def _search(self, query: SearchQuery) -> SearchPage:
+        self._catch_up(query.reach)
         self._db.execute("BEGIN")
         try:
-            page, more = self._rank(reach, terms, after, limit)
+            page, more = self._rank(query)
             documents = self._documents([r.key for r in page])
         finally:
             self._db.execute("COMMIT")
@@ -131,13 +114,8 @@ class SqliteSearchIndex:
         ).fetchone()
         return CorpusStats(row[0], (int(row[1]), int(row[2]), int(row[3]), int(row[4])))
 
-    def _rank(
-        self,
-        reach: Sequence[str],
-        terms: Sequence[Term],
-        after: Ranked | None,
-        limit: int,
-    ) -> tuple[list[Ranked], bool]:
+    def _rank(self, query: SearchQuery) -> tuple[list[Ranked], bool]:
+        reach, terms, limit = query.reach, query.terms, query.limit
         stats = self._stats(reach)
         where = ranges(reach)
         runs: dict[int, Matches] = {}
@@ -152,7 +130,7 @@ class SqliteSearchIndex:
             return [], False
         order = sorted(range(len(terms)), key=lambda p: (frequencies[p], p))
         sql, parameters = ranking_query(reach, terms, order, runs)
-        parameters |= page_parameters(stats, frequencies, after, limit)
+        parameters |= page_parameters(stats, frequencies, query.after, limit)
         rows = self._db.execute(sql, parameters).fetchall()
         ranked = [Ranked(row[0], row[1]) for row in rows]
         return ranked[:limit], len(ranked) > limit

@@ -18,6 +18,7 @@ from app.features.search.domain.ranking import (
 )
 from app.features.search.domain.text import RUN, Term
 
+from .sqlite_rows import upper_bound
 from .sqlite_search_schema import PREFIX_INDEX, PREFIX_MARK, UNPACKED
 
 _COUNTS = ", ".join(f"{column} AS c{f}" for f, column in enumerate(UNPACKED))
@@ -29,11 +30,6 @@ _RUN_ROWS = (
 
 
 _AFTER = ":after IS NULL OR score < :after OR (score = :after AND key > :after_key)"
-
-
-def upper_bound(prefix: str) -> str:
-    """The smallest string greater than every string that starts with prefix."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
 
 
 def reach_clause(reach: Sequence[str]) -> tuple[str, dict[str, str]]:

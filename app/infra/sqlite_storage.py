@@ -12,8 +12,6 @@ the ``sqlite_synchronous`` setting can trade that for ``NORMAL``.
 """
 
 import asyncio
-import functools
-import json
 import secrets
 import sqlite3
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -22,10 +20,9 @@ from typing import Any
 
 import aiosqlite
 
-from app.features.memory.domain import format_timestamp, parse_timestamp
+from app.features.memory.domain import format_timestamp
 from app.features.memory.ports import (
     Change,
-    FileMetadata,
     HistoryRetention,
     ListedObject,
     StoredObject,
@@ -43,68 +40,21 @@ from .sqlite_connection import (
     translate_sqlite_error,
 )
 from .sqlite_history import OBJECTS_TABLE, RECORD_COLUMNS, prepare_history
+from .sqlite_rows import (
+    COLUMNS,
+    WRITTEN,
+    change_values,
+    meta_from,
+    record_from,
+    upper_bound,
+    written_values,
+)
 from .sqlite_search import SqliteSearchIndex, open_search_connection
 from .sqlite_search_schema import prepare_search
-
-_COLUMNS = "description, aliases, sources, last_updated, version"
-_WRITTEN = f"{_COLUMNS}, operation, actor, changed_at, audit_event"
 
 
 def _new_version() -> str:
     return secrets.token_hex(10)
-
-
-def _upper_bound(prefix: str) -> str:
-    """The smallest string greater than every string that starts with prefix."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
-
-
-def _meta_values(meta: FileMetadata) -> tuple[str, str, str, str]:
-    return (
-        meta.description,
-        json.dumps(list(meta.aliases)),
-        json.dumps(list(meta.sources)),
-        format_timestamp(meta.last_updated),
-    )
-
-
-@functools.lru_cache(maxsize=4096)
-def _strings(text: str) -> tuple[str, ...]:
-    # Listings decode the same few source lists, and each index request the same
-    # alias lists, over and over: memoised, a 500-file index lists ~15 % faster.
-    return tuple(json.loads(text))
-
-
-def _change_values(change: Change | None) -> tuple[str | None, ...]:
-    if change is None:
-        return (None, None, None)
-    return (change.operation, change.actor, format_timestamp(change.at))
-
-
-def _written_values(write: Write, version: str) -> tuple[str | None, ...]:
-    """The metadata, version and change columns of ``write`` landing as ``version``."""
-    return (*_meta_values(write.metadata), version, *_change_values(write.change))
-
-
-def _record(row: Any, data: bytes | None) -> VersionRecord:
-    return VersionRecord(
-        version=row[0],
-        operation=row[1],
-        actor=row[2],
-        deleted=bool(row[3]),
-        size=int(row[4]),
-        metadata=_meta(row, 5),
-        data=data,
-    )
-
-
-def _meta(row: Any, offset: int) -> FileMetadata:
-    return FileMetadata(
-        description=row[offset],
-        aliases=_strings(row[offset + 1]),
-        sources=_strings(row[offset + 2]),
-        last_updated=parse_timestamp(row[offset + 3]),
-    )
 
 
 class SqliteStorage:
@@ -138,18 +88,20 @@ class SqliteStorage:
 
     async def get(self, key: str) -> StoredObject | None:
         rows = await self._rows(
-            f"SELECT data, {_COLUMNS} FROM memory_objects WHERE key = ?", (key,)
+            f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?", (key,)
         )
         if not rows:
             return None
         row = rows[0]
-        return StoredObject(data=bytes(row[0]), metadata=_meta(row, 1), version=row[5])
+        return StoredObject(
+            data=bytes(row[0]), metadata=meta_from(row, 1), version=row[5]
+        )
 
     async def put(self, write: Write) -> str:
         version = _new_version()
-        row = (write.key, write.data, *_written_values(write, version))
+        row = (write.key, write.data, *written_values(write, version))
         await self._write(
-            f"INSERT OR REPLACE INTO memory_objects (key, data, {_WRITTEN}) "
+            f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             write.change,
             lambda event: (*row, event),
@@ -158,10 +110,10 @@ class SqliteStorage:
 
     async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         version = _new_version()
-        key, data, values = write.key, write.data, _written_values(write, version)
+        key, data, values = write.key, write.data, written_values(write, version)
         if expected is None:
             landed = await self._write(
-                f"INSERT INTO memory_objects (key, data, {_WRITTEN}) "
+                f"INSERT INTO memory_objects (key, data, {WRITTEN}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
                 write.change,
                 lambda event: (key, data, *values, event),
@@ -188,7 +140,7 @@ class SqliteStorage:
         else:
             # The history trigger records the tombstone and removes the row.
             stamp = format_timestamp(change.at)
-            head = (_new_version(), stamp, *_change_values(change))
+            head = (_new_version(), stamp, *change_values(change))
             return await self._write(
                 "UPDATE memory_objects SET tombstone = 1, version = ?, "
                 "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
@@ -214,7 +166,7 @@ class SqliteStorage:
             "ORDER BY seq DESC LIMIT ?",
             parameters,
         )
-        return [_record(row, None) for row in rows]
+        return [record_from(row, None) for row in rows]
 
     async def get_version(self, key: str, version: str) -> VersionRecord | None:
         rows = await self._rows(
@@ -222,7 +174,7 @@ class SqliteStorage:
             "WHERE key = ? AND version = ? ORDER BY seq DESC LIMIT 1",
             (key, version),
         )
-        return _record(rows[0], bytes(rows[0][9])) if rows else None
+        return record_from(rows[0], bytes(rows[0][9])) if rows else None
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
@@ -230,19 +182,19 @@ class SqliteStorage:
         lower = max(prefix, start_after) if start_after is not None else prefix
         comparison = ">" if start_after is not None and start_after >= prefix else ">="
         rows = await self._rows(
-            f"SELECT key, {_COLUMNS} FROM memory_objects "
+            f"SELECT key, {COLUMNS} FROM memory_objects "
             f"WHERE key {comparison} ? AND key < ? ORDER BY key LIMIT ?",
-            (lower, _upper_bound(prefix), limit),
+            (lower, upper_bound(prefix), limit),
         )
         return [
-            ListedObject(key=row[0], metadata=_meta(row, 1), version=row[5])
+            ListedObject(key=row[0], metadata=meta_from(row, 1), version=row[5])
             for row in rows
         ]
 
     async def count(self, prefix: str) -> int:
         rows = await self._rows(
             "SELECT count(*) FROM memory_objects WHERE key >= ? AND key < ?",
-            (prefix, _upper_bound(prefix)),
+            (prefix, upper_bound(prefix)),
         )
         return int(rows[0][0])
 
@@ -255,7 +207,7 @@ class SqliteStorage:
         # rebuilds every page, and a TRUNCATE checkpoint empties the WAL.
         await self._run(
             "DELETE FROM memory_history WHERE key >= ? AND key < ?",
-            (prefix, _upper_bound(prefix)),
+            (prefix, upper_bound(prefix)),
         )
         await self._run("VACUUM", ())
         rows = await self._rows("PRAGMA wal_checkpoint(TRUNCATE)", ())

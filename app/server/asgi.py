@@ -3,6 +3,7 @@
 Run it with ``wenchang serve`` (or ``uvicorn app.server.asgi:app``).
 """
 
+import functools
 from collections.abc import Sequence
 
 from starlette.applications import Starlette
@@ -13,10 +14,12 @@ from app.infra.token_file_resolver import TokenFileResolver
 from app.server.encoded_slash_guard import EncodedSlashGuard
 from app.server.error_envelope import ErrorEnvelope
 from app.server.hooks import RateLimit, create_bearer_hook
+from app.server.mcp import SharedContext
 from app.server.mcp_http import HttpMcp
 from app.server.otel import Telemetry
+from app.server.refusal_audit import RefusalAudit
 from app.server.request_log import RequestIds
-from app.server.routes import served_routes
+from app.server.routes import api_routes, served_routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
@@ -37,10 +40,14 @@ def build_app(
     if telemetry is not None:
         on_call = (*on_call, telemetry.observe_tool_call)
     mcp = HttpMcp(settings, resolver=resolver, rate_limit=rate_limit, on_call=on_call)
+    running = SharedContext()
+    refusals = RefusalAudit(api_routes, resolver, running)
     app = create_app(
         routes=served_routes,
         context_factory=create_context,
-        lifespan=mcp.lifespan(create_lifespan(settings)),
+        lifespan=mcp.lifespan(
+            functools.partial(running.open, create_lifespan(settings))
+        ),
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
         middleware=(
@@ -51,7 +58,7 @@ def build_app(
             ),
             Middleware(EncodedSlashGuard, resolver=resolver),
         ),
-        observers=telemetry.request_observers if telemetry else (),
+        observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),
     )
     app.router.routes.append(mcp.route)

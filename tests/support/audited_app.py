@@ -35,6 +35,8 @@ class Audited:
     alice: Holder
     bob: Holder
     viewer: Holder
+    both: Holder
+    """Alice's ``user`` scope and the ``team`` scope of entity ``acme``."""
 
 
 def _holder(path: Path, grants: dict[str, Grant], label: str | None) -> Holder:
@@ -44,7 +46,7 @@ def _holder(path: Path, grants: dict[str, Grant], label: str | None) -> Holder:
 
 @asynccontextmanager
 async def open_audited(tmp_path: Path, **overrides: Any) -> AsyncGenerator[Audited]:
-    """SQLite storage (so the audit log is the same database), three tokens."""
+    """SQLite storage (so the audit log is the same database), four tokens."""
     tokens = tmp_path / "tokens.json"
     settings = Settings(
         storage=f"sqlite:///{tmp_path / 'wenchang.db'}",
@@ -57,12 +59,19 @@ async def open_audited(tmp_path: Path, **overrides: Any) -> AsyncGenerator[Audit
         for name in ("tea", "coffee"):
             key = file_key("user", "alice", "notes", name)
             await storage.put(Write(key, b"- [stated] likes oolong\n", SEEDED))
+        team = file_key("team", "acme", "plans", "roadmap")
+        await storage.put(Write(team, b"- [stated] oolong supplier\n", SEEDED))
     alice = _holder(tokens, {"user": Grant("alice", "owner")}, "claude")
     bob = _holder(tokens, {"user": Grant("bob", "owner")}, None)
     viewer = _holder(tokens, {"user": Grant("alice", "viewer")}, "viewer-app")
+    both = _holder(
+        tokens,
+        {"user": Grant("alice", "owner"), "team": Grant("acme", "owner")},
+        "team-agent",
+    )
     app = build_app(settings, resolver=TokenFileResolver(tokens))
     async with open_http(app) as http:
-        yield Audited(http, settings, alice, bob, viewer)
+        yield Audited(http, settings, alice, bob, viewer, both)
 
 
 def raw_bytes(root: Path) -> bytes:

@@ -10,6 +10,20 @@ from .domain.text import Term
 
 
 @dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """Files under any prefix of ``reach`` holding every term, ranked after ``after``.
+
+    ``reach`` holds key prefixes (an entity, or an entity's area); ``after``
+    None starts from the top, and a page holds at most ``limit`` hits.
+    """
+
+    reach: Sequence[str]
+    terms: Sequence[Term]
+    after: Ranked | None
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
 class SearchPage:
     hits: Sequence[tuple[Ranked, SearchDocument]]
     more: bool
@@ -19,17 +33,10 @@ class SearchPage:
 class SearchIndex(Protocol):
     """Ranks files under key prefixes; the same data gives the same page anywhere."""
 
-    async def search(
-        self,
-        reach: Sequence[str],
-        terms: Sequence[Term],
-        *,
-        after: Ranked | None,
-        limit: int,
-    ) -> SearchPage:
-        """Up to ``limit`` hits ranked strictly after ``after`` (None: from the top).
+    async def search(self, query: SearchQuery) -> SearchPage:
+        """The page ``query`` asks for; ``more`` says whether ranked hits follow.
 
-        ``reach`` holds key prefixes (an entity, or an entity's area); the
-        ranking statistics cover exactly the files under them. No terms: no hits.
+        The ranking statistics cover exactly the files in the query's reach.
+        No terms: no hits.
         """
         ...

@@ -8,6 +8,7 @@ from app.features.search.domain.hits import (
 from app.features.search.domain.ranking import Ranked
 from app.features.search.domain.text import query_terms
 from app.features.search.policy import require_limit, require_query, search_reach
+from app.features.search.ports import SearchQuery
 from app.server.context import AppContext
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import require_identity
@@ -28,7 +29,7 @@ async def search_memory(request: SearchMemory, context: AppContext) -> SearchRes
     index = context.search_index or CorpusSearchIndex(
         context.storage, context.index_cache
     )
-    page = await index.search(reach, terms, after=after, limit=limit)
+    page = await index.search(SearchQuery(reach, terms, after, limit))
     rendered = (render_hit(ranked, doc, terms) for ranked, doc in page.hits)
     hits = [hit for hit in rendered if hit is not None]
     next_cursor = None

@@ -6,15 +6,13 @@ invalidation every write makes drops it too.
 """
 
 import asyncio
-from collections.abc import Sequence
 
 from app.features.memory.ports import IndexCache, ListedObject, Storage
 from app.features.memory.ports.storage_reads import list_all
 
-from ..ports import SearchPage
+from ..ports import SearchPage, SearchQuery
 from .corpus import Corpus, SearchDocument, search_corpora
-from .ranking import Ranked, page_after
-from .text import Term
+from .ranking import page_after
 
 READ_CONCURRENCY = 16
 
@@ -32,19 +30,13 @@ class CorpusSearchIndex:
         self._storage = storage
         self._cache = cache
 
-    async def search(
-        self,
-        reach: Sequence[str],
-        terms: Sequence[Term],
-        *,
-        after: Ranked | None,
-        limit: int,
-    ) -> SearchPage:
+    async def search(self, query: SearchQuery) -> SearchPage:
+        reach, terms = query.reach, query.terms
         if not terms or not reach:
             return SearchPage(hits=(), more=False)
         corpora = await asyncio.gather(*(self.corpus(entity_of(p)) for p in reach))
         ranked = search_corpora(list(zip(corpora, reach, strict=True)), terms)
-        page, more = page_after(ranked, after, limit)
+        page, more = page_after(ranked, query.after, query.limit)
         documents = {d.key: d for corpus in corpora for d in corpus.documents}
         return SearchPage(hits=[(r, documents[r.key]) for r in page], more=more)
 
