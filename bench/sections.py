@@ -99,24 +99,6 @@ def history_reads(results: Results) -> list[str]:
     return lines
 
 
-def revalidation_cost(results: Results) -> list[str]:
-    """Wenchang ÷ the same app without Tenchi's response re-check (file routes)."""
-    if not results.has("unvalidated"):
-        return []
-    lines = [
-        "| op | c | Wenchang ÷ without the re-check | CPU µs/req with / without |",
-        "|---|--:|--:|--:|",
-    ]
-    for op in ("read_file", "write_file", "append_line"):
-        for c in results.profile.concurrency:
-            lines.append(
-                f"| {op} | {c} | {x(ratio(results, 'wenchang', 'unvalidated', op, c))} "
-                f"| {x(cpu(results, 'wenchang', op, c), 0)} / "
-                f"{x(cpu(results, 'unvalidated', op, c), 0)} |"
-            )
-    return lines
-
-
 def search_table(results: Results, verdicts: Verdicts) -> list[str]:
     if not results.search:
         return []
@@ -220,10 +202,6 @@ def render(results: Results, verdicts: Verdicts) -> list[str]:
         (
             "### Audit log on against off",
             _on_off(results, verdicts, "audit-off", AUDIT_TARGETS, "audit"),
-        ),
-        (
-            "### Tenchi's response re-check, end to end (file routes)",
-            revalidation_cost(results),
         ),
         ("### Search (HTTP `GET /v1/search`, c=1)", search_table(results, verdicts)),
         (

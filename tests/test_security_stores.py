@@ -5,14 +5,15 @@ client) over shared data, the way separate replicas would, so the suites'
 concurrency cases are cases across replicas.
 """
 
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
 from tenchi.rate_limits import RateLimitStore
 from tenchi.testing import verify_idempotency_store, verify_rate_limit_store
 
+from app.infra.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.redis_idempotency_store import open_redis_idempotency_store
 from app.infra.redis_rate_limit_store import open_redis_rate_limit_store
 from app.infra.sqlite_idempotency_store import open_sqlite_idempotency_store
@@ -42,6 +43,32 @@ async def test_sqlite_idempotency_store_conforms(tmp_path: Path) -> None:
         lambda: open_sqlite_idempotency_store(path, clock=clock),
         advance=clock.advance,
     )
+
+
+async def test_process_rate_limit_store_conforms() -> None:
+    """The default in-process windows pass Tenchi's rate-limit store suite."""
+    clock = Clock()
+
+    @asynccontextmanager
+    async def shared() -> AsyncGenerator[ProcessRateLimitStore]:
+        yield store
+
+    store = ProcessRateLimitStore(clock=clock)
+    await verify_rate_limit_store(shared, advance=clock.advance)
+
+
+def test_process_windows_forget_ended_windows() -> None:
+    """Windows that ended are swept, so idle callers do not accumulate."""
+    clock = Clock()
+    store = ProcessRateLimitStore(clock=clock)
+    for caller in range(100):
+        store.take("ns", f"caller-{caller}", 5, 60, 1)
+    clock.advance(61)
+    spent = [store.take("ns", "caller-0", 5, 60, 1) for _ in range(6)]
+
+    assert spent[:5] == [None] * 5
+    assert spent[5] == 60
+    assert len(store._windows) == 1  # pyright: ignore[reportPrivateUsage]
 
 
 async def test_sqlite_rate_limit_store_conforms(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
-from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
+from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.ports import AuditLog
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
@@ -33,6 +33,7 @@ from .gcs_storage import open_gcs_storage
 from .memory_audit_log import MemoryAuditLog
 from .memory_index_cache import MemoryIndexCache, NoIndexCache
 from .memory_storage import MemoryStorage
+from .process_rate_limit_store import ProcessRateLimitStore
 from .redis_idempotency_store import open_redis_idempotency_store
 from .redis_index_cache import open_redis_index_cache
 from .redis_rate_limit_store import open_redis_rate_limit_store
@@ -131,7 +132,7 @@ IDEMPOTENCY_STORES: RequestStoreAdapters[IdempotencyStore] = RequestStoreAdapter
 # WENCHANG_SQLITE_SYNCHRONOUS is for what a write's durability rests on;
 # rate-limit windows keep the default.
 RATE_LIMIT_STORES: RequestStoreAdapters[RateLimitStore] = RequestStoreAdapters(
-    MemoryRateLimitStore,
+    ProcessRateLimitStore,
     lambda path, _: open_sqlite_rate_limit_store(path),
     open_redis_rate_limit_store,
 )

@@ -7,7 +7,7 @@ served, with no code of its own.
 """
 
 import functools
-import uuid
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,7 @@ def _call(context: "AppContext", operation: str) -> Call:
         surface=context.surface,
         actor=context.source,
         token_id=identity.token_id if identity is not None else None,
-        request_id=context.request_id or uuid.uuid4().hex,
+        request_id=context.request_id or os.urandom(16).hex(),
         grants=identity.grants if identity is not None else {},
     )
 

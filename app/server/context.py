@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
-from tenchi.rate_limits import MemoryRateLimitStore, RateLimitStore
+from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.policy import AuditPolicy
 from app.features.audit.ports import AuditLog
@@ -13,6 +13,7 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.features.search.ports import SearchIndex
+from app.infra.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.auditing import audited, mark_audited
 from app.shared.identity import Identity
@@ -35,7 +36,7 @@ class AppContext:
     identity: Identity | None = None
     surface: str = "http"
     idempotency: IdempotencyStore = field(default_factory=MemoryIdempotencyStore)
-    rate_limits: RateLimitStore = field(default_factory=MemoryRateLimitStore)
+    rate_limits: RateLimitStore = field(default_factory=ProcessRateLimitStore)
     caller: str = ""
     """Who sent an HTTP request, as an opaque id derived from its credential."""
     audit: AuditLog = field(default_factory=NoAuditLog)

@@ -9,9 +9,10 @@ from dataclasses import dataclass, replace
 
 from starlette.responses import JSONResponse
 from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
-from tenchi.rate_limits import enforce_rate_limit
+from tenchi.rate_limits import RATE_LIMITED, enforce_rate_limit
 from tenchi.server import Hook, RequestInfo
 
+from app.infra.process_rate_limit_store import ProcessRateLimitStore, retry_after
 from app.server.context import AppContext
 from app.shared.errors import resolver_failure_error
 from app.shared.identity import Identity, Resolver
@@ -59,7 +60,18 @@ async def require_allowance(
     context: AppContext, caller: str, policy: RateLimit
 ) -> None:
     """Spend one request of ``caller``'s window, or raise RATE_LIMITED (429)."""
-    if policy.limit:
+    if not policy.limit:
+        return
+    store = context.rate_limits
+    if isinstance(store, ProcessRateLimitStore):
+        # The default: counted in process, in one synchronous step.
+        left = store.take(
+            RATE_LIMIT_NAMESPACE, caller, policy.limit, policy.window_seconds, 1
+        )
+        if left is not None:
+            wait = str(retry_after(left))
+            raise AppError(RATE_LIMITED, headers={"Retry-After": wait})
+    else:
         await enforce_rate_limit(
             context.rate_limits,
             namespace=RATE_LIMIT_NAMESPACE,
