@@ -17,30 +17,24 @@ PRUNE_PER_WRITE = 4
 back within lowered limits over a few writes, and no write ever does much."""
 
 
+def _recorded(
+    version: str, change: Change, metadata: FileMetadata, data: bytes, *, deleted: bool
+) -> VersionRecord:
+    return VersionRecord(
+        version, change.operation, change.actor, deleted, len(data), metadata, data
+    )
+
+
 def written(version: str, write: Write, change: Change) -> VersionRecord:
     """The record of ``write`` (made by ``change``) that landed as ``version``."""
-    return VersionRecord(
-        version=version,
-        operation=change.operation,
-        actor=change.actor,
-        deleted=False,
-        size=len(write.data),
-        metadata=write.metadata,
-        data=bytes(write.data),
-    )
+    data = bytes(write.data)
+    return _recorded(version, change, write.metadata, data, deleted=False)
 
 
 def tombstone(version: str, deleted: FileMetadata, change: Change) -> VersionRecord:
     """The record a delete leaves: the deleted object's metadata, no content."""
-    return VersionRecord(
-        version=version,
-        operation=change.operation,
-        actor=change.actor,
-        deleted=True,
-        size=0,
-        metadata=replace(deleted, last_updated=change.at),
-        data=b"",
-    )
+    metadata = replace(deleted, last_updated=change.at)
+    return _recorded(version, change, metadata, b"", deleted=True)
 
 
 def without_data(record: VersionRecord) -> VersionRecord:

@@ -7,7 +7,7 @@ time read it from ``REDIS_NOW`` (Redis's own clock unless a test supplies one),
 so replicas whose clocks disagree still agree.
 """
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,6 +31,11 @@ if not now then
 end
 """
 """Lua prelude: ``now`` in milliseconds, from ARGV[1] ('' = Redis's clock)."""
+
+
+def script_now(clock: Callable[[], float] | None) -> str:
+    """``REDIS_NOW``'s argument: ``clock()`` in milliseconds, or '' for Redis's own."""
+    return "" if clock is None else str(round(clock() * 1000))
 
 
 def translate_redis_error(exc: RedisError) -> AppError:
@@ -73,3 +78,12 @@ async def open_redis_client(
         yield client
     finally:
         await client.aclose()
+
+
+@asynccontextmanager
+async def open_redis_store[S](
+    url: str, make: Callable[[Redis], S]
+) -> AsyncGenerator[S]:
+    """The store ``make`` builds on a client of the Redis at ``url``; closed on exit."""
+    async with open_redis_client(url) as client:
+        yield make(client)

@@ -5,23 +5,25 @@ stored deadlines (by ``REDIS_NOW``); Redis also drops each record on its own
 shortly after it can no longer be replayed.
 """
 
-import uuid
-from collections.abc import AsyncGenerator, Callable
-from contextlib import asynccontextmanager
-from math import ceil
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import cast
 
 from redis.asyncio import Redis
 from tenchi.idempotency import (
     IdempotencyConflict,
     IdempotencyDecision,
-    IdempotencyInProgress,
     IdempotencyReplay,
     IdempotencyReservation,
-    IdempotencyStoreError,
 )
 
-from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
+from app.infra.redis_connection import (
+    REDIS_NOW,
+    open_redis_store,
+    run_script,
+    script_now,
+)
+from app.infra.request_guards import ReservationStore, in_progress
 
 KEY_PREFIX = "wenchang:idempotency:"
 EXPIRY_SLACK_MS = 60_000
@@ -87,87 +89,64 @@ def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class RedisIdempotencyStore:
+class RedisIdempotencyStore(ReservationStore):
     """The IdempotencyStore port over one Redis database (binary replies)."""
 
     def __init__(
-        self,
-        client: Redis,
-        *,
-        clock: Callable[[], float] | None = None,
-        key_prefix: str = KEY_PREFIX,
+        self, client: Redis, *, clock: Callable[[], float] | None = None
     ) -> None:
         self._clock = clock
-        self._key_prefix = key_prefix
         self._reserve = client.register_script(_RESERVE)
         self._complete = client.register_script(_COMPLETE)
         self._abandon = client.register_script(_ABANDON)
 
-    def _key(self, namespace: str, scope: str, key: str) -> str:
-        return f"{self._key_prefix}{namespace}\n{scope}\n{key}"
+    def _key(self, reservation: IdempotencyReservation) -> str:
+        held = (reservation.namespace, reservation.scope, reservation.key)
+        return KEY_PREFIX + "\n".join(held)
 
-    def _now(self) -> str:
-        return "" if self._clock is None else str(round(self._clock() * 1000))
-
-    async def reserve(
-        self,
-        *,
-        namespace: str,
-        scope: str,
-        key: str,
-        fingerprint: str,
-        completed_ttl: float | None,
-        reservation_ttl: float,
+    async def claim(
+        self, candidate: IdempotencyReservation, lease_seconds: float
     ) -> IdempotencyDecision:
-        token = uuid.uuid4().hex
-        arguments = [self._now(), fingerprint, token, _ms(reservation_ttl)]
+        fingerprint, token = candidate.fingerprint, candidate.token
+        arguments = [script_now(self._clock), fingerprint, token, _ms(lease_seconds)]
         reply = await run_script(
-            self._reserve,
-            [self._key(namespace, scope, key)],
-            [*arguments, str(EXPIRY_SLACK_MS)],
+            self._reserve, [self._key(candidate)], [*arguments, str(EXPIRY_SLACK_MS)]
         )
         verdict, *rest = cast(list[object], reply)
         match _text(verdict):
             case "reserved":
-                return IdempotencyReservation(
-                    namespace, scope, key, fingerprint, token, completed_ttl
-                )
+                return candidate
             case "conflict":
                 return IdempotencyConflict()
             case "replay":
                 return IdempotencyReplay(result_json=bytes(cast(bytes, rest[0])))
             case _:
-                remaining_ms = float(_text(rest[0]))
-                return IdempotencyInProgress(max(1, ceil(remaining_ms / 1000)))
+                return in_progress(float(_text(rest[0])) / 1000)
 
-    async def complete(
-        self, reservation: IdempotencyReservation, *, result_json: bytes
-    ) -> None:
+    async def settle(self, reservation: IdempotencyReservation, result: bytes) -> bool:
         arguments: list[str | bytes] = [
-            self._now(),
+            script_now(self._clock),
             reservation.fingerprint,
             reservation.token,
-            result_json,
+            result,
             _ms(reservation.completed_ttl),
             str(EXPIRY_SLACK_MS),
         ]
-        key = self._key(reservation.namespace, reservation.scope, reservation.key)
-        if not await run_script(self._complete, [key], arguments):
-            raise IdempotencyStoreError(
-                "RedisIdempotencyStore: reservation is no longer active"
-            )
+        return bool(
+            await run_script(self._complete, [self._key(reservation)], arguments)
+        )
 
     async def abandon(self, reservation: IdempotencyReservation) -> None:
-        key = self._key(reservation.namespace, reservation.scope, reservation.key)
+        key = self._key(reservation)
         await run_script(
             self._abandon, [key], [reservation.fingerprint, reservation.token]
         )
 
 
-@asynccontextmanager
-async def open_redis_idempotency_store(
+def open_redis_idempotency_store(
     url: str, *, clock: Callable[[], float] | None = None
-) -> AsyncGenerator[RedisIdempotencyStore]:
+) -> AbstractAsyncContextManager[RedisIdempotencyStore]:
     """A store on the Redis at ``url`` (binary replies)."""
-    async with open_redis_client(url) as client:
-        yield RedisIdempotencyStore(client, clock=clock)
+    return open_redis_store(
+        url, lambda client: RedisIdempotencyStore(client, clock=clock)
+    )

@@ -24,14 +24,15 @@ RETRIES = 2
 # a listing is stored tagged with the stamp its reader saw, and only while that
 # stamp is still current, so a listing read before an invalidation is never
 # stored after it (nor served, should its stamp key have expired meanwhile).
-_READ = """
+_CURRENT_STAMP = """
 local stamp = redis.call('GET', KEYS[1])
 if not stamp then
   stamp = ARGV[1]
   redis.call('SET', KEYS[1], stamp, 'EX', ARGV[2])
 end
-return {stamp, redis.call('GET', KEYS[2])}
 """
+"""Lua prelude: ``stamp``, the prefix's current stamp (ARGV[1] minted if none)."""
+_READ = _CURRENT_STAMP + "return {stamp, redis.call('GET', KEYS[2])}\n"
 _STORE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SET', KEYS[2], ARGV[1] .. '\\n' .. ARGV[2], 'PX', ARGV[3])
@@ -41,17 +42,15 @@ return 0
 """
 # A corpus is read only when this process's copy was built at another stamp:
 # '=' answers "yours is current" without sending the corpus again.
-_READ_CORPUS = """
-local stamp = redis.call('GET', KEYS[1])
-if not stamp then
-  stamp = ARGV[1]
-  redis.call('SET', KEYS[1], stamp, 'EX', ARGV[2])
-end
+_READ_CORPUS = (
+    _CURRENT_STAMP
+    + """
 if stamp == ARGV[3] and redis.call('EXISTS', KEYS[2]) == 1 then
   return {stamp, '='}
 end
 return {stamp, redis.call('GET', KEYS[2])}
 """
+)
 # Dropping the stamp (not replacing it) refuses a racing store just the same,
 # since the next read mints a fresh random stamp, and leaves no key naming the
 # prefix behind, so a purged entity leaves no trace in Redis.

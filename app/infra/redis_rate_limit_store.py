@@ -5,15 +5,19 @@ The script reads and updates a window atomically and takes the time from
 Windows expire on their own shortly after they reset.
 """
 
-from collections.abc import AsyncGenerator, Callable, Sequence
-from contextlib import asynccontextmanager
-from math import ceil
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import cast
 
 from redis.asyncio import Redis
-from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
 
-from app.infra.redis_connection import REDIS_NOW, open_redis_client, run_script
+from app.infra.redis_connection import (
+    REDIS_NOW,
+    open_redis_store,
+    run_script,
+    script_now,
+)
+from app.infra.request_guards import Consumption, FixedWindowStore, WindowAnswer
 
 KEY_PREFIX = "wenchang:rate:"
 EXPIRY_SLACK_MS = 60_000
@@ -44,46 +48,32 @@ return {1, limit - used - cost, resets - now}
 )
 
 
-class RedisRateLimitStore:
+class RedisRateLimitStore(FixedWindowStore):
     """The RateLimitStore port over one Redis database."""
 
     def __init__(
-        self,
-        client: Redis,
-        *,
-        clock: Callable[[], float] | None = None,
-        key_prefix: str = KEY_PREFIX,
+        self, client: Redis, *, clock: Callable[[], float] | None = None
     ) -> None:
         self._clock = clock
-        self._key_prefix = key_prefix
         self._consume = client.register_script(_CONSUME)
 
-    async def consume(
-        self,
-        *,
-        namespace: str,
-        scope: str,
-        limit: int,
-        window_seconds: float,
-        cost: int,
-    ) -> RateLimitDecision:
-        window_ms = max(1, round(window_seconds * 1000))
-        now = "" if self._clock is None else str(round(self._clock() * 1000))
-        key = f"{self._key_prefix}{namespace}\n{scope}"
+    async def take(self, consumption: Consumption) -> WindowAnswer:
+        window_ms = max(1, round(consumption.window_seconds * 1000))
+        now = script_now(self._clock)
+        key = f"{KEY_PREFIX}{consumption.namespace}\n{consumption.scope}"
+        limit, cost = consumption.limit, consumption.cost
         arguments = [now, limit, window_ms, cost, EXPIRY_SLACK_MS]
         reply = await run_script(self._consume, [key], arguments)
         admitted, remaining, reset_ms = (
             int(part) for part in cast(Sequence[int], reply)
         )
-        if admitted:
-            return RateLimitPermit(limit, remaining, reset_ms / 1000)
-        return RateLimitExceeded(limit, max(1, ceil(reset_ms / 1000)))
+        return WindowAnswer(bool(admitted), remaining, reset_ms / 1000)
 
 
-@asynccontextmanager
-async def open_redis_rate_limit_store(
+def open_redis_rate_limit_store(
     url: str, *, clock: Callable[[], float] | None = None
-) -> AsyncGenerator[RedisRateLimitStore]:
+) -> AbstractAsyncContextManager[RedisRateLimitStore]:
     """A store on the Redis at ``url``."""
-    async with open_redis_client(url) as client:
-        yield RedisRateLimitStore(client, clock=clock)
+    return open_redis_store(
+        url, lambda client: RedisRateLimitStore(client, clock=clock)
+    )

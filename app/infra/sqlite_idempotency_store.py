@@ -9,10 +9,8 @@ lease, after which the version guard of the retried write decides.
 """
 
 import time
-import uuid
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
-from math import ceil
 from typing import Any
 
 import aiosqlite
@@ -22,9 +20,9 @@ from tenchi.idempotency import (
     IdempotencyInProgress,
     IdempotencyReplay,
     IdempotencyReservation,
-    IdempotencyStoreError,
 )
 
+from .request_guards import ReservationStore, in_progress
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -95,7 +93,7 @@ def _fence(reservation: IdempotencyReservation) -> dict[str, Any]:
     }
 
 
-class SqliteIdempotencyStore:
+class SqliteIdempotencyStore(ReservationStore):
     """The IdempotencyStore port on one autocommit connection."""
 
     def __init__(
@@ -111,28 +109,19 @@ class SqliteIdempotencyStore:
     async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
         return await fetch_rows(self._db, sql, parameters)
 
-    async def reserve(
-        self,
-        *,
-        namespace: str,
-        scope: str,
-        key: str,
-        fingerprint: str,
-        completed_ttl: float | None,
-        reservation_ttl: float,
+    async def claim(
+        self, candidate: IdempotencyReservation, lease_seconds: float
     ) -> IdempotencyDecision:
         await self._sweep()
-        identity = {"namespace": namespace, "scope": scope, "key": key}
+        claim = _fence(candidate)
+        identity = {name: claim[name] for name in ("namespace", "scope", "key")}
         for _ in range(CLAIM_ATTEMPTS):
-            now, token = self._clock(), uuid.uuid4().hex
-            claim = identity | {"fingerprint": fingerprint, "token": token}
-            if await self._rows(_CLAIM, claim | {"now": now, "ttl": reservation_ttl}):
-                return IdempotencyReservation(
-                    namespace, scope, key, fingerprint, token, completed_ttl
-                )
+            now = self._clock()
+            if await self._rows(_CLAIM, claim | {"now": now, "ttl": lease_seconds}):
+                return candidate
             rows = await self._rows(_LOOK, identity)
             if rows:
-                return _decision(rows[0], fingerprint, now)
+                return _decision(rows[0], candidate.fingerprint, now)
             # Abandoned between the claim and the look: claim again.
         return IdempotencyInProgress(retry_after_seconds=1)
 
@@ -144,21 +133,12 @@ class SqliteIdempotencyStore:
             self._swept_at = now
             await self._rows(_SWEEP, {"now": now})
 
-    async def complete(
-        self, reservation: IdempotencyReservation, *, result_json: bytes
-    ) -> None:
+    async def settle(self, reservation: IdempotencyReservation, result: bytes) -> bool:
         now = self._clock()
         ttl = reservation.completed_ttl
         until = None if ttl is None else now + ttl
-        parameters = _fence(reservation) | {
-            "result": result_json,
-            "until": until,
-            "now": now,
-        }
-        if not await self._rows(_COMPLETE, parameters):
-            raise IdempotencyStoreError(
-                "SqliteIdempotencyStore: reservation is no longer active"
-            )
+        parameters = _fence(reservation) | {"result": result, "until": until}
+        return bool(await self._rows(_COMPLETE, parameters | {"now": now}))
 
     async def abandon(self, reservation: IdempotencyReservation) -> None:
         await self._rows(_ABANDON, _fence(reservation))
@@ -170,9 +150,7 @@ def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:
         return IdempotencyConflict()
     if state == "completed":
         return IdempotencyReplay(result_json=bytes(result_json))
-    return IdempotencyInProgress(
-        retry_after_seconds=max(1, ceil(float(reserved_until) - now))
-    )
+    return in_progress(float(reserved_until) - now)
 
 
 @asynccontextmanager

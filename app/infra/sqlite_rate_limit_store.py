@@ -8,12 +8,10 @@ which SQLite's file lock makes atomic without a transaction of our own.
 import time
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
-from math import ceil
-from typing import Any
 
 import aiosqlite
-from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
 
+from .request_guards import Consumption, FixedWindowStore, WindowAnswer
 from .sqlite_connection import fetch_rows, open_sqlite_connection
 
 SWEEP_EVERY = 512
@@ -53,7 +51,7 @@ RETURNING admitted, used, resets_at
 """
 
 
-class SqliteRateLimitStore:
+class SqliteRateLimitStore(FixedWindowStore):
     """The RateLimitStore port on one autocommit connection."""
 
     def __init__(
@@ -66,40 +64,27 @@ class SqliteRateLimitStore:
         self._clock = clock
         self._consumes = 0
 
-    async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        return await fetch_rows(self._db, sql, parameters)
-
-    async def consume(
-        self,
-        *,
-        namespace: str,
-        scope: str,
-        limit: int,
-        window_seconds: float,
-        cost: int,
-    ) -> RateLimitDecision:
+    async def take(self, consumption: Consumption) -> WindowAnswer:
         now = self._clock()
         self._consumes += 1
         if self._consumes % SWEEP_EVERY == 0:
-            await self._rows(
-                "DELETE FROM rate_limit_windows WHERE resets_at <= :now", {"now": now}
+            await fetch_rows(
+                self._db,
+                "DELETE FROM rate_limit_windows WHERE resets_at <= :now",
+                {"now": now},
             )
-        rows = await self._rows(
-            _CONSUME,
-            {
-                "namespace": namespace,
-                "scope": scope,
-                "limit": limit,
-                "window": float(window_seconds),
-                "cost": cost,
-                "now": now,
-            },
-        )
+        parameters = {
+            "namespace": consumption.namespace,
+            "scope": consumption.scope,
+            "limit": consumption.limit,
+            "window": float(consumption.window_seconds),
+            "cost": consumption.cost,
+            "now": now,
+        }
+        rows = await fetch_rows(self._db, _CONSUME, parameters)
         admitted, used, resets_at = rows[0]
-        reset_after = float(resets_at) - now
-        if admitted:
-            return RateLimitPermit(limit, limit - int(used), reset_after)
-        return RateLimitExceeded(limit, max(1, ceil(reset_after)))
+        remaining = consumption.limit - int(used)
+        return WindowAnswer(bool(admitted), remaining, float(resets_at) - now)
 
 
 @asynccontextmanager
