@@ -36,9 +36,6 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--raw", type=Path, help="also write every run as JSON")
     parser.add_argument("--no-scaling", action="store_true", help="skip the curves")
     parser.add_argument("--no-search", action="store_true", help="skip search rows")
-    parser.add_argument(
-        "--before", action="store_true", help="also run the pre-optimisation code"
-    )
     return parser.parse_args(argv)
 
 
@@ -72,7 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         profile,
         rounds=arguments.rounds or profile.rounds,
         duration=arguments.duration or profile.duration,
-        before=arguments.before,
     )
     quick = profile.name != "full"
     started = time.monotonic()
@@ -110,14 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             costs = section(
                 "isolated costs", lambda: structural.render(quick=quick), []
             )
-            ours = section(
-                "optimisations",
-                lambda: structural.optimisations(Path(scratch), quick=quick),
-                [],
-            )
         finally:
             load.close()
-    table = report.render(results, time.monotonic() - started, costs, ours)
+    table = report.render(results, time.monotonic() - started, costs)
     print(table)
     if arguments.raw:
         arguments.raw.write_text(json.dumps(_raw(results), indent=1))

@@ -214,7 +214,6 @@ def render(
     results: Results,
     elapsed: float,
     structural: Sequence[str] = (),
-    optimisations: Sequence[str] = (),
 ) -> str:
     profile = results.profile
     verdicts = Verdicts()
@@ -236,9 +235,6 @@ def render(
         *mcp_table(results, verdicts),
         *sections.render(results, verdicts),
     ]
-    if optimisations:
-        body += ["", "### Our optimisations, before and after (CPU, in-process)"]
-        body += ["", *optimisations]
     if structural:
         body += [
             "",

@@ -10,14 +10,11 @@
   and with Wenchang's ASGI middlewares: the framework's per-request floor.
 - Wenchang's own per-request work that can be timed alone (rate limiter, token
   resolution).
-- Our own optimisations, before and after, interleaved in one process.
 """
 
-import statistics
 import time
 import timeit
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -279,101 +276,3 @@ def limiter_micros(calls: int = 50_000) -> float:
         return (time.process_time() - started) * 1e6 / calls
 
     return asyncio.run(spend())
-
-
-def _storage_reads(database: Path, calls: int) -> dict[str, float]:
-    """CPU µs per ``get`` and per 250-row ``list_page``, now and with the old code."""
-    import asyncio
-
-    from app.infra import sqlite_storage
-    from bench import variants
-
-    now = (sqlite_storage.SqliteStorage._rows, sqlite_storage._meta)  # pyright: ignore[reportPrivateUsage]
-    old = (
-        variants._rows_in_three_trips,  # pyright: ignore[reportPrivateUsage]
-        variants._meta_decoded_each_time,  # pyright: ignore[reportPrivateUsage]
-    )
-    key, prefix = "user/reader-u/preferences/note-0000.md", "user/reader-u/"
-
-    async def measure() -> dict[str, float]:
-        timings: dict[str, list[float]] = {}
-        async with sqlite_storage.open_sqlite_storage(str(database)) as storage:
-            for _ in range(5):
-                for label, (rows, meta) in (("now", now), ("old", old)):
-                    sqlite_storage.SqliteStorage._rows = rows  # pyright: ignore[reportPrivateUsage]
-                    sqlite_storage._meta = meta  # pyright: ignore[reportPrivateUsage]
-                    started = time.process_time()
-                    for _ in range(calls):
-                        await storage.get(key)
-                    middle = time.process_time()
-                    for _ in range(max(1, calls // 20)):
-                        await storage.list_page(prefix, start_after=None, limit=1000)
-                    ended = time.process_time()
-                    timings.setdefault(f"get {label}", []).append(
-                        (middle - started) / calls * 1e6
-                    )
-                    timings.setdefault(f"list {label}", []).append(
-                        (ended - middle) / max(1, calls // 20) * 1e6
-                    )
-        sqlite_storage.SqliteStorage._rows, sqlite_storage._meta = now  # pyright: ignore[reportPrivateUsage]
-        return {label: statistics.median(values) for label, values in timings.items()}
-
-    return asyncio.run(measure())
-
-
-def _index_build(size: int, repeat: int) -> tuple[float, float]:
-    """CPU ms of ``build_index`` over ``size`` entries: now, and with old helpers."""
-    from app.features.memory.domain import index, views
-    from app.features.memory.ports import FileMetadata, ListedObject
-    from bench import variants
-
-    moment = datetime(2026, 1, 1, 0, 0, 0, 7, tzinfo=UTC)
-    metadata = FileMetadata(
-        "Notes about a topic", ("alias", "bench"), ("http",), moment
-    )
-    listed = [
-        ListedObject(f"user/u/preferences/note-{i:04d}.md", metadata, "0" * 20)
-        for i in range(size)
-    ]
-    now = (index.entry_cost, views.format_timestamp, index.epoch_micros)
-    old = (
-        variants._entry_cost_by_json_dumps,  # pyright: ignore[reportPrivateUsage]
-        variants._format_timestamp_by_strftime,  # pyright: ignore[reportPrivateUsage]
-        variants._epoch_micros_by_parts,  # pyright: ignore[reportPrivateUsage]
-    )
-    timings: dict[str, list[float]] = {"now": [], "old": []}
-    try:
-        for _ in range(5):
-            for label, helpers in (("now", now), ("old", old)):
-                index.entry_cost, views.format_timestamp, index.epoch_micros = helpers
-                started = time.process_time()
-                for _ in range(repeat):
-                    index.build_index(listed, priority=(), max_bytes=1 << 20)
-                timings[label].append((time.process_time() - started) / repeat * 1e3)
-    finally:
-        index.entry_cost, views.format_timestamp, index.epoch_micros = now
-    return statistics.median(timings["now"]), statistics.median(timings["old"])
-
-
-def optimisations(workdir: Path, *, quick: bool = False) -> list[str]:
-    """Our own optimisations, before and after, side by side in one process."""
-    from bench import seed
-
-    database = workdir / "optimisations.db"
-    seed.write_database(database)
-    reads = _storage_reads(database, 100 if quick else 2000)
-    one, three = reads["get now"], reads["get old"]
-    listed, decoded = reads["list now"], reads["list old"]
-    now, old = _index_build(500, 2 if quick else 20)
-    return [
-        "| optimisation | before | after | change |",
-        "|---|--:|--:|--:|",
-        f"| `SqliteStorage.get`: one trip to the SQLite thread instead of three "
-        f"(CPU us/call) | {three:,.0f} | {one:,.0f} | {one / three - 1:+.0%} |",
-        f"| `SqliteStorage.list_page` of 250 rows: one trip, and alias and source "
-        f"lists decoded once (memoised) (CPU us/call) | {decoded:,.0f} | {listed:,.0f} "
-        f"| {listed / decoded - 1:+.0%} |",
-        f"| `build_index` of 500 entries: entry cost by pydantic's serializer, "
-        f"timestamps by `isoformat`, integer epoch (CPU ms) | {old:.2f} | {now:.2f} "
-        f"| {now / old - 1:+.0%} |",
-    ]

@@ -84,12 +84,6 @@ ENTRANTS = (
         {"WENCHANG_AUDIT": "none"},
     ),
 )
-BEFORE = Entrant(
-    "before",
-    "wenchang",
-    HTTP_OPS,
-    target="bench.variants:before_optimisations",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +103,6 @@ class Profile:
     """The same on the GCS emulator (0: no GCS search row)."""
     variants: bool = True
     """Also run the servers that isolate one cost (``Entrant.variant``)."""
-    before: bool = False
-    """Also run the code the optimisations replaced (``--before``)."""
 
 
 FULL = Profile(
@@ -345,8 +337,7 @@ FLOOR_APPS = {
 
 
 def entrants(profile: Profile) -> list[Entrant]:
-    chosen = [e for e in ENTRANTS if profile.variants or not e.variant]
-    return [*chosen, BEFORE] if profile.before else chosen
+    return [e for e in ENTRANTS if profile.variants or not e.variant]
 
 
 def _starter(bench: Bench, entrant: Entrant, database: Path) -> Callable[[], Server]:
