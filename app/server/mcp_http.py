@@ -28,7 +28,13 @@ from app.server.hooks import (
     refusal,
     require_allowance,
 )
-from app.server.mcp import Authenticate, SharedContext, create_memory_mcp_server
+from app.server.mcp import (
+    Authenticate,
+    SharedContext,
+    create_memory_mcp_server,
+    transport_security,
+)
+from app.server.mcp_exchange import SingleExchange
 from app.server.request_log import HEADER as ID_HEADER
 from app.server.request_log import current_request_id
 from app.server.runtime import Runtime
@@ -110,6 +116,7 @@ class HttpMcp:
     ) -> None:
         self._shared = SharedContext()
         self._app: ASGIApp | None = None
+        self._security = transport_security(settings)
         self.server: MCPServer[dict[str, Any]] = create_memory_mcp_server(
             settings,
             authenticate=bearer_identity(resolver),
@@ -134,12 +141,19 @@ class HttpMcp:
             # Each run needs a fresh session manager: one can be run only once.
             # One JSON body per call instead of an SSE stream: a stateless
             # request has no back channel, so the stream carries nothing else.
-            app = self.server.streamable_http_app(json_response=True)
+            transport = self.server.streamable_http_app(json_response=True)
+            lowlevel = self.server.session_manager.app
             async with (
                 self._shared.open(inner) as runtime,
                 self.server.session_manager.run(),
+                lowlevel.lifespan(lowlevel) as state,
             ):
-                self._app = app
+                self._app = SingleExchange(
+                    lowlevel,
+                    transport,
+                    security=self._security,
+                    lifespan_state=state,
+                )
                 try:
                     yield runtime
                 finally:

@@ -421,7 +421,11 @@ def _envelope_error(envelope: Mapping[str, Any]) -> WenchangError:
     error: Mapping[str, Any] = envelope.get("error") or {}
     message = str(error.get("message", "The MCP call failed."))
     if error.get("kind") == "application_error":
-        return error_from_payload(str(error["code"]), message, error.get("details"))
+        # The request id names the call, as an HTTP body's top-level one does; the
+        # payload compared across transports is the rest.
+        held: Mapping[str, Any] = error.get("details") or {}
+        details = {key: value for key, value in held.items() if key != "request_id"}
+        return error_from_payload(str(error["code"]), message, details)
     if error.get("kind") == "invalid_input":
         details = {"error": "InvalidArgumentError", "argument": "input"}
         return InvalidArgumentError(message, details)
