@@ -254,25 +254,24 @@ def resolver_micros() -> float:
 
 
 def limiter_micros(calls: int = 50_000) -> float:
-    """CPU µs per request of the default rate limiter alone (in-process window)."""
+    """CPU µs per request of the default rate limiter alone: the hook's own step
+    (``require_allowance``) on the store the default settings open."""
     import asyncio
+    from types import SimpleNamespace
 
-    from tenchi.rate_limits import MemoryRateLimitStore, enforce_rate_limit
+    from app.infra.port_wiring import RATE_LIMIT_STORES, open_request_store
+    from app.server.hooks import RateLimit, require_allowance
+    from app.server.settings import DEFAULT_RATE_LIMIT, Settings
 
-    from app.server.hooks import RATE_LIMIT_NAMESPACE
-    from app.server.settings import DEFAULT_RATE_LIMIT
+    policy = RateLimit(DEFAULT_RATE_LIMIT, 60)
+    default_store = Settings.model_fields["rate_limit_store"].default
 
     async def spend() -> float:
-        store = MemoryRateLimitStore()
-        started = time.process_time()
-        for _ in range(calls):
-            await enforce_rate_limit(
-                store,
-                namespace=RATE_LIMIT_NAMESPACE,
-                scope="caller",
-                limit=DEFAULT_RATE_LIMIT,
-                window_seconds=60,
-            )
-        return (time.process_time() - started) * 1e6 / calls
+        async with open_request_store(default_store, RATE_LIMIT_STORES) as store:
+            context: Any = SimpleNamespace(rate_limits=store)
+            started = time.process_time()
+            for _ in range(calls):
+                await require_allowance(context, "caller", policy)
+            return (time.process_time() - started) * 1e6 / calls
 
     return asyncio.run(spend())

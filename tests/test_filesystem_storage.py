@@ -149,3 +149,20 @@ async def test_several_processes_on_one_root_lose_no_update(tmp_path: Path) -> N
     assert codes == [0] * PROCESSES
     stored = await FilesystemStorage(tmp_path).get("counter")
     assert stored is not None and stored.data == str(PROCESSES * INCREMENTS).encode()
+
+
+@pytest.mark.parametrize(
+    "key", ["user/../tea.md", "user/a\\b/tea.md", "user/al\x01ice/tea.md", "user//x"]
+)
+async def test_a_key_segment_outside_the_segment_rule_is_refused(
+    tmp_path: Path, key: str
+) -> None:
+    """The layout applies the one segment rule: such a key names no file."""
+    storage = FilesystemStorage(tmp_path)
+    with pytest.raises(ValueError, match="storage key segment"):
+        await storage.put(Write(key, b"x", META))
+    assert [path.name for path in tmp_path.iterdir() if path.name != ".lock"] == []
+    assert (
+        await storage.list_page(key.split("/")[0] + "/", start_after=None, limit=9)
+        == []
+    )

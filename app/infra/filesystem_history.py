@@ -18,7 +18,7 @@ from pathlib import Path
 
 from app.features.memory.ports import VersionRecord
 from app.infra.durable_files import sync_directory, write_new
-from app.infra.filesystem_layout import Record, encode_segment
+from app.infra.filesystem_layout import Record, encode_segment, prefix_directory
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 
 HISTORY_DIR = ".history"
@@ -150,11 +150,8 @@ def drop_unlanded(directory: Path, current: str) -> None:
 
 def scrub_history(root: Path, prefix: str) -> None:
     """Remove every archive file of a key under ``prefix``, then empty directories."""
-    segments = prefix.split("/")[:-1]
-    if "" in segments:
-        return
-    top = root.joinpath(HISTORY_DIR, *map(encode_segment, segments))
-    if not top.is_dir():
+    top = prefix_directory(root / HISTORY_DIR, prefix)
+    if top is None or not top.is_dir():
         return
     for directory, _, names in os.walk(top, topdown=False):
         here = Path(directory)

@@ -12,6 +12,7 @@ from urllib.parse import unquote
 from app.features.memory.ports import FileMetadata
 from app.infra.durable_files import replace_file, sync_directory
 from app.infra.object_metadata import metadata_from_map
+from app.shared.locations import SEGMENT_RULE, is_valid_segment
 
 SIDECAR = "%meta"
 SEGMENT_FILE = "%segment"
@@ -26,10 +27,12 @@ def encode_segment(segment: str) -> str:
 
     Upper-case letters are escaped too, so a case-insensitive filesystem keeps
     ``A`` and ``a`` apart. A name too long for the filesystem keeps a readable
-    head and ends in a digest; its full text is stored beside it.
+    head and ends in a digest; its full text is stored beside it. A segment
+    must pass the rule every layer checks (``is_valid_segment``), so no name is
+    ``.`` or ``..`` or holds a separator, whoever built the key.
     """
-    if not segment:
-        raise ValueError("storage keys have no empty segments")
+    if not is_valid_segment(segment):
+        raise ValueError(f"a storage key segment {SEGMENT_RULE}")
     encoded = "".join(
         char if char in _SAFE else "".join(f"%{byte:02X}" for byte in char.encode())
         for char in segment
@@ -48,6 +51,17 @@ def object_location(root: Path, key: str) -> tuple[Path, str]:
     """The directory of ``key``'s files and the stem of their names."""
     *directories, name = key.split("/")
     return root.joinpath(*map(encode_segment, directories)), encode_segment(name)
+
+
+def prefix_directory(root: Path, prefix: str) -> Path | None:
+    """The directory of the keys under ``prefix``'s whole segments below ``root``.
+
+    None when one of those segments is no key segment: no key lies under it.
+    """
+    segments = prefix.split("/")[:-1]
+    if not all(map(is_valid_segment, segments)):
+        return None
+    return root.joinpath(*map(encode_segment, segments))
 
 
 def make_directories(root: Path, key: str) -> None:

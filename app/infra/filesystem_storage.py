@@ -23,9 +23,9 @@ from app.infra.filesystem_history import archive, history_directory, scrub_histo
 from app.infra.filesystem_key_history import KeyHistories
 from app.infra.filesystem_layout import (
     SIDECAR,
-    encode_segment,
     make_directories,
     object_location,
+    prefix_directory,
     read_record,
     remove_empty,
     scrub_objects,
@@ -150,10 +150,8 @@ class FilesystemStorage:
         self, prefix: str, start_after: str | None
     ) -> Iterator[tuple[str, Path]]:
         base = prefix[: prefix.rfind("/") + 1]
-        if "" in base.split("/")[:-1]:
-            return iter(())
-        directory = self._root.joinpath(*map(encode_segment, base.split("/")[:-1]))
-        if not directory.is_dir():
+        directory = prefix_directory(self._root, base)
+        if directory is None or not directory.is_dir():
             return iter(())
         return walk(directory, base, prefix, start_after)
 
@@ -179,10 +177,9 @@ class FilesystemStorage:
     def _scrub(self, prefix: str) -> None:
         """Remove unreferenced bodies and temporaries under ``prefix``, then
         every directory left empty, so no file name or byte of it remains."""
-        segments = prefix.split("/")[:-1]
-        if "" in segments:
+        top = prefix_directory(self._root, prefix)
+        if top is None:
             return
-        top = self._root.joinpath(*map(encode_segment, segments))
         with self._locked(fcntl.LOCK_EX):
             scrub_history(self._root, prefix)
             if not top.is_dir():
