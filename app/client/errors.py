@@ -45,7 +45,9 @@ turns foreign exceptions into these, in one place.
 """
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, cast
+
+from app.client.error_base import WenchangError
 
 __all__ = [
     "ApiMismatchError",
@@ -81,90 +83,45 @@ __all__ = [
     "WenchangError",
 ]
 
-_PAYLOAD_TYPES = (str, int)
+
+class RecoverableError(WenchangError, category="recoverable"): ...
 
 
-def _field(details: Mapping[str, Any], key: str, kind: type) -> Any:
-    value = details.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise TypeError(f"error payload field {key!r} is not a {kind.__name__}")
-    return value
+class PermanentError(WenchangError, category="permanent"): ...
 
 
-def _optional_text(details: Mapping[str, Any], key: str) -> str | None:
-    value = details.get(key)
-    return value if isinstance(value, str) else None
+class TransientError(WenchangError, category="transient"): ...
 
 
-class WenchangError(Exception):
-    """A failure reported by Wenchang; ``details`` is its payload."""
-
-    code: ClassVar[str] = "WENCHANG_ERROR"
-    category: ClassVar[str] = "internal"
-
-    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details: dict[str, Any] = dict(details or {})
-        self.scope = _optional_text(self.details, "scope")
-        self.area = _optional_text(self.details, "area")
-        self.name = _optional_text(self.details, "name")
-        self.retry_after_seconds: float | None = None
-        for cls in type(self).__mro__:
-            for key, kind in vars(cls).get("__annotations__", {}).items():
-                if kind in _PAYLOAD_TYPES:
-                    setattr(self, key, _field(self.details, key, kind))
+class InternalError(WenchangError, code="INTERNAL_SERVER_ERROR"): ...
 
 
-class RecoverableError(WenchangError):
-    category = "recoverable"
-
-
-class PermanentError(WenchangError):
-    category = "permanent"
-
-
-class TransientError(WenchangError):
-    category = "transient"
-
-
-class InternalError(WenchangError):
-    code = "INTERNAL_SERVER_ERROR"
-
-
-class VersionConflictError(RecoverableError):
-    code = "VERSION_CONFLICT"
+class VersionConflictError(RecoverableError, code="VERSION_CONFLICT"):
     content: str
     version: str
 
 
-class OversizeWriteError(RecoverableError):
-    code = "OVERSIZE_WRITE"
+class OversizeWriteError(RecoverableError, code="OVERSIZE_WRITE"):
     size: int
     limit: int
 
 
-class FileQuotaExceededError(RecoverableError):
-    code = "FILE_QUOTA_EXCEEDED"
+class FileQuotaExceededError(RecoverableError, code="FILE_QUOTA_EXCEEDED"):
     limit: int
 
 
-class ReplaceFactMatchError(RecoverableError):
-    code = "REPLACE_FACT_MATCH"
+class ReplaceFactMatchError(RecoverableError, code="REPLACE_FACT_MATCH"):
     content: str
     version: str
     match_count: int
 
 
-class InvalidArgumentError(RecoverableError):
-    code = "INVALID_ARGUMENT"
+class InvalidArgumentError(RecoverableError, code="INVALID_ARGUMENT"):
     argument: str
 
 
-class RequestValidationError(InvalidArgumentError):
+class RequestValidationError(InvalidArgumentError, code="VALIDATION_ERROR"):
     """The framework refused the request's shape; ``errors`` lists each problem."""
-
-    code = "VALIDATION_ERROR"
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         problems: list[Any] = list((details or {}).get("errors") or [])
@@ -178,26 +135,21 @@ class RequestValidationError(InvalidArgumentError):
         super().__init__(message, {"argument": str(location[-1]), **(details or {})})
 
 
-class NotFoundError(RecoverableError):
-    code = "MEMORY_NOT_FOUND"
+class NotFoundError(RecoverableError, code="MEMORY_NOT_FOUND"):
     reason: str
 
 
-class PreconditionRequiredError(RecoverableError):
-    code = "PRECONDITION_REQUIRED"
+class PreconditionRequiredError(RecoverableError, code="PRECONDITION_REQUIRED"): ...
 
 
-class RequestTooLargeError(PermanentError):
-    code = "REQUEST_TOO_LARGE"
-
+class RequestTooLargeError(PermanentError, code="REQUEST_TOO_LARGE"):
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         super().__init__(message, details)
         limit = self.details.get("limit")
         self.limit = limit if isinstance(limit, int) else None
 
 
-class RestrictedScopeError(PermanentError):
-    code = "RESTRICTED_SCOPE"
+class RestrictedScopeError(PermanentError, code="RESTRICTED_SCOPE"):
     reason: str
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
@@ -206,70 +158,55 @@ class RestrictedScopeError(PermanentError):
         self.required_roles = tuple(str(role) for role in roles)
 
 
-class ResolverFailureError(PermanentError):
-    code = "UNAUTHORIZED"
+class ResolverFailureError(PermanentError, code="UNAUTHORIZED"): ...
 
 
-class IdempotencyConflictError(PermanentError):
-    code = "IDEMPOTENCY_CONFLICT"
+class IdempotencyConflictError(PermanentError, code="IDEMPOTENCY_CONFLICT"): ...
 
 
-class ImportConflictError(PermanentError):
-    code = "IMPORT_CONFLICT"
+class ImportConflictError(PermanentError, code="IMPORT_CONFLICT"):
     existing_count: int
 
 
-class AuditUnavailableError(PermanentError):
-    code = "AUDIT_UNAVAILABLE"
+class AuditUnavailableError(PermanentError, code="AUDIT_UNAVAILABLE"):
     store: str
 
 
-class HostNotAllowedError(PermanentError):
-    code = "HOST_NOT_ALLOWED"
+class HostNotAllowedError(PermanentError, code="HOST_NOT_ALLOWED"): ...
 
 
-class OriginNotAllowedError(PermanentError):
-    code = "ORIGIN_NOT_ALLOWED"
+class OriginNotAllowedError(PermanentError, code="ORIGIN_NOT_ALLOWED"): ...
 
 
 class ApiMismatchError(PermanentError):
     """The server does not serve a request this client sent as designed."""
 
 
-class RouteNotFoundError(ApiMismatchError):
-    code = "NOT_FOUND"
+class RouteNotFoundError(ApiMismatchError, code="NOT_FOUND"): ...
 
 
-class MethodNotAllowedError(ApiMismatchError):
-    code = "METHOD_NOT_ALLOWED"
+class MethodNotAllowedError(ApiMismatchError, code="METHOD_NOT_ALLOWED"): ...
 
 
-class UnsupportedMediaTypeError(ApiMismatchError):
-    code = "UNSUPPORTED_MEDIA_TYPE"
+class UnsupportedMediaTypeError(ApiMismatchError, code="UNSUPPORTED_MEDIA_TYPE"): ...
 
 
-class BackendUnavailableError(TransientError):
-    code = "BACKEND_UNAVAILABLE"
+class BackendUnavailableError(TransientError, code="BACKEND_UNAVAILABLE"):
     reason: str
 
 
-class RateLimitedError(TransientError):
-    code = "RATE_LIMITED"
+class RateLimitedError(TransientError, code="RATE_LIMITED"): ...
 
 
-class IdempotencyInProgressError(TransientError):
-    code = "IDEMPOTENCY_IN_PROGRESS"
+class IdempotencyInProgressError(TransientError, code="IDEMPOTENCY_IN_PROGRESS"): ...
 
 
-class RequestTimeoutError(TransientError):
-    code = "REQUEST_TIMEOUT"
+class RequestTimeoutError(TransientError, code="REQUEST_TIMEOUT"): ...
 
 
-class UnhealthyError(TransientError):
-    code = "UNHEALTHY"
+class UnhealthyError(TransientError, code="UNHEALTHY"): ...
 
 
-class PurgeIncompleteError(TransientError):
-    code = "PURGE_INCOMPLETE"
+class PurgeIncompleteError(TransientError, code="PURGE_INCOMPLETE"):
     remaining: int
     passes: int

@@ -1,42 +1,25 @@
 """Typed Python client of the memory API: one method per memory operation.
 
-``MemoryClient`` wraps Tenchi's contract-driven ``Client``: reads go through
-``_read``, mutations through ``_mutate``, which sends the ``If-None-Match: *`` /
-``If-Match: "<version>"`` precondition derived from ``expected_version`` and a
-fresh ``Idempotency-Key`` that every retry of that call reuses, so a retry
-whose first attempt landed gets the first result back (exactly once).
-Methods return the feature's models and raise the exceptions of
-``app.client.errors``. Open one with ``app.client.open_memory_client``.
+``MemoryClient`` sends each call through ``ContractCalls`` (``_read``,
+``_mutate``; ``app.client.calls``) with the precondition its
+``expected_version`` asks for. Methods return the feature's models and raise
+the exceptions of ``app.client.errors``. Open one with
+``app.client.open_memory_client``.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import cast
 
-from pydantic import BaseModel
 from tenchi.client import Client
-from tenchi.contracts import Contract
 from tenchi.retries import RetryPolicy
 
-from app.client.preconditions import create_or_match, if_match, new_key
-from app.client.segments import file_path, require_url_segments
+from app.client.calls import ContractCalls
+from app.client.preconditions import create_or_match, if_match
 from app.client.translate import translate_errors
 from app.features.audit.contracts import read_audit_contract
 from app.features.audit.schemas import AuditEvents
-from app.features.memory.contracts import (
-    append_line_contract,
-    delete_file_contract,
-    get_memory_index_contract,
-    list_area_contract,
-    list_scope_contract,
-    list_versions_contract,
-    read_file_contract,
-    read_version_contract,
-    replace_fact_contract,
-    restore_version_contract,
-    search_memory_contract,
-    write_file_contract,
-)
+from app.features.memory import contracts
 from app.features.memory.schemas import (
     SEARCH_LIMIT_DEFAULT,
     Deleted,
@@ -56,51 +39,17 @@ from app.features.memory.schemas import (
 __all__ = ["MemoryClient"]
 
 
-class MemoryClient:
+class MemoryClient(ContractCalls):
     """The seven memory operations over HTTP, typed end to end.
 
     Every method raises a ``WenchangError`` subclass, never a transport error.
     """
 
     def __init__(self, client: Client, *, retry: RetryPolicy | None = None) -> None:
-        self._client = client
-        self._retry = retry
-        self._retry_writes = retry if retry and retry.allow_unsafe_methods else None
+        super().__init__(client, retry=retry)
         # The last index and its ETag; a copy, so a caller editing the model it
         # was given cannot change what a later 304 returns.
         self._index: tuple[str, MemoryIndex] | None = None
-
-    async def _read[T](
-        self,
-        contract: Contract[T, Any],
-        query: Mapping[str, str] | None = None,
-        **path: str | None,
-    ) -> T:
-        with translate_errors():
-            call: dict[str, Any] = (
-                {"params": require_url_segments(**path)} if path else {}
-            )
-            if query is not None:
-                call["query"] = query
-            return await self._client.call(contract, retry=self._retry, **call)
-
-    async def _mutate[T](
-        self,
-        contract: Contract[T, Any],
-        where: tuple[str, str, str],
-        precondition: BaseModel,
-        body: tuple[type[BaseModel], Mapping[str, Any]] | None = None,
-    ) -> T:
-        """One mutation of the file at ``where``, guarded by ``precondition``."""
-        with translate_errors():
-            call: dict[str, Any] = {"params": file_path(*where)}
-            if body is not None:
-                call["request"] = body[0].model_validate(body[1])
-            # One key per call, the same on each of its retries.
-            keyed = precondition.model_copy(update={"idempotency_key": new_key()})
-            return await self._client.call(
-                contract, headers=keyed, retry=self._retry_writes, **call
-            )
 
     async def get_memory_index(self) -> MemoryIndex:
         """The caller's index, revalidated: unchanged, it costs a 304 and no body."""
@@ -108,7 +57,7 @@ class MemoryClient:
         headers = IndexConditionHeaders(if_none_match=held[0] if held else None)
         with translate_errors():
             answer = await self._client.call_with_response(
-                get_memory_index_contract, headers=headers, retry=self._retry
+                contracts.get_memory_index_contract, headers=headers, retry=self._retry
             )
         if answer.body is None and held is not None:
             return held[1].model_copy(deep=True)
@@ -117,13 +66,19 @@ class MemoryClient:
         return index
 
     async def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
-        return await self._read(read_file_contract, scope=scope, area=area, name=name)
+        return await self._read(
+            contracts.read_file_contract, scope=scope, area=area, name=name
+        )
 
     async def list_prefix(
         self, scope: str, area: str | None = None, cursor: str | None = None
     ) -> FileListing:
         query = {"cursor": cursor} if cursor else {}
-        contract = list_scope_contract if area is None else list_area_contract
+        contract = (
+            contracts.list_scope_contract
+            if area is None
+            else contracts.list_area_contract
+        )
         return await self._read(contract, query, scope=scope, area=area)
 
     async def search_memory(
@@ -139,7 +94,7 @@ class MemoryClient:
         given = {"scope": scope, "area": area, "cursor": cursor}
         query_string = {"q": query, "limit": str(limit)}
         query_string |= {key: value for key, value in given.items() if value}
-        return await self._read(search_memory_contract, query_string)
+        return await self._read(contracts.search_memory_contract, query_string)
 
     async def read_audit(
         self,
@@ -178,7 +133,7 @@ class MemoryClient:
     ) -> MemoryFile:
         body = {"content": content, "description": description, "aliases": aliases}
         return await self._mutate(
-            write_file_contract,
+            contracts.write_file_contract,
             (scope, area, name),
             create_or_match(expected_version),
             (FileBody, body),
@@ -197,7 +152,7 @@ class MemoryClient:
     ) -> MemoryFile:
         body = {"line": line, "aliases": aliases, "description": description}
         return await self._mutate(
-            append_line_contract,
+            contracts.append_line_contract,
             (scope, area, name),
             if_match(expected_version),
             (LineBody, body),
@@ -222,7 +177,7 @@ class MemoryClient:
             "description": description,
         }
         return await self._mutate(
-            replace_fact_contract,
+            contracts.replace_fact_contract,
             (scope, area, name),
             if_match(expected_version),
             (ReplaceBody, body),
@@ -232,7 +187,9 @@ class MemoryClient:
         self, scope: str, area: str, name: str, *, expected_version: str
     ) -> Deleted:
         await self._mutate(
-            delete_file_contract, (scope, area, name), if_match(expected_version)
+            contracts.delete_file_contract,
+            (scope, area, name),
+            if_match(expected_version),
         )
         return Deleted()
 
@@ -242,7 +199,7 @@ class MemoryClient:
         """One page of the file's version records, newest first."""
         query = {"cursor": cursor} if cursor else {}
         return await self._read(
-            list_versions_contract, query, scope=scope, area=area, name=name
+            contracts.list_versions_contract, query, scope=scope, area=area, name=name
         )
 
     async def read_version(
@@ -250,7 +207,11 @@ class MemoryClient:
     ) -> FileVersion:
         """One version record with the file as it stood."""
         return await self._read(
-            read_version_contract, scope=scope, area=area, name=name, version=version
+            contracts.read_version_contract,
+            scope=scope,
+            area=area,
+            name=name,
+            version=version,
         )
 
     async def restore_version(
@@ -264,7 +225,7 @@ class MemoryClient:
     ) -> MemoryFile:
         """Write ``version`` again as a new version; None re-creates a deleted file."""
         return await self._mutate(
-            restore_version_contract,
+            contracts.restore_version_contract,
             (scope, area, name),
             create_or_match(expected_version),
             (RestoreBody, {"version": version}),

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
-from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -27,6 +26,7 @@ from app.infra.backend_urls import (
     backend_of,
     sqlite_path,
 )
+from app.server.settings_problems import SettingsError, describe_problems
 from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
@@ -36,10 +36,6 @@ DEFAULT_RATE_LIMIT = 100_000
 the default never throttles an ordinary client (see docs/configuration.md)."""
 CommaList = Annotated[tuple[str, ...], NoDecode]
 RolesTable = Annotated[dict[str, list[str]], NoDecode]
-
-
-class SettingsError(Exception):
-    """Settings that cannot start the service; the message says what to fix."""
 
 
 def _comma_list(value: Any) -> Any:
@@ -212,22 +208,6 @@ class Settings(BaseSettings):
         return Path("wenchang-tokens.json")
 
 
-def _describe_problem(problem: ErrorDetails) -> str:
-    field = ".".join(str(part) for part in problem["loc"]) or "settings"
-    if problem["type"] == "extra_forbidden":
-        return (
-            f"`{field}` in wenchang.toml is not a Wenchang setting; remove it or "
-            "correct its spelling"
-        )
-    variable = f"WENCHANG_{str(problem['loc'][0]).upper()}" if problem["loc"] else field
-    return f"{variable} (or `{field}` in wenchang.toml): {problem['msg']}"
-
-
-def _describe(error: ValidationError) -> str:
-    lines = [_describe_problem(problem) for problem in error.errors()]
-    return "Invalid Wenchang settings:\n  " + "\n  ".join(lines)
-
-
 def load_settings(**overrides: Any) -> Settings:
     """Read and validate settings; raise SettingsError naming every bad one."""
     raw_path = os.environ.get("WENCHANG_CONFIG")
@@ -244,7 +224,7 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         return configured(**overrides)
     except ValidationError as exc:
-        raise SettingsError(_describe(exc)) from None
+        raise SettingsError(describe_problems(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(
             f"{path} is not valid TOML ({exc}); fix it, or point WENCHANG_CONFIG at "
