@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from jsonschema import Draft202012Validator
 from starlette.datastructures import Headers
 
 from app.features.memory.tools import history_tools, tools
@@ -435,8 +436,21 @@ async def test_every_tool_failure_has_the_envelope(
     """A failed tool call carries code, message, details and the request id."""
     async with open_api(tmp_path, rate_limit=0, **case.settings) as api:
         response = await call_tool(api, case.tool, await case.arguments(api))
+        schema = await output_schema(api, case.tool)
 
     assert_tool_envelope(response, case)
+    structured = response.json()["result"]["structuredContent"]
+    Draft202012Validator(schema).validate(structured)  # pyright: ignore[reportUnknownMemberType]
+
+
+async def output_schema(api: Api, tool: str) -> dict[str, Any]:
+    """The output schema `tools/list` publishes for `tool`."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    headers = {"accept": "application/json", "host": "127.0.0.1:8000"}
+    listed = await api.http.post("/mcp", json=message, headers=api.alice | headers)
+    [found] = [t for t in listed.json()["result"]["tools"] if t["name"] == tool]
+    schema: dict[str, Any] = found["outputSchema"]
+    return schema
 
 
 def test_the_tool_walk_covers_every_memory_error_an_agent_can_meet() -> None:

@@ -2,7 +2,7 @@
 
 For a handshake-era stateless POST the SDK builds a transport, two memory
 streams, a server task and a JSON-RPC dispatcher, and tears them down again:
-most of a small tool call's cost (bench/RESULTS.md). A POST that carries one
+more work than a small tool call itself. A POST that carries one
 `tools/call` or `tools/list` request and accepts JSON is answered here instead,
 by the SDK's own single-request kernel (`serve_one`, what it runs for a
 2026-07-28 request): the same middleware chain (request state, Tenchi's
