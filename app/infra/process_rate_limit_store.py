@@ -10,15 +10,10 @@ Redis stores keep them: a window opens at its first request and admits
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from math import ceil, isfinite
+from math import isfinite
 from time import monotonic
 
-from tenchi.rate_limits import RateLimitDecision, RateLimitExceeded, RateLimitPermit
-
-
-def retry_after(left: float) -> int:
-    """Whole seconds until a window with ``left`` seconds to run admits again."""
-    return max(1, ceil(left))
+from .request_guards import Consumption, FixedWindowStore, WindowAnswer
 
 
 @dataclass(slots=True)
@@ -29,7 +24,7 @@ class _Window:
     ends_at: float
 
 
-class ProcessRateLimitStore:
+class ProcessRateLimitStore(FixedWindowStore):
     """Fixed windows in process memory; ``take`` is the hot path of the HTTP hook."""
 
     def __init__(self, *, clock: Callable[[], float] = monotonic) -> None:
@@ -60,28 +55,18 @@ class ProcessRateLimitStore:
         window.used += cost
         return None
 
-    async def consume(
-        self,
-        *,
-        namespace: str,
-        scope: str,
-        limit: int,
-        window_seconds: float,
-        cost: int,
-    ) -> RateLimitDecision:
+    async def spend(self, consumption: Consumption) -> WindowAnswer:
+        key, limit = (consumption.namespace, consumption.scope), consumption.limit
+        window_seconds, cost = consumption.window_seconds, consumption.cost
         if not (isfinite(window_seconds) and window_seconds > 0 and 0 < cost <= limit):
             raise ValueError(
                 "window_seconds must be finite and positive, cost in 1..limit"
             )
-        left = self.take(namespace, scope, limit, window_seconds, cost)
+        left = self.take(*key, limit, window_seconds, cost)
         if left is not None:
-            return RateLimitExceeded(limit=limit, retry_after_seconds=retry_after(left))
-        window = self._windows[(namespace, scope)]
-        return RateLimitPermit(
-            limit=limit,
-            remaining=limit - window.used,
-            reset_after_seconds=window.ends_at - self._clock(),
-        )
+            return WindowAnswer(False, 0, left)
+        window = self._windows[key]
+        return WindowAnswer(True, limit - window.used, window.ends_at - self._clock())
 
     def _sweep(self, now: float, window_seconds: float) -> None:
         self._windows = {

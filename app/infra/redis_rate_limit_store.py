@@ -57,7 +57,7 @@ class RedisRateLimitStore(FixedWindowStore):
         self._clock = clock
         self._consume = client.register_script(_CONSUME)
 
-    async def take(self, consumption: Consumption) -> WindowAnswer:
+    async def spend(self, consumption: Consumption) -> WindowAnswer:
         window_ms = max(1, round(consumption.window_seconds * 1000))
         now = script_now(self._clock)
         key = f"{KEY_PREFIX}{consumption.namespace}\n{consumption.scope}"

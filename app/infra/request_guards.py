@@ -2,7 +2,7 @@
 
 Tenchi's ``IdempotencyStore`` and ``RateLimitStore`` take their arguments by
 keyword; the SQLite and Redis stores implement only what their backend decides
-(claim, settle, count a window), and the decisions are built here alike.
+(claim, settle, spend from a window), and the decisions are built here alike.
 """
 
 import uuid
@@ -104,11 +104,11 @@ class FixedWindowStore(ABC):
         cost: int,
     ) -> RateLimitDecision:
         consumption = Consumption(namespace, scope, limit, window_seconds, cost)
-        answer = await self.take(consumption)
+        answer = await self.spend(consumption)
         if answer.admitted:
             return RateLimitPermit(limit, answer.remaining, answer.reset_after_seconds)
         return RateLimitExceeded(limit, retry_after(answer.reset_after_seconds))
 
     @abstractmethod
-    async def take(self, consumption: Consumption) -> WindowAnswer:
+    async def spend(self, consumption: Consumption) -> WindowAnswer:
         """Take the cost if it fits the window (a new one when due), atomically."""

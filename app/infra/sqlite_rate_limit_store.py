@@ -64,7 +64,7 @@ class SqliteRateLimitStore(FixedWindowStore):
         self._clock = clock
         self._consumes = 0
 
-    async def take(self, consumption: Consumption) -> WindowAnswer:
+    async def spend(self, consumption: Consumption) -> WindowAnswer:
         now = self._clock()
         self._consumes += 1
         if self._consumes % SWEEP_EVERY == 0:

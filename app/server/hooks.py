@@ -12,7 +12,8 @@ from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
 from tenchi.rate_limits import RATE_LIMITED, enforce_rate_limit
 from tenchi.server import Hook, RequestInfo
 
-from app.infra.process_rate_limit_store import ProcessRateLimitStore, retry_after
+from app.infra.process_rate_limit_store import ProcessRateLimitStore
+from app.infra.request_guards import retry_after
 from app.server.context import AppContext
 from app.shared.errors import resolver_failure_error
 from app.shared.identity import Identity, Resolver
