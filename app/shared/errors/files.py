@@ -105,35 +105,36 @@ memory_not_found = ErrorDef(
 )
 
 
+def _not_found(location: Location, reason: str, detail: str) -> AppError:
+    return memory_error(memory_not_found, detail, location=location, reason=reason)
+
+
 def memory_not_found_error(location: Location) -> AppError:
-    return memory_error(
-        memory_not_found,
+    return _not_found(
+        location,
+        "file_absent",
         f"No file exists at {location.describe()} yet; you may create it.",
-        location=location,
-        reason="file_absent",
     )
 
 
 def version_absent_error(location: Location, version: str) -> AppError:
     """A version the file's history does not hold (never, or no longer)."""
-    return memory_error(
-        memory_not_found,
+    return _not_found(
+        location,
+        "version_absent",
         f"The history of {location.describe()} holds no version {version!r} "
         "(unknown, or pruned by retention); call list_versions for the versions "
         "it keeps.",
-        location=location,
-        reason="version_absent",
     )
 
 
 def history_absent_error(location: Location) -> AppError:
     """No version record at all: the file never existed or its history is gone."""
-    return memory_error(
-        memory_not_found,
+    return _not_found(
+        location,
+        "file_absent",
         f"No file exists at {location.describe()} and no history of one is "
         "kept; check the scope, area and name against the index.",
-        location=location,
-        reason="file_absent",
     )
 
 

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from app.features.memory.domain import format_timestamp, split_key
+from app.features.memory.domain.views import listed_fields
 from app.features.memory.schemas import SearchHit
 
 from .corpus import SearchDocument
@@ -14,21 +14,11 @@ from .text import Term
 def render_hit(
     ranked: Ranked, document: SearchDocument, terms: Sequence[Term]
 ) -> SearchHit | None:
-    parts = split_key(document.key)
-    if parts is None:
+    fields = listed_fields(document.key, document.version, document.metadata)
+    if fields is None:
         return None
-    meta = document.metadata
-    return SearchHit(
-        scope=parts[0],
-        area=parts[1],
-        name=parts[2],
-        description=meta.description,
-        aliases=list(meta.aliases),
-        version=document.version,
-        last_updated=format_timestamp(meta.last_updated),
-        score=ranked.score,
-        snippet=snippet(document.texts(), terms),
-    )
+    snip = snippet(document.texts(), terms)
+    return SearchHit(**fields, score=ranked.score, snippet=snip)
 
 
 def search_listing(reach: Sequence[str], query: str) -> str:
