@@ -4,7 +4,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .text import RUN, WORD, Term, fold, tokens
+from .text import RUN, WORD, Term, fold, pieces
 
 FIELDS = ("name", "aliases", "description", "content")
 RUN_SEPARATOR = " "
@@ -33,13 +33,13 @@ def analyse_field(text: str, limit: int) -> FieldAnalysis:
     words: Counter[str] = Counter()
     runs: list[str] = []
     length = 0
-    for token in tokens(fold(text)[:limit]):
-        if token.kind == WORD:
-            words[token.text] += 1
+    for kind, piece in pieces(fold(text)[:limit]):
+        if kind == WORD:
+            words[piece] += 1
             length += 1
         else:
-            runs.append(token.text)
-            length += len(token.text)
+            runs.append(piece)
+            length += len(piece)
     return FieldAnalysis(words, RUN_SEPARATOR.join(runs), length)
 
 

@@ -102,6 +102,16 @@ class Token:
     end: int
 
 
+def pieces(folded: str) -> list[tuple[str, str]]:
+    """(kind, text) of each word and run of folded text, in order: ``tokens``
+    without offsets, for indexing a whole file (no object per token)."""
+    kinds = folded.translate(_KINDS)
+    return [
+        (kinds[start], folded[start:end])
+        for start, end in (m.span() for m in _TOKEN.finditer(kinds))
+    ]
+
+
 def tokens(folded: str) -> list[Token]:
     """The words and runs of folded text, in order."""
     kinds = folded.translate(_KINDS)
