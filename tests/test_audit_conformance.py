@@ -28,6 +28,7 @@ from app.server.tasks import build_task_runner, tasks
 from app.server.tools import tools
 from app.shared.identity import Grant, Identity
 from tests.support.transport_conformance import Transport
+from tests.mcp_support import http_session, request_id
 from tests.support.transports import TokenRegistry, mcp_transport, serve_in_thread
 
 type Row = tuple[str, str, str | None, str | None, str | None, list[str]]
@@ -157,6 +158,29 @@ async def test_every_mcp_tool_call_is_one_event(served: Served) -> None:
 
     assert rows(page.events) == expected
     assert_caller(page.events, "mcp", identity)
+
+
+async def test_an_mcp_call_the_tool_schema_refuses_is_one_event(
+    served: Served,
+) -> None:
+    """Arguments the input schema refuses (`invalid_input`, before the operation
+    runs) leave one VALIDATION_ERROR event, as the same refusal does on HTTP."""
+    token, identity = holder(served, "via-mcp-invalid")
+    async with http_session(served.url, token) as session:
+        refused = await session.call_tool(
+            "append_line",
+            {"scope": "user", "area": "notes", "name": "tea", "line": 5},
+        )
+    async with client_of(served, token) as client:
+        page = await client.read_audit()
+
+    error = (refused.structured_content or {})["error"]
+    assert refused.is_error is True and error["kind"] == "invalid_input"
+    assert rows(page.events) == [
+        ("append_line", "VALIDATION_ERROR", "notes", "tea", None, [])
+    ]
+    assert_caller(page.events, "mcp", identity)
+    assert page.events[0].request_id == request_id(refused)
 
 
 async def test_every_task_run_is_one_event(served: Served) -> None:

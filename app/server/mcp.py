@@ -10,7 +10,6 @@ approval gate (`approval_gate`), and per-call telemetry.
 import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +23,7 @@ from app.infra.token_file_resolver import FixedResolver
 from app.server.approval_gate import ApprovalGate, approve_listed
 from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls, call_request_id
+from app.server.mcp_refusal_audit import McpRefusalAudit, caller
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
 from app.server.mcp_tools import served_tools
@@ -50,14 +50,11 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
-_caller: ContextVar[Identity | None] = ContextVar("wenchang_mcp_caller", default=None)
-
-
 def _runner_factory(
     tools: ToolGroup, context: Callable[[], AppContext]
 ) -> Callable[[Identity], ToolRunner]:
     def call_context() -> AppContext:
-        identity = _caller.get()
+        identity = caller.get()
         if identity is None:
             raise RuntimeError("an MCP call's context was asked for outside a call")
         return replace(
@@ -74,7 +71,7 @@ def _runner_factory(
     shared = create_tool_runner(tools=tools, context_factory=call_context)
 
     def runner(identity: Identity) -> ToolRunner:
-        _caller.set(identity)
+        caller.set(identity)
         return shared
 
     return runner
@@ -108,7 +105,7 @@ def create_memory_mcp_server(
     required = required_approvals(settings)
     server = create_tool_mcp_server(
         tools=tools,
-        authenticate=authenticate,
+        authenticate=_remembering(authenticate),
         runner_factory=_runner_factory(tools, context),
         approve=approve_listed(required),
         name="wenchang",
@@ -132,9 +129,21 @@ def create_memory_mcp_server(
                 {binding.tool.name: binding.tool for binding in tools}, required
             ),
             observers=tuple(on_call),
+            on_refusal=McpRefusalAudit(tools, context, SURFACE),
         )
     )
     return server
+
+
+def _remembering(authenticate: Authenticate) -> Authenticate:
+    """``authenticate``, keeping the identity for a call refused before it runs."""
+
+    def remembered(request: McpRequest) -> Identity:
+        identity = authenticate(request)
+        caller.set(identity)
+        return identity
+
+    return remembered
 
 
 class SharedContext:

@@ -3,11 +3,12 @@
 `MemoryCalls` wraps `tools/list` and `tools/call` on the wire: it lists the tools
 in the documented order, appends the memory prompt as a second text block to a
 successful index result, lets the approval gate hold calls to tools in
-`require_approval`, and reports each finished call to the `on_call` observers.
+`require_approval`, reports each finished call to the `on_call` observers, and
+each failed one to `on_refusal` (the audit of calls refused before they ran).
 """
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
@@ -27,6 +28,9 @@ from app.server.telemetry import (
     notify,
 )
 
+RefusalHook = Callable[[str, Mapping[str, Any], Wire, str], Awaitable[None]]
+"""Told of every failed tool result: (tool, arguments, result wire, request id)."""
+
 call_request_id: ContextVar[str] = ContextVar("wenchang_mcp_request_id", default="")
 """The current tool call's request id: the HTTP request's, else a fresh one."""
 
@@ -40,6 +44,7 @@ class MemoryCalls:
     prompt: str
     gate: ApprovalGate
     observers: tuple[ToolCallObserver, ...]
+    on_refusal: RefusalHook | None = None
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -94,6 +99,8 @@ class MemoryCalls:
             wire: Wire = result
             if _is_error(wire):
                 wire = with_request_id(wire, request_id)
+                if self.on_refusal is not None:
+                    await self.on_refusal(name, arguments, wire, request_id)
             elif name == self.index_tool and _succeeded(wire):
                 wire = self._with_prompt(wire)
             self._record(

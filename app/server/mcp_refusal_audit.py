@@ -1,0 +1,81 @@
+"""MCP tool calls refused before their operation ran, recorded as audit events.
+
+Tenchi's tool layer answers a call whose arguments fail the tool's input schema
+with `invalid_input` before the tool's use case runs, so the audit wrapper never
+sees it. `McpRefusalAudit` records each as one refused call of the tool's
+operation, with the outcome HTTP gives the same refusal (`VALIDATION_ERROR`),
+attributed to the caller, at the location its arguments name.
+"""
+
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
+from dataclasses import replace
+from typing import Any, cast
+
+from tenchi.tools import ToolBinding
+
+from app.features.audit.domain import Outcome
+from app.server.auditing import audited_operation, record_call
+from app.server.context import AppContext
+from app.shared.identity import Identity
+
+INVALID_INPUT = "invalid_input"
+OUTCOME = "VALIDATION_ERROR"
+LOCATION = ("scope", "area", "name")
+
+caller: ContextVar[Identity | None] = ContextVar("wenchang_mcp_caller", default=None)
+"""The identity the current tool call authenticated as (set before validation)."""
+
+
+def failure_kind(wire: Mapping[str, Any]) -> str | None:
+    """The `error.kind` of a failed tool result (wire form), if it names one."""
+    structured = wire.get("structuredContent")
+    if not isinstance(structured, dict):
+        return None
+    error = cast(dict[str, Any], structured).get("error")
+    if not isinstance(error, dict):
+        return None
+    kind = cast(dict[str, Any], error).get("kind")
+    return kind if isinstance(kind, str) else None
+
+
+class McpRefusalAudit:
+    """Records the `invalid_input` answers of the served tools in the app's log."""
+
+    def __init__(
+        self,
+        tools: Iterable[ToolBinding[Any, Any]],
+        context: Callable[[], AppContext],
+        surface: str,
+    ) -> None:
+        self._operations = {
+            binding.tool.name: operation
+            for binding in tools
+            if (operation := audited_operation(binding.use_case)) is not None
+        }
+        self._context = context
+        self._surface = surface
+
+    async def __call__(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        wire: Mapping[str, Any],
+        request_id: str,
+    ) -> None:
+        operation = self._operations.get(tool)
+        identity = caller.get()
+        if failure_kind(wire) != INVALID_INPUT or operation is None or identity is None:
+            return
+        context = replace(
+            self._context(),
+            identity=identity,
+            surface=self._surface,
+            request_id=request_id,
+        )
+        fields = {
+            key: value
+            for key in LOCATION
+            if isinstance(value := arguments.get(key), str)
+        }
+        await record_call(context, operation, fields, Outcome(OUTCOME), durable=False)
