@@ -27,8 +27,8 @@ from app.server.settings import Settings
 from app.server.tasks import build_task_runner, tasks
 from app.server.tools import tools
 from app.shared.identity import Grant, Identity
-from tests.support.transport_conformance import Transport
 from tests.mcp_support import http_session, request_id
+from tests.support.transport_conformance import Transport
 from tests.support.transports import TokenRegistry, mcp_transport, serve_in_thread
 
 type Row = tuple[str, str, str | None, str | None, str | None, list[str]]
