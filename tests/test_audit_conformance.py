@@ -174,7 +174,8 @@ async def test_an_mcp_call_the_tool_schema_refuses_is_one_event(
     async with client_of(served, token) as client:
         page = await client.read_audit()
 
-    error: dict[str, Any] = (refused.structured_content or {})["error"]
+    content: dict[str, Any] = refused.structured_content or {}
+    error = content["error"]
     assert refused.is_error is True and error["kind"] == "invalid_input"
     assert rows(page.events) == [
         ("append_line", "VALIDATION_ERROR", "notes", "tea", None, [])
