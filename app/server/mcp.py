@@ -50,9 +50,9 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
-def _runner_factory(
-    tools: ToolGroup, context: Callable[[], AppContext]
-) -> Callable[[Identity], ToolRunner]:
+def _call_context(context: Callable[[], AppContext]) -> Callable[[], AppContext]:
+    """The current tool call's context: its caller, the `mcp` surface, its request."""
+
     def call_context() -> AppContext:
         identity = caller.get()
         if identity is None:
@@ -64,6 +64,12 @@ def _runner_factory(
             request_id=call_request_id.get(),
         )
 
+    return call_context
+
+
+def _runner_factory(
+    tools: ToolGroup, call_context: Callable[[], AppContext]
+) -> Callable[[Identity], ToolRunner]:
     # One runner for the process (building one inspects signatures: ~50 us a
     # call); the caller's identity reaches it through this call's context. No
     # lifespan: the runner would enter it on every call, and storage is already
@@ -102,11 +108,12 @@ def create_memory_mcp_server(
     slots = prompt_slots(settings)
     prompt = build_memory_prompt(slots)
     tools = served_tools(settings, purpose=slots.purpose)
+    call_context = _call_context(context)
     required = required_approvals(settings)
     server = create_tool_mcp_server(
         tools=tools,
         authenticate=_remembering(authenticate),
-        runner_factory=_runner_factory(tools, context),
+        runner_factory=_runner_factory(tools, call_context),
         approve=approve_listed(required),
         name="wenchang",
         instructions=prompt,
@@ -129,7 +136,7 @@ def create_memory_mcp_server(
                 {binding.tool.name: binding.tool for binding in tools}, required
             ),
             observers=tuple(on_call),
-            on_refusal=McpRefusalAudit(tools, context, SURFACE),
+            on_refusal=McpRefusalAudit(tools, call_context),
         )
     )
     return server

@@ -28,8 +28,8 @@ from app.server.telemetry import (
     notify,
 )
 
-RefusalHook = Callable[[str, Mapping[str, Any], Wire, str], Awaitable[None]]
-"""Told of every failed tool result: (tool, arguments, result wire, request id)."""
+RefusalHook = Callable[[str, Mapping[str, Any], Wire], Awaitable[None]]
+"""Told of every failed tool result: (tool, arguments, result wire), in the call."""
 
 call_request_id: ContextVar[str] = ContextVar("wenchang_mcp_request_id", default="")
 """The current tool call's request id: the HTTP request's, else a fresh one."""
@@ -100,7 +100,7 @@ class MemoryCalls:
             if _is_error(wire):
                 wire = with_request_id(wire, request_id)
                 if self.on_refusal is not None:
-                    await self.on_refusal(name, arguments, wire, request_id)
+                    await self.on_refusal(name, arguments, wire)
             elif name == self.index_tool and _succeeded(wire):
                 wire = self._with_prompt(wire)
             self._record(

@@ -9,7 +9,6 @@ attributed to the caller, at the location its arguments name.
 
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import Any, cast
 
 from tenchi.tools import ToolBinding
@@ -24,7 +23,10 @@ OUTCOME = "VALIDATION_ERROR"
 LOCATION = ("scope", "area", "name")
 
 caller: ContextVar[Identity | None] = ContextVar("wenchang_mcp_caller", default=None)
-"""The identity the current tool call authenticated as (set before validation)."""
+"""The identity the current tool call authenticated as (set before validation).
+
+The call's context (`mcp._call_context`) is built from it, for the tool's use
+case and for a refusal recorded here alike."""
 
 
 def failure_kind(wire: Mapping[str, Any]) -> str | None:
@@ -45,37 +47,30 @@ class McpRefusalAudit:
     def __init__(
         self,
         tools: Iterable[ToolBinding[Any, Any]],
-        context: Callable[[], AppContext],
-        surface: str,
+        call_context: Callable[[], AppContext],
     ) -> None:
         self._operations = {
             binding.tool.name: operation
             for binding in tools
             if (operation := audited_operation(binding.use_case)) is not None
         }
-        self._context = context
-        self._surface = surface
+        self._call_context = call_context
 
     async def __call__(
-        self,
-        tool: str,
-        arguments: Mapping[str, Any],
-        wire: Mapping[str, Any],
-        request_id: str,
+        self, tool: str, arguments: Mapping[str, Any], wire: Mapping[str, Any]
     ) -> None:
         operation = self._operations.get(tool)
-        identity = caller.get()
-        if failure_kind(wire) != INVALID_INPUT or operation is None or identity is None:
+        if (
+            failure_kind(wire) != INVALID_INPUT
+            or operation is None
+            or caller.get() is None
+        ):
             return
-        context = replace(
-            self._context(),
-            identity=identity,
-            surface=self._surface,
-            request_id=request_id,
-        )
         fields = {
             key: value
             for key in LOCATION
             if isinstance(value := arguments.get(key), str)
         }
-        await record_call(context, operation, fields, Outcome(OUTCOME), durable=False)
+        await record_call(
+            self._call_context(), operation, fields, Outcome(OUTCOME), durable=False
+        )
