@@ -157,7 +157,7 @@ def build_memory_mcp(
             {binding.tool.name: binding.tool for binding in tools}, required
         ),
         observers=tuple(on_call),
-        on_refusal=McpRefusalAudit(tools, call_context),
+        on_refusal=McpRefusalAudit(tools).invalid_input(call_context),
     )
     server.middleware.append(calls)
     direct = DirectCalls(

@@ -9,9 +9,9 @@ by the SDK's own single-request kernel (`serve_one`, what it runs for a
 authentication, our tool order, approval gate and telemetry), the same handlers,
 the same JSON body. A plain `tools/call` skips even that kernel: `mcp_direct`
 calls the tool and answers the bytes the kernel would. Like the stateless
-transport, it has no back channel to the client. Anything else (initialize, notifications, GET and DELETE, batches,
-a session id, a 2026-07-28 request, a refused Host or Origin) goes to the SDK's
-transport as before.
+transport, it has no back channel to the client. Anything else (initialize,
+notifications, GET and DELETE, batches, a session id, a 2026-07-28 request, a
+refused Host or Origin) goes to the SDK's transport as before.
 """
 
 import json
