@@ -16,7 +16,6 @@ the write's call makes afterwards is then skipped (``note_marked``).
 import hashlib
 import os
 import secrets
-import sqlite3
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -27,11 +26,7 @@ import aiosqlite
 
 from app.features.memory.ports import FileMetadata, Storage, Write
 
-from .sqlite_connection import (
-    fetch_rows,
-    open_sqlite_connection,
-    translate_sqlite_error,
-)
+from .sqlite_connection import fetch_rows, install_triggers, open_sqlite_connection
 
 MARKER_KEYS = "%changes/"
 """Where markers live beside the files when the storage keeps them; no entity
@@ -127,16 +122,12 @@ _TRIGGERS = (
 
 async def prepare_markers(connection: aiosqlite.Connection) -> None:
     """Make every change this connection makes to a file replace its marker."""
-    try:
-        # aiosqlite leaves the callable's return type unknown.
-        await connection.create_function(  # pyright: ignore[reportUnknownMemberType]
-            _FUNCTION, 1, _key_marker_id, deterministic=True
-        )
-        await connection.executescript(_SCHEMA)
-        for statement in _TRIGGERS:
-            await connection.execute(statement)
-    except sqlite3.Error as exc:
-        raise translate_sqlite_error(exc) from exc
+    await install_triggers(
+        connection,
+        schema=_SCHEMA,
+        triggers=_TRIGGERS,
+        function=(_FUNCTION, 1, _key_marker_id),
+    )
 
 
 _MARKED: ContextVar[frozenset[str]] = ContextVar("marked", default=frozenset())
