@@ -55,7 +55,7 @@ def entity_of(key: str) -> str:
     return f"{scope}/{entity}/" if rest else key
 
 
-def _key_marker_id(key: str) -> str:
+def _of_key(key: str) -> str:
     return marker_id(entity_of(key))
 
 
@@ -122,12 +122,7 @@ _TRIGGERS = (
 
 async def prepare_markers(connection: aiosqlite.Connection) -> None:
     """Make every change this connection makes to a file replace its marker."""
-    await install_triggers(
-        connection,
-        schema=_SCHEMA,
-        triggers=_TRIGGERS,
-        function=(_FUNCTION, 1, _key_marker_id),
-    )
+    await install_triggers(connection, _SCHEMA, _TRIGGERS, (_FUNCTION, 1, _of_key))
 
 
 _MARKED: ContextVar[frozenset[str]] = ContextVar("marked", default=frozenset())

@@ -49,7 +49,6 @@ type SqlFunction = tuple[str, int, Callable[..., object]]
 
 async def install_triggers(
     connection: aiosqlite.Connection,
-    *,
     schema: str,
     triggers: Sequence[str],
     function: SqlFunction,

@@ -204,9 +204,4 @@ def keys_json(keys: Sequence[str]) -> str:
 
 async def prepare_search(connection: aiosqlite.Connection) -> None:
     """Create the search tables when missing; index this connection's writes."""
-    await install_triggers(
-        connection,
-        schema=TABLES,
-        triggers=TRIGGERS,
-        function=(FUNCTION, 4, _sql_analysis),
-    )
+    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 4, _sql_analysis))
