@@ -136,7 +136,7 @@ def create_memory_mcp_server(
                 {binding.tool.name: binding.tool for binding in tools}, required
             ),
             observers=tuple(on_call),
-            on_refusal=McpRefusalAudit(tools, call_context),
+            on_refusal=McpRefusalAudit(tools).invalid_input(call_context),
         )
     )
     return server
