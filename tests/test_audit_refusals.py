@@ -4,7 +4,8 @@ A body that fails the contract (422 VALIDATION_ERROR), one over the size
 ceiling (413 REQUEST_TOO_LARGE), one of the wrong media type (415) and a spent
 rate limit (429 RATE_LIMITED) are each one event of the route's operation, with
 the token that sent it and the location its path names. A request whose token
-does not resolve (401) is no event: it is nobody's call.
+does not resolve (401) is no event: it is nobody's call. An MCP message refused
+for a spent rate limit is one event per tool call it holds, as on /v1.
 """
 
 import json
@@ -12,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from app.server.mcp_refusal_audit import tool_calls
 from tests.support.audited_app import Audited, open_audited
 
 FILE = "/v1/files/user/notes/tea"
@@ -110,3 +112,57 @@ async def test_a_request_without_a_valid_token_is_no_event(tmp_path: Path) -> No
 
     assert (unknown.status_code, missing.status_code) == (401, 401)
     assert [json.loads(row[0]) for row in rows] == []
+
+
+def tool_call(name: str, arguments: dict[str, Any], id: int = 1) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}
+
+
+async def test_an_mcp_call_over_its_rate_limit_is_a_refused_event(
+    tmp_path: Path,
+) -> None:
+    """A 429 on /mcp names the tool in its message: one event, as on /v1."""
+    where = {"scope": "user", "area": "notes", "name": "tea"}
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "host": "127.0.0.1:8000",
+    }
+    async with open_audited(tmp_path, rate_limit=2) as api:
+        api_headers = api.alice.headers | headers
+        answers = [
+            await api.http.post(
+                "/mcp", json=tool_call("read_file", where), headers=api_headers
+            )
+            for _ in range(3)
+        ]
+        listed = await api.http.post(
+            "/mcp",
+            json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            headers=api_headers,
+        )
+        seen = await own_events(api)
+
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert listed.status_code == 429
+    assert [
+        (e["surface"], e["operation"], e["name"], e["outcome"]) for e in reversed(seen)
+    ] == [
+        ("mcp", "read_file", "tea", "ok"),
+        ("mcp", "read_file", "tea", "ok"),
+        ("mcp", "read_file", "tea", "RATE_LIMITED"),
+    ]
+    assert seen[0]["token_id"] == api.alice.token_id
+    assert seen[0]["request_id"] == answers[2].headers["x-request-id"]
+
+
+def test_the_tool_calls_of_a_refused_message_are_read_from_its_json() -> None:
+    read = tool_call("read_file", {"scope": "user"})
+    batch = json.dumps([read, {"jsonrpc": "2.0", "method": "ping", "id": 3}])
+    assert tool_calls(json.dumps(read).encode()) == [("read_file", {"scope": "user"})]
+    assert tool_calls(batch.encode()) == [("read_file", {"scope": "user"})]
+    assert tool_calls(b"{not json") == []
+    assert tool_calls(b'{"method": "tools/call", "params": {"name": 5}}') == []
+    assert tool_calls(b'{"method": "tools/call", "params": {"name": "x"}}') == [
+        ("x", {})
+    ]

@@ -10,14 +10,7 @@ from itertools import islice
 from pathlib import Path
 from urllib.parse import unquote
 
-from app.features.memory.ports import (
-    Change,
-    HistoryRetention,
-    ListedObject,
-    StoredObject,
-    VersionRecord,
-    Write,
-)
+from app.features.memory import ports
 from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem_history import archive, history_directory, scrub_history
 from app.infra.filesystem_key_history import KeyHistories
@@ -59,11 +52,11 @@ class FilesystemStorage:
         root: Path,
         *,
         lock_timeout: float = LOCK_TIMEOUT_SECONDS,
-        retention: HistoryRetention | None = None,
+        retention: ports.HistoryRetention | None = None,
     ) -> None:
         self._root = root
         self._lock_timeout = lock_timeout
-        self._history = KeyHistories(root, retention or HistoryRetention())
+        self._history = KeyHistories(root, retention or ports.HistoryRetention())
 
     async def _run[T](self, function: Callable[..., T], *arguments: object) -> T:
         try:
@@ -79,16 +72,16 @@ class FilesystemStorage:
     def _location(self, key: str) -> tuple[Path, str]:
         return object_location(self._root, key)
 
-    def _get(self, key: str) -> StoredObject | None:
+    def _get(self, key: str) -> ports.StoredObject | None:
         directory, stem = self._location(key)
         with self._locked(fcntl.LOCK_SH):
             record = read_record(directory / f"{stem}{SIDECAR}")
             if record is None:
                 return None
             data = (directory / f"{stem}%{record.version}").read_bytes()
-        return StoredObject(data, record.metadata, record.version)
+        return ports.StoredObject(data, record.metadata, record.version)
 
-    def _commit(self, write: Write) -> str:
+    def _commit(self, write: ports.Write) -> str:
         """Write the new body, then replace the sidecar; the lock is held."""
         key, change = write.key, write.change
         directory, stem = self._location(key)
@@ -116,11 +109,11 @@ class FilesystemStorage:
         self._history.trim(key, change)
         return version
 
-    def _put(self, write: Write) -> str:
+    def _put(self, write: ports.Write) -> str:
         with self._locked(fcntl.LOCK_EX):
             return self._commit(write)
 
-    def _put_if(self, write: Write, expected: str | None) -> str | None:
+    def _put_if(self, write: ports.Write, expected: str | None) -> str | None:
         directory, stem = self._location(write.key)
         with self._locked(fcntl.LOCK_EX):
             current = read_record(directory / f"{stem}{SIDECAR}")
@@ -128,7 +121,7 @@ class FilesystemStorage:
                 return None
             return self._commit(write)
 
-    def _delete(self, key: str, expected: str, change: Change | None) -> bool:
+    def _delete(self, key: str, expected: str, change: ports.Change | None) -> bool:
         directory, stem = self._location(key)
         sidecar = directory / f"{stem}{SIDECAR}"
         with self._locked(fcntl.LOCK_EX):
@@ -157,13 +150,15 @@ class FilesystemStorage:
 
     def _list(
         self, prefix: str, start_after: str | None, limit: int
-    ) -> list[ListedObject]:
+    ) -> list[ports.ListedObject]:
         with self._locked(fcntl.LOCK_SH):
-            page: list[ListedObject] = []
+            page: list[ports.ListedObject] = []
             for key, sidecar in islice(self._found(prefix, start_after), limit):
                 record = read_record(sidecar)
                 if record is not None:
-                    page.append(ListedObject(key, record.metadata, record.version))
+                    page.append(
+                        ports.ListedObject(key, record.metadata, record.version)
+                    )
             return page
 
     def _count(self, prefix: str) -> int:
@@ -186,39 +181,43 @@ class FilesystemStorage:
                 return
             scrub_objects(self._root, top)
 
-    async def get(self, key: str) -> StoredObject | None:
+    async def get(self, key: str) -> ports.StoredObject | None:
         return await self._run(self._get, key)
 
-    async def put(self, write: Write) -> str:
+    async def put(self, write: ports.Write) -> str:
         return await self._run(self._put, write)
 
-    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+    async def put_if_version(
+        self, write: ports.Write, expected: str | None
+    ) -> str | None:
         return await self._run(self._put_if, write, expected)
 
     async def delete_if_version(
-        self, key: str, expected: str, *, change: Change | None = None
+        self, key: str, expected: str, *, change: ports.Change | None = None
     ) -> bool:
         return await self._run(self._delete, key, expected, change)
 
-    def _versions(self, key: str, after: str | None, limit: int) -> list[VersionRecord]:
+    def _versions(
+        self, key: str, after: str | None, limit: int
+    ) -> list[ports.VersionRecord]:
         with self._locked(fcntl.LOCK_SH):
             return self._history.versions(key, after, limit)
 
-    def _version(self, key: str, version: str) -> VersionRecord | None:
+    def _version(self, key: str, version: str) -> ports.VersionRecord | None:
         with self._locked(fcntl.LOCK_SH):
             return self._history.version(key, version)
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
-    ) -> Sequence[VersionRecord]:
+    ) -> Sequence[ports.VersionRecord]:
         return await self._run(self._versions, key, after, limit)
 
-    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+    async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         return await self._run(self._version, key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
-    ) -> Sequence[ListedObject]:
+    ) -> Sequence[ports.ListedObject]:
         return await self._run(self._list, prefix, start_after, limit)
 
     async def count(self, prefix: str) -> int:

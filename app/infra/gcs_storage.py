@@ -13,14 +13,7 @@ from typing import Any
 import aiohttp
 from tenchi.errors import AppError
 
-from app.features.memory.ports import (
-    Change,
-    HistoryRetention,
-    ListedObject,
-    StoredObject,
-    VersionRecord,
-    Write,
-)
+from app.features.memory import ports
 from app.infra.gcs_client import GcsClient, GcsLocation, parse_gcs_url
 from app.infra.gcs_history import (
     HISTORY,
@@ -52,20 +45,20 @@ class GcsStorage:
         client: GcsClient,
         location: GcsLocation,
         *,
-        retention: HistoryRetention | None = None,
+        retention: ports.HistoryRetention | None = None,
     ) -> None:
         self._objects = GcsObjects(client, location)
         self._bucket = location.bucket
         self._prefix = location.prefix
         self._history = GcsHistory(
-            self._objects, location.prefix, retention or HistoryRetention()
+            self._objects, location.prefix, retention or ports.HistoryRetention()
         )
 
     async def _live(self, key: str) -> dict[str, Any] | None:
         described = await self._objects.describe(self._prefix + key)
         return None if described is None or is_tombstone(described) else described
 
-    async def get(self, key: str) -> StoredObject | None:
+    async def get(self, key: str) -> ports.StoredObject | None:
         name = self._prefix + key
         for _ in range(READ_ATTEMPTS):
             described = await self._live(key)
@@ -76,7 +69,7 @@ class GcsStorage:
             if data is None:
                 continue
             metadata = metadata_from_map(described.get("metadata") or {})
-            return StoredObject(data, metadata, generation)
+            return ports.StoredObject(data, metadata, generation)
         logger.warning("GCS object kept changing while being read")
         raise backend_unavailable_error("unavailable")
 
@@ -102,14 +95,14 @@ class GcsStorage:
         generation = str(current["generation"])
         return await self._objects.upload(self._prefix + key, data, values, generation)
 
-    async def _landed(self, write: Write, version: str | None) -> str | None:
+    async def _landed(self, write: ports.Write, version: str | None) -> str | None:
         change = write.change
         if version is not None and change is not None:
             newest = written(version, write, change)
             await self._history.prune(write.key, without_data(newest), change.at)
         return version
 
-    async def put(self, write: Write) -> str:
+    async def put(self, write: ports.Write) -> str:
         key, data = write.key, write.data
         values = change_map(write.metadata, write.change)
         for _ in range(WRITE_ATTEMPTS):
@@ -125,7 +118,9 @@ class GcsStorage:
                 return version
         raise backend_unavailable_error("unavailable")
 
-    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+    async def put_if_version(
+        self, write: ports.Write, expected: str | None
+    ) -> str | None:
         key, data, name = write.key, write.data, self._prefix + write.key
         values = change_map(write.metadata, write.change)
         if expected is None:
@@ -144,7 +139,7 @@ class GcsStorage:
         return await self._landed(write, version)
 
     async def delete_if_version(
-        self, key: str, expected: str, *, change: Change | None = None
+        self, key: str, expected: str, *, change: ports.Change | None = None
     ) -> bool:
         current, name = await self._live(key), self._prefix + key
         generation = str(current["generation"]) if current else None
@@ -175,10 +170,10 @@ class GcsStorage:
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
-    ) -> Sequence[VersionRecord]:
+    ) -> Sequence[ports.VersionRecord]:
         return await self._history.versions(key, after=after, limit=limit)
 
-    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+    async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         return await self._history.version(key, version)
 
     def _visible(self, item: dict[str, Any]) -> bool:
@@ -188,13 +183,13 @@ class GcsStorage:
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
-    ) -> Sequence[ListedObject]:
+    ) -> Sequence[ports.ListedObject]:
         params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
         params["maxResults"] = str(min(limit + 1, LIST_BATCH))
         if start_after is not None:
             # startOffset is inclusive; the object named start_after is dropped.
             params["startOffset"] = self._prefix + start_after
-        page: list[ListedObject] = []
+        page: list[ports.ListedObject] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
                 key = str(item["name"])[len(self._prefix) :]
@@ -203,7 +198,7 @@ class GcsStorage:
                 if not self._visible(item):
                     continue
                 metadata = metadata_from_map(item.get("metadata") or {})
-                page.append(ListedObject(key, metadata, str(item["generation"])))
+                page.append(ports.ListedObject(key, metadata, str(item["generation"])))
                 if len(page) == limit:
                     break
         return page
@@ -234,7 +229,7 @@ class GcsStorage:
 
 @asynccontextmanager
 async def open_gcs_storage(
-    url: str, *, retention: HistoryRetention | None = None
+    url: str, *, retention: ports.HistoryRetention | None = None
 ) -> AsyncGenerator[GcsStorage]:
     """A GcsStorage for ``url`` with its own HTTP session, closed on exit.
 

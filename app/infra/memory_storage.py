@@ -4,14 +4,7 @@ import bisect
 import itertools
 from collections.abc import Sequence
 
-from app.features.memory.ports import (
-    Change,
-    HistoryRetention,
-    ListedObject,
-    StoredObject,
-    VersionRecord,
-    Write,
-)
+from app.features.memory import ports
 
 from .history_records import expired, tombstone, without_data, written
 
@@ -23,33 +16,37 @@ class MemoryStorage:
     step as the mutation it records.
     """
 
-    def __init__(self, *, retention: HistoryRetention | None = None) -> None:
-        self._objects: dict[str, StoredObject] = {}
+    def __init__(self, *, retention: ports.HistoryRetention | None = None) -> None:
+        self._objects: dict[str, ports.StoredObject] = {}
         self._keys: list[str] = []
         self._versions = itertools.count(1)
-        self._history: dict[str, list[VersionRecord]] = {}
-        self._retention = retention or HistoryRetention()
+        self._history: dict[str, list[ports.VersionRecord]] = {}
+        self._retention = retention or ports.HistoryRetention()
 
-    async def get(self, key: str) -> StoredObject | None:
+    async def get(self, key: str) -> ports.StoredObject | None:
         return self._objects.get(key)
 
-    async def put(self, write: Write) -> str:
+    async def put(self, write: ports.Write) -> str:
         key, change, version = write.key, write.change, str(next(self._versions))
         if key not in self._objects:
             bisect.insort(self._keys, key)
-        self._objects[key] = StoredObject(bytes(write.data), write.metadata, version)
+        self._objects[key] = ports.StoredObject(
+            bytes(write.data), write.metadata, version
+        )
         if change is not None:
             self._record(key, written(version, write, change), change)
         return version
 
-    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
+    async def put_if_version(
+        self, write: ports.Write, expected: str | None
+    ) -> str | None:
         current = self._objects.get(write.key)
         if (current.version if current else None) != expected:
             return None
         return await self.put(write)
 
     async def delete_if_version(
-        self, key: str, expected: str, *, change: Change | None = None
+        self, key: str, expected: str, *, change: ports.Change | None = None
     ) -> bool:
         current = self._objects.get(key)
         if current is None or current.version != expected:
@@ -61,7 +58,9 @@ class MemoryStorage:
             self._record(key, tombstone(version, current.metadata, change), change)
         return True
 
-    def _record(self, key: str, record: VersionRecord, change: Change) -> None:
+    def _record(
+        self, key: str, record: ports.VersionRecord, change: ports.Change
+    ) -> None:
         history = self._history.setdefault(key, [])
         history.append(record)
         newest_first = history[::-1]
@@ -70,7 +69,7 @@ class MemoryStorage:
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
-    ) -> Sequence[VersionRecord]:
+    ) -> Sequence[ports.VersionRecord]:
         newest_first = self._history.get(key, [])[::-1]
         start = 0
         if after is not None:
@@ -78,7 +77,7 @@ class MemoryStorage:
             start = versions.index(after) + 1 if after in versions else len(versions)
         return [without_data(record) for record in newest_first[start : start + limit]]
 
-    async def get_version(self, key: str, version: str) -> VersionRecord | None:
+    async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         for record in self._history.get(key, ()):
             if record.version == version:
                 return record
@@ -86,16 +85,16 @@ class MemoryStorage:
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
-    ) -> Sequence[ListedObject]:
+    ) -> Sequence[ports.ListedObject]:
         start = bisect.bisect_left(self._keys, prefix)
         if start_after is not None and start_after >= prefix:
             start = bisect.bisect_right(self._keys, start_after)
-        page: list[ListedObject] = []
+        page: list[ports.ListedObject] = []
         for key in itertools.islice(self._keys, start, None):
             if not key.startswith(prefix) or len(page) == limit:
                 break
             stored = self._objects[key]
-            page.append(ListedObject(key, stored.metadata, stored.version))
+            page.append(ports.ListedObject(key, stored.metadata, stored.version))
         return page
 
     async def count(self, prefix: str) -> int:

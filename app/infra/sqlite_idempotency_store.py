@@ -9,11 +9,10 @@ lease, after which the version guard of the retried write decides.
 """
 
 import time
-from collections.abc import AsyncGenerator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import aiosqlite
 from tenchi.idempotency import (
     IdempotencyConflict,
     IdempotencyDecision,
@@ -23,30 +22,11 @@ from tenchi.idempotency import (
 )
 
 from .request_guards import ReservationStore, in_progress
-from .sqlite_connection import (
-    DEFAULT_SYNCHRONOUS,
-    Synchronous,
-    fetch_rows,
-    open_sqlite_connection,
-)
+from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
+from .sqlite_guard_store import SqliteGuardStore, open_sqlite_guard_store
 
-SWEEP_INTERVAL_SECONDS = 60.0
 CLAIM_ATTEMPTS = 3
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS idempotency_records (
-    namespace TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    key TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    state TEXT NOT NULL,
-    token TEXT NOT NULL,
-    result_json BLOB,
-    reserved_until REAL NOT NULL,
-    completed_until REAL,
-    PRIMARY KEY (namespace, scope, key)
-) WITHOUT ROWID
-"""
 _EXPIRED = (
     "((r.state = 'reserved' AND r.reserved_until <= :now) OR "
     "(r.state = 'completed' AND r.completed_until IS NOT NULL "
@@ -93,26 +73,29 @@ def _fence(reservation: IdempotencyReservation) -> dict[str, Any]:
     }
 
 
-class SqliteIdempotencyStore(ReservationStore):
+class SqliteIdempotencyStore(SqliteGuardStore, ReservationStore):
     """The IdempotencyStore port on one autocommit connection."""
 
-    def __init__(
-        self,
-        connection: aiosqlite.Connection,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._db = connection
-        self._clock = clock
-        self._swept_at: float | None = None
-
-    async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        return await fetch_rows(self._db, sql, parameters)
+    SCHEMA = """
+    CREATE TABLE IF NOT EXISTS idempotency_records (
+        namespace TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL,
+        token TEXT NOT NULL,
+        result_json BLOB,
+        reserved_until REAL NOT NULL,
+        completed_until REAL,
+        PRIMARY KEY (namespace, scope, key)
+    ) WITHOUT ROWID
+    """
+    SWEEP = _SWEEP
 
     async def claim(
         self, candidate: IdempotencyReservation, lease_seconds: float
     ) -> IdempotencyDecision:
-        await self._sweep()
+        await self._sweep(self._clock())
         claim = _fence(candidate)
         identity = {name: claim[name] for name in ("namespace", "scope", "key")}
         for _ in range(CLAIM_ATTEMPTS):
@@ -124,14 +107,6 @@ class SqliteIdempotencyStore(ReservationStore):
                 return _decision(rows[0], candidate.fingerprint, now)
             # Abandoned between the claim and the look: claim again.
         return IdempotencyInProgress(retry_after_seconds=1)
-
-    async def _sweep(self) -> None:
-        # Drop expired records soon (secure_delete overwrites them), not only
-        # when their key is reused. A record is a receipt and holds no content.
-        now = self._clock()
-        if self._swept_at is None or now - self._swept_at >= SWEEP_INTERVAL_SECONDS:
-            self._swept_at = now
-            await self._rows(_SWEEP, {"now": now})
 
     async def settle(self, reservation: IdempotencyReservation, result: bytes) -> bool:
         now = self._clock()
@@ -153,19 +128,17 @@ def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:
     return in_progress(float(reserved_until) - now)
 
 
-@asynccontextmanager
-async def open_sqlite_idempotency_store(
+def open_sqlite_idempotency_store(
     path: str,
     *,
     clock: Callable[[], float] = time.time,
     synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
-) -> AsyncGenerator[SqliteIdempotencyStore]:
+) -> AbstractAsyncContextManager[SqliteIdempotencyStore]:
     """A store on its own connection to ``path`` (usually the memory database).
 
     A record is as durable as the write it protects, so a retry after power
     loss still replays instead of applying twice.
     """
-    async with open_sqlite_connection(
-        path, schema=_SCHEMA, synchronous=synchronous
-    ) as connection:
-        yield SqliteIdempotencyStore(connection, clock=clock)
+    return open_sqlite_guard_store(
+        SqliteIdempotencyStore, path, clock=clock, synchronous=synchronous
+    )

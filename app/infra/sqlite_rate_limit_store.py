@@ -6,28 +6,11 @@ which SQLite's file lock makes atomic without a transaction of our own.
 """
 
 import time
-from collections.abc import AsyncGenerator, Callable
-from contextlib import asynccontextmanager
-
-import aiosqlite
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 from .request_guards import Consumption, FixedWindowStore, WindowAnswer
-from .sqlite_connection import fetch_rows, open_sqlite_connection
-
-SWEEP_EVERY = 512
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rate_limit_windows (
-    namespace TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    limit_count INTEGER NOT NULL,
-    window_seconds REAL NOT NULL,
-    used INTEGER NOT NULL,
-    resets_at REAL NOT NULL,
-    admitted INTEGER NOT NULL,
-    PRIMARY KEY (namespace, scope)
-) WITHOUT ROWID
-"""
+from .sqlite_guard_store import SqliteGuardStore, open_sqlite_guard_store
 
 # The right-hand sides of SET all read the row as it was before this statement,
 # so `fresh` and `fits` judge the old window and `admitted` records the verdict.
@@ -51,28 +34,26 @@ RETURNING admitted, used, resets_at
 """
 
 
-class SqliteRateLimitStore(FixedWindowStore):
+class SqliteRateLimitStore(SqliteGuardStore, FixedWindowStore):
     """The RateLimitStore port on one autocommit connection."""
 
-    def __init__(
-        self,
-        connection: aiosqlite.Connection,
-        *,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._db = connection
-        self._clock = clock
-        self._consumes = 0
+    SCHEMA = """
+    CREATE TABLE IF NOT EXISTS rate_limit_windows (
+        namespace TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        limit_count INTEGER NOT NULL,
+        window_seconds REAL NOT NULL,
+        used INTEGER NOT NULL,
+        resets_at REAL NOT NULL,
+        admitted INTEGER NOT NULL,
+        PRIMARY KEY (namespace, scope)
+    ) WITHOUT ROWID
+    """
+    SWEEP = "DELETE FROM rate_limit_windows WHERE resets_at <= :now"
 
     async def spend(self, consumption: Consumption) -> WindowAnswer:
         now = self._clock()
-        self._consumes += 1
-        if self._consumes % SWEEP_EVERY == 0:
-            await fetch_rows(
-                self._db,
-                "DELETE FROM rate_limit_windows WHERE resets_at <= :now",
-                {"now": now},
-            )
+        await self._sweep(now)
         parameters = {
             "namespace": consumption.namespace,
             "scope": consumption.scope,
@@ -81,22 +62,20 @@ class SqliteRateLimitStore(FixedWindowStore):
             "cost": consumption.cost,
             "now": now,
         }
-        rows = await fetch_rows(self._db, _CONSUME, parameters)
+        rows = await self._rows(_CONSUME, parameters)
         admitted, used, resets_at = rows[0]
         remaining = consumption.limit - int(used)
         return WindowAnswer(bool(admitted), remaining, float(resets_at) - now)
 
 
-@asynccontextmanager
-async def open_sqlite_rate_limit_store(
+def open_sqlite_rate_limit_store(
     path: str, *, clock: Callable[[], float] = time.time
-) -> AsyncGenerator[SqliteRateLimitStore]:
+) -> AbstractAsyncContextManager[SqliteRateLimitStore]:
     """A store on its own connection to ``path`` (usually the memory database).
 
     Windows are counters, not acknowledged writes: losing the last ones to a
     power cut is harmless, and syncing on every request (reads included) is not.
     """
-    async with open_sqlite_connection(
-        path, schema=_SCHEMA, synchronous="normal"
-    ) as connection:
-        yield SqliteRateLimitStore(connection, clock=clock)
+    return open_sqlite_guard_store(
+        SqliteRateLimitStore, path, clock=clock, synchronous="normal"
+    )

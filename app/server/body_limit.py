@@ -12,6 +12,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tenchi.errors import error_body
 
+from app.server.http_middleware import HttpMiddleware
+
 
 def too_large(limit: int) -> JSONResponse:
     body = error_body(
@@ -48,15 +50,12 @@ class _Metered:
             await self._send(message)
 
 
-class BodyLimit:
+class BodyLimit(HttpMiddleware):
     def __init__(self, app: ASGIApp, *, limit: int) -> None:
-        self._app = app
+        super().__init__(app)
         self._limit = limit
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = Headers(scope=scope).get("content-length", "")
         if declared.isdigit() and int(declared) > self._limit:
             await too_large(self._limit)(scope, receive, send)

@@ -20,6 +20,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tenchi.errors import REQUEST_ID_HEADER
 
+from app.server.http_middleware import HttpMiddleware
 from app.server.refusals import code_for_status, refusal_for, sentence
 
 SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,200}$")
@@ -93,19 +94,16 @@ def rewritten(
     return {**start, "headers": headers.raw}, encoded, str(answer["code"])
 
 
-class ErrorEnvelope:
+class ErrorEnvelope(HttpMiddleware):
     """ASGI middleware: holds an error response's body and sends the envelope."""
 
     def __init__(
         self, app: ASGIApp, *, on_refusal: Callable[[str], None] | None = None
     ) -> None:
-        self._app = app
+        super().__init__(app)
         self._on_refusal = on_refusal
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         held: list[Message] = []
         chunks: list[bytes] = []
 

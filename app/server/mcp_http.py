@@ -2,7 +2,8 @@
 
 `BearerGuard` answers 401 with `WWW-Authenticate: Bearer` before the MCP layer
 sees a request whose bearer token does not resolve, and spends the token's rate
-limit like the HTTP API does (429); tenchi then resolves the same header again
+limit like the HTTP API does (429, an audit event for each tool call the refused
+message holds, as on /v1); tenchi then resolves the same header again
 for every `tools/list` and `tools/call`, so identity always comes from the
 request itself. The app lifespan opens storage once and runs the MCP session
 manager beside it.
@@ -10,10 +11,12 @@ manager beside it.
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from starlette.datastructures import Headers
+from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tenchi.errors import AppError
@@ -29,12 +32,16 @@ from app.server.hooks import (
     require_allowance,
 )
 from app.server.mcp import (
+    SURFACE,
     Authenticate,
     SharedContext,
-    create_memory_mcp_server,
+    build_memory_mcp,
     transport_security,
 )
 from app.server.mcp_exchange import SingleExchange
+from app.server.mcp_refusal_audit import McpRefusalAudit, tool_calls
+from app.server.mcp_settings import prompt_slots
+from app.server.mcp_tools import served_tools
 from app.server.request_log import HEADER as ID_HEADER
 from app.server.request_log import current_request_id
 from app.server.runtime import Runtime
@@ -68,23 +75,41 @@ class BearerGuard:
         *,
         context: Callable[[], AppContext],
         rate_limit: RateLimit,
+        refusals: McpRefusalAudit,
     ) -> None:
         self._app = app
         self._resolver = resolver
         self._context = context
         self._rate_limit = rate_limit
+        self._refusals = refusals
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             authorization = Headers(scope=scope).get("authorization", "")
             try:
-                authenticate(self._resolver, authorization)
-                caller = caller_id(authorization)
-                await require_allowance(self._context(), caller, self._rate_limit)
+                identity = authenticate(self._resolver, authorization)
             except AppError as exc:
                 await refusal(exc)(scope, receive, send)
                 return
+            try:
+                caller = caller_id(authorization)
+                await require_allowance(self._context(), caller, self._rate_limit)
+            except AppError as exc:
+                body = await Request(scope, receive).body()
+                await self._record_refused(identity, body, exc.code)
+                await refusal(exc)(scope, receive, send)
+                return
         await self._app(scope, receive, send)
+
+    async def _record_refused(self, identity: Identity, body: bytes, code: str) -> None:
+        context = replace(
+            self._context(),
+            identity=identity,
+            surface=SURFACE,
+            request_id=current_request_id.get(),
+        )
+        for tool, arguments in tool_calls(body):
+            await self._refusals.record(context, tool, arguments, code)
 
 
 def named_request(send: Send) -> Send:
@@ -117,14 +142,22 @@ class HttpMcp:
         self._shared = SharedContext()
         self._app: ASGIApp | None = None
         self._security = transport_security(settings)
-        self.server: MCPServer[dict[str, Any]] = create_memory_mcp_server(
+        built = build_memory_mcp(
             settings,
             authenticate=bearer_identity(resolver),
             context=self._shared,
             on_call=on_call,
         )
+        self.server: MCPServer[dict[str, Any]] = built.server
+        self._direct = built.direct
         guard = BearerGuard(
-            self._serve, resolver, context=self._shared, rate_limit=rate_limit
+            self._serve,
+            resolver,
+            context=self._shared,
+            rate_limit=rate_limit,
+            refusals=McpRefusalAudit(
+                served_tools(settings, purpose=prompt_slots(settings).purpose)
+            ),
         )
         self.route = Route(MCP_PATH, BodyLimit(guard, limit=settings.max_request_bytes))
 
@@ -153,6 +186,7 @@ class HttpMcp:
                     transport,
                     security=self._security,
                     lifespan_state=state,
+                    direct=self._direct,
                 )
                 try:
                     yield runtime

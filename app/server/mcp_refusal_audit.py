@@ -1,12 +1,15 @@
 """MCP tool calls refused before their operation ran, recorded as audit events.
 
 Tenchi's tool layer answers a call whose arguments fail the tool's input schema
-with `invalid_input` before the tool's use case runs, so the audit wrapper never
-sees it. `McpRefusalAudit` records each as one refused call of the tool's
-operation, with the outcome HTTP gives the same refusal (`VALIDATION_ERROR`),
-attributed to the caller, at the location its arguments name.
+with `invalid_input` before the tool's use case runs, and the bearer guard of
+`/mcp` answers a spent rate limit (429) before the message reaches the tools:
+the audit wrapper sees neither. `McpRefusalAudit` records each as one refused
+call of the tool's operation, with the outcome HTTP gives the same refusal
+(`VALIDATION_ERROR`, `RATE_LIMITED`), attributed to the caller, at the location
+its arguments name.
 """
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, cast
@@ -16,6 +19,7 @@ from tenchi.tools import ToolBinding
 from app.features.audit.domain import Outcome
 from app.server.auditing import audited_operation, record_call
 from app.server.context import AppContext
+from app.server.mcp_calls import RefusalHook
 from app.shared.identity import Identity
 
 INVALID_INPUT = "invalid_input"
@@ -41,36 +45,66 @@ def failure_kind(wire: Mapping[str, Any]) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-class McpRefusalAudit:
-    """Records the `invalid_input` answers of the served tools in the app's log."""
+def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, Any]]]:
+    """The (tool, arguments) of each `tools/call` request in a JSON-RPC body."""
+    try:
+        parsed: object = json.loads(body)
+    except ValueError:
+        return []
+    messages = cast(list[object], parsed) if isinstance(parsed, list) else [parsed]
+    calls: list[tuple[str, Mapping[str, Any]]] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        request = cast(dict[str, Any], message)
+        params = request.get("params")
+        if request.get("method") != "tools/call" or not isinstance(params, dict):
+            continue
+        named = cast(dict[str, Any], params)
+        arguments = named.get("arguments")
+        if isinstance(tool := named.get("name"), str):
+            found = (
+                cast(dict[str, Any], arguments) if isinstance(arguments, dict) else {}
+            )
+            calls.append((tool, found))
+    return calls
 
-    def __init__(
-        self,
-        tools: Iterable[ToolBinding[Any, Any]],
-        call_context: Callable[[], AppContext],
-    ) -> None:
+
+class McpRefusalAudit:
+    """Records the served tools' calls refused before they ran in the app's log."""
+
+    def __init__(self, tools: Iterable[ToolBinding[Any, Any]]) -> None:
         self._operations = {
             binding.tool.name: operation
             for binding in tools
             if (operation := audited_operation(binding.use_case)) is not None
         }
-        self._call_context = call_context
 
-    async def __call__(
-        self, tool: str, arguments: Mapping[str, Any], wire: Mapping[str, Any]
+    async def record(
+        self,
+        context: AppContext,
+        tool: str,
+        arguments: Mapping[str, Any],
+        outcome: str,
     ) -> None:
+        """One refused call of ``tool`` (nothing for a tool that records none)."""
         operation = self._operations.get(tool)
-        if (
-            failure_kind(wire) != INVALID_INPUT
-            or operation is None
-            or caller.get() is None
-        ):
+        if operation is None:
             return
         fields = {
             key: value
             for key in LOCATION
             if isinstance(value := arguments.get(key), str)
         }
-        await record_call(
-            self._call_context(), operation, fields, Outcome(OUTCOME), durable=False
-        )
+        await record_call(context, operation, fields, Outcome(outcome), durable=False)
+
+    def invalid_input(self, call_context: Callable[[], AppContext]) -> RefusalHook:
+        """The tool runner's hook: records each `invalid_input` answer of a call."""
+
+        async def refused(
+            tool: str, arguments: Mapping[str, Any], wire: Mapping[str, Any]
+        ) -> None:
+            if failure_kind(wire) == INVALID_INPUT and caller.get() is not None:
+                await self.record(call_context(), tool, arguments, OUTCOME)
+
+        return refused

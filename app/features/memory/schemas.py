@@ -98,6 +98,8 @@ class IndexAnswer(BaseModel):
 
     tag: str
     index: MemoryIndex | None
+    body: bytes | None = Field(default=None, repr=False)
+    """``index`` as JSON, when it was written while the index was built."""
 
     @property
     def entries(self) -> list[FileEntry]:
@@ -126,10 +128,15 @@ class ListPrefix(Strict):
     cursor: Cursor | None = Field(default=None, description=CURSOR)
 
 
-class WriteFile(Strict):
+class FileArgs(Strict):
+    """The file an operation acts on, as an agent names it."""
+
     scope: ScopeArg
     area: AreaArg
     name: NameArg
+
+
+class WriteFile(FileArgs):
     content: ContentArg
     description: DescriptionArg
     aliases: AliasesArg
@@ -139,20 +146,14 @@ class WriteFile(Strict):
     ]
 
 
-class AppendLine(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
+class AppendLine(FileArgs):
     line: LineArg
     expected_version: SeenVersion
     aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
     description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
 
-class ReplaceFact(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
+class ReplaceFact(FileArgs):
     old_string: Annotated[
         Text, Field(description="Text that occurs exactly once in the file.")
     ]
@@ -164,10 +165,7 @@ class ReplaceFact(Strict):
     description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
 
 
-class DeleteFile(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
+class DeleteFile(FileArgs):
     expected_version: Version
 
 
@@ -194,24 +192,15 @@ class FileVersion(VersionEntry):
     file: MemoryFile
 
 
-class ListVersions(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
+class ListVersions(FileArgs):
     cursor: Cursor | None = Field(default=None, description=VERSIONS_CURSOR)
 
 
-class ReadVersion(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
+class ReadVersion(FileArgs):
     version: Annotated[Version, Field(description="A version from list_versions.")]
 
 
-class RestoreVersion(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
+class RestoreVersion(FileArgs):
     version: Annotated[
         Version, Field(description="The version to bring back (from list_versions).")
     ]
@@ -225,30 +214,24 @@ class RestoreVersion(Strict):
     ]
 
 
-class VersionPath(Strict):
-    scope: Segment
-    area: Segment
-    name: Segment
-    version: Version
-
-
 class RestoreBody(Strict):
     version: Annotated[Version, Field(description="The version to bring back.")]
-
-
-class FilePath(Strict):
-    scope: Segment
-    area: Segment
-    name: Segment
 
 
 class ScopePath(Strict):
     scope: Segment
 
 
-class AreaPath(Strict):
-    scope: Segment
+class AreaPath(ScopePath):
     area: Segment
+
+
+class FilePath(AreaPath):
+    name: Segment
+
+
+class VersionPath(FilePath):
+    version: Version
 
 
 class ListQuery(Strict):
@@ -456,16 +439,12 @@ class SearchMemory(Strict):
     cursor: Cursor | None = Field(default=None, description=SEARCH_CURSOR)
 
 
-class SearchQuery(Strict):
+class SearchQuery(SearchMemory):
     """``GET /v1/search``: the query travels as ``q``."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     query: OneLine = Field(alias="q", description=QUERY_DESCRIPTION)
-    scope: Segment | None = Field(default=None, description=SEARCH_SCOPE)
-    area: Segment | None = Field(default=None, description=SEARCH_AREA)
-    limit: int = Field(default=SEARCH_LIMIT_DEFAULT, description=SEARCH_LIMIT)
-    cursor: Cursor | None = Field(default=None, description=SEARCH_CURSOR)
 
 
 class SearchHit(BaseModel):

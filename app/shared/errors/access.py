@@ -1,6 +1,7 @@
 """Errors about who may do what: a read-only area, a missing role, no identity."""
 
 from collections.abc import Iterable
+from typing import Any
 
 from tenchi.errors import AppError, ErrorDef
 
@@ -22,28 +23,35 @@ def system_read_only_error(location: Location) -> AppError:
     )
 
 
-def role_required_error(location: Location, roles: Iterable[str]) -> AppError:
+ROLE_GATED = (
+    "Scope {scope} is role-gated and the caller lacks a permitted role ({roles})."
+)
+AUDIT_ROLE_GATED = (
+    "Reading the audit log of scope {scope} needs one of the roles {roles}, "
+    "and the caller's grant has none of them."
+)
+
+
+def _role_required(
+    template: str, scope: str, roles: Iterable[str], /, **where: Any
+) -> AppError:
+    """The caller's grant in ``scope`` has none of ``roles``."""
     required = sorted(roles)
     return memory_error(
         restricted_scope,
-        f"Scope {location.scope} is role-gated and the caller lacks a "
-        f"permitted role ({', '.join(required)}).",
-        location=location,
+        template.format(scope=scope, roles=", ".join(required)),
+        **where,
         reason="role_required",
         required_roles=required,
     )
+
+
+def role_required_error(location: Location, roles: Iterable[str]) -> AppError:
+    return _role_required(ROLE_GATED, location.scope, roles, location=location)
 
 
 def audit_role_required_error(scope: str, roles: Iterable[str]) -> AppError:
-    required = sorted(roles)
-    return memory_error(
-        restricted_scope,
-        f"Reading the audit log of scope {scope} needs one of the roles "
-        f"{', '.join(required)}, and the caller's grant has none of them.",
-        scope=scope,
-        reason="role_required",
-        required_roles=required,
-    )
+    return _role_required(AUDIT_ROLE_GATED, scope, roles, scope=scope)
 
 
 unauthorized = ErrorDef(

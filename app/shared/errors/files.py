@@ -1,5 +1,7 @@
 """Errors about a file or an argument the caller can correct and retry."""
 
+from typing import Any
+
 from tenchi.errors import AppError, ErrorDef
 
 from ..locations import Location
@@ -13,16 +15,30 @@ version_conflict = ErrorDef(
 )
 
 
-def version_conflict_error(location: Location, content: str, version: str) -> AppError:
+def _with_current(
+    definition: ErrorDef,
+    detail: str,
+    location: Location,
+    content: str,
+    version: str,
+    **extra: Any,
+) -> AppError:
+    """An error on the file at ``location`` carrying its current content and version."""
     return memory_error(
+        definition, detail, location=location, content=content, version=version, **extra
+    )
+
+
+def version_conflict_error(location: Location, content: str, version: str) -> AppError:
+    return _with_current(
         version_conflict,
         f"The file at {location.describe()} changed since it was read; the "
         "current content and version are attached; merge your change into "
         "the current content and retry with the current version.",
-        location=location,
+        location,
+        content,
+        version,
         headers={"ETag": etag(version)},
-        content=content,
-        version=version,
     )
 
 
@@ -78,13 +94,8 @@ def replace_fact_match_error(
             "narrow old_string (include surrounding text) so it matches exactly "
             "one span."
         )
-    return memory_error(
-        replace_fact_match,
-        detail,
-        location=location,
-        content=content,
-        version=version,
-        match_count=match_count,
+    return _with_current(
+        replace_fact_match, detail, location, content, version, match_count=match_count
     )
 
 

@@ -2,7 +2,8 @@
 
 from collections.abc import Sequence
 
-from app.features.memory.domain.views import listed_fields
+from app.features.memory.domain.views import render_entry
+from app.features.memory.ports import ListedObject
 from app.features.memory.schemas import SearchHit
 
 from .corpus import SearchDocument
@@ -14,11 +15,13 @@ from .text import Term
 def render_hit(
     ranked: Ranked, document: SearchDocument, terms: Sequence[Term]
 ) -> SearchHit | None:
-    fields = listed_fields(document.key, document.version, document.metadata)
-    if fields is None:
+    listed = ListedObject(document.key, document.metadata, document.version)
+    entry = render_entry(listed)
+    if entry is None:
         return None
     snip = snippet(document.texts(), terms)
-    return SearchHit(**fields, score=ranked.score, snippet=snip)
+    row = entry.model_dump(exclude={"sources"})
+    return SearchHit(**row, score=ranked.score, snippet=snip)
 
 
 def search_listing(reach: Sequence[str], query: str) -> str:
