@@ -26,22 +26,23 @@ AWKWARD = [
 
 
 def event(text: str | None, files: tuple[str, ...], at: datetime) -> AuditEvent:
+    shown = text or "x"
     return AuditEvent(
-        id="0123456789abcdef0123456789abcdef",
-        at=at,
-        request_id=text or "r",
-        surface="http",
-        actor=text or "http",
-        token_id=text,
-        operation="list_prefix",
-        scope=text,
-        entity_id=text,
-        area=text,
-        name=text,
-        outcome="ok",
-        version=text,
-        files=files,
-        files_omitted=3,
+        "0123456789abcdef0123456789abcdef",
+        at,
+        shown,
+        "http",
+        shown,
+        text,
+        "list_prefix",
+        text,
+        text,
+        text,
+        text,
+        "ok",
+        text,
+        files,
+        3,
     )
 
 
