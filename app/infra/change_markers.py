@@ -6,12 +6,19 @@ still current. So a write through one process, or a purge run by the CLI, is
 seen at once by every other process on the same backend, whatever the cache.
 A marker is keyed by a digest of the entity prefix and holds a random token:
 it names no entity and holds no content, so a purge leaves nothing behind.
+
+On SQLite the storage connection's triggers replace the marker inside the very
+statement that changes a file (``prepare_markers``): the marker commits with
+the write, never apart from it, and a write costs no second commit. The bump
+the write's call makes afterwards is then skipped (``note_marked``).
 """
 
 import hashlib
+import os
 import secrets
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -19,7 +26,7 @@ import aiosqlite
 
 from app.features.memory.ports import FileMetadata, Storage, Write
 
-from .sqlite_connection import fetch_rows, open_sqlite_connection
+from .sqlite_connection import fetch_rows, install_triggers, open_sqlite_connection
 
 MARKER_KEYS = "%changes/"
 """Where markers live beside the files when the storage keeps them; no entity
@@ -40,6 +47,16 @@ class ChangeMarkers(Protocol):
 
 def marker_id(prefix: str) -> str:
     return hashlib.sha256(prefix.encode()).hexdigest()
+
+
+def entity_of(key: str) -> str:
+    """The entity prefix (``scope/entity/``) of a storage key."""
+    scope, entity, rest = (*key.split("/", 2), "", "")[:3]
+    return f"{scope}/{entity}/" if rest else key
+
+
+def _of_key(key: str) -> str:
+    return marker_id(entity_of(key))
 
 
 class ProcessChangeMarkers:
@@ -84,11 +101,58 @@ _BUMP = (
 )
 
 
+_FUNCTION = "wenchang_marker_id"
+_MARK = (
+    f"INSERT INTO change_markers (id, marker) VALUES ({_FUNCTION}({{row}}.key), "
+    "lower(hex(randomblob(12)))) "
+    "ON CONFLICT (id) DO UPDATE SET marker = excluded.marker;"
+)
+_TRIGGERS = (
+    "DROP TRIGGER IF EXISTS temp.marker_on_insert",
+    "DROP TRIGGER IF EXISTS temp.marker_on_update",
+    "DROP TRIGGER IF EXISTS temp.marker_on_delete",
+    "CREATE TEMP TRIGGER marker_on_insert AFTER INSERT ON memory_objects "
+    f"BEGIN {_MARK.format(row='NEW')} END",
+    "CREATE TEMP TRIGGER marker_on_update AFTER UPDATE ON memory_objects "
+    f"BEGIN {_MARK.format(row='NEW')} END",
+    "CREATE TEMP TRIGGER marker_on_delete AFTER DELETE ON memory_objects "
+    f"BEGIN {_MARK.format(row='OLD')} END",
+)
+
+
+async def prepare_markers(connection: aiosqlite.Connection) -> None:
+    """Make every change this connection makes to a file replace its marker."""
+    await install_triggers(connection, _SCHEMA, _TRIGGERS, (_FUNCTION, 1, _of_key))
+
+
+_MARKED: ContextVar[frozenset[str]] = ContextVar("marked", default=frozenset())
+"""Entities (with their database) a statement of the current call re-marked."""
+
+
+def database_id(path: str) -> str:
+    return os.path.realpath(path) + "\0"
+
+
+def note_marked(database: str, key: str) -> None:
+    """A statement of this call changed ``key`` in ``database`` (see ``database_id``)
+    and its triggers replaced the entity's marker."""
+    _MARKED.set(_MARKED.get() | {database + entity_of(key)})
+
+
+def _take_marked(database: str, prefix: str) -> bool:
+    marked = _MARKED.get()
+    if database + prefix not in marked:
+        return False
+    _MARKED.set(marked - {database + prefix})
+    return True
+
+
 class SqliteChangeMarkers:
     """Markers in their own table of the memory database (one statement each)."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
+    def __init__(self, connection: aiosqlite.Connection, database: str) -> None:
         self._db = connection
+        self._database = database
 
     async def _rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
         # Execute, fetch and close in one trip: a read left open between trips
@@ -101,13 +165,16 @@ class SqliteChangeMarkers:
         return str(rows[0][0]) if rows else INITIAL
 
     async def bump(self, prefix: str) -> None:
-        await self._rows(_BUMP, (marker_id(prefix), secrets.token_hex(12)))
+        # After the call's own write its statement already replaced the marker.
+        if not _take_marked(self._database, prefix):
+            await self._rows(_BUMP, (marker_id(prefix), secrets.token_hex(12)))
 
 
 @asynccontextmanager
 async def open_sqlite_change_markers(path: str) -> AsyncGenerator[SqliteChangeMarkers]:
-    # A marker lost to a power cut is harmless: every process's cache went too.
+    # A marker lost to a power cut is harmless: every process's cache went too
+    # (a write's own marker commits with the write, at its durability).
     async with open_sqlite_connection(
         path, schema=_SCHEMA, synchronous="normal"
     ) as connection:
-        yield SqliteChangeMarkers(connection)
+        yield SqliteChangeMarkers(connection, database_id(path))

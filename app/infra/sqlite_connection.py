@@ -9,7 +9,7 @@ across a process crash only.
 """
 
 import sqlite3
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
@@ -39,6 +39,31 @@ async def fetch_rows(
     # rather than three; each trip costs a thread wake-up and a GIL hand-off.
     try:
         return list(await connection.execute_fetchall(sql, parameters))
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+
+
+type SqlFunction = tuple[str, int, Callable[..., object]]
+"""A deterministic SQL function: name, number of arguments, implementation."""
+
+
+async def install_triggers(
+    connection: aiosqlite.Connection,
+    schema: str,
+    triggers: Sequence[str],
+    function: SqlFunction,
+) -> None:
+    """Apply ``schema``, register ``function`` and run ``triggers`` (TEMP ones
+    belong to this connection), errors translated."""
+    name, arguments, implementation = function
+    try:
+        # aiosqlite leaves the callable's return type unknown.
+        await connection.create_function(  # pyright: ignore[reportUnknownMemberType]
+            name, arguments, implementation, deterministic=True
+        )
+        await connection.executescript(schema)
+        for statement in triggers:
+            await connection.execute(statement)
     except sqlite3.Error as exc:
         raise translate_sqlite_error(exc) from exc
 

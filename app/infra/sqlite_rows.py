@@ -2,6 +2,7 @@
 
 import functools
 import json
+import secrets
 from typing import Any
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
@@ -10,6 +11,10 @@ from app.features.memory.ports import Change, FileMetadata, VersionRecord, Write
 COLUMNS = "description, aliases, sources, last_updated, version"
 WRITTEN = f"{COLUMNS}, operation, actor, changed_at, audit_event"
 """The columns a write sets besides key and data: ``written_values``, then its event."""
+
+
+def new_version() -> str:
+    return secrets.token_hex(10)
 
 
 def upper_bound(prefix: str) -> str:

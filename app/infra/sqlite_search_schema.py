@@ -21,7 +21,7 @@ from app.features.search.domain.analysis import (
     field_texts,
 )
 
-from .sqlite_connection import translate_sqlite_error
+from .sqlite_connection import install_triggers
 
 ANALYSER_VERSION = 6
 """Bump when folding or tokens change: every row is then re-indexed lazily."""
@@ -204,13 +204,4 @@ def keys_json(keys: Sequence[str]) -> str:
 
 async def prepare_search(connection: aiosqlite.Connection) -> None:
     """Create the search tables when missing; index this connection's writes."""
-    try:
-        # aiosqlite leaves the callable's return type unknown.
-        await connection.create_function(  # pyright: ignore[reportUnknownMemberType]
-            FUNCTION, 4, _sql_analysis, deterministic=True
-        )
-        await connection.executescript(TABLES)
-        for statement in TRIGGERS:
-            await connection.execute(statement)
-    except sqlite3.Error as exc:
-        raise translate_sqlite_error(exc) from exc
+    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 4, _sql_analysis))

@@ -1,18 +1,16 @@
 """SQLite storage: one table in WAL mode, every port method one statement.
 
-Version history lives in a second table that triggers fill inside the same
-statement (``sqlite_history``); so do the search postings
-(``sqlite_search_schema``), which ``search_index`` reads.
+Triggers fill version history (``sqlite_history``), the search postings
+``search_index`` reads (``sqlite_search_schema``) and the entity's change
+marker (``change_markers``) inside the statement that changes a file.
 
-One process-wide connection serialises this process's statements; several
-processes may share the file because each write is a single compare-and-swap
-statement and SQLite's file locks order them (``busy_timeout`` waits).
-With ``synchronous=FULL`` (the default) a returned write survives power loss;
-the ``sqlite_synchronous`` setting can trade that for ``NORMAL``.
+One process-wide connection serialises this process's statements; processes
+share the file because each write is one compare-and-swap statement that
+SQLite's file locks order (``busy_timeout`` waits). With ``synchronous=FULL``
+(the default; ``sqlite_synchronous`` may trade it) a write survives power loss.
 """
 
 import asyncio
-import secrets
 import sqlite3
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -31,6 +29,7 @@ from app.features.memory.ports import (
 )
 from app.shared.errors import backend_unavailable_error
 
+from .change_markers import database_id, note_marked, prepare_markers
 from .sqlite_audit_events import install_audit_triggers, write_with_event
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
@@ -45,6 +44,7 @@ from .sqlite_rows import (
     WRITTEN,
     change_values,
     meta_from,
+    new_version,
     record_from,
     upper_bound,
     written_values,
@@ -53,15 +53,16 @@ from .sqlite_search import SqliteSearchIndex, open_search_connection
 from .sqlite_search_schema import prepare_search
 
 
-def _new_version() -> str:
-    return secrets.token_hex(10)
-
-
 class SqliteStorage:
     def __init__(
-        self, connection: aiosqlite.Connection, search_index: SqliteSearchIndex
+        self,
+        connection: aiosqlite.Connection,
+        search_index: SqliteSearchIndex,
+        *,
+        database: str,
     ) -> None:
         self._db = connection
+        self._database = database
         self.search_index = search_index
         """Ranks the files of this database from the postings its triggers keep."""
         self._audits = False
@@ -72,10 +73,17 @@ class SqliteStorage:
         return self._audits
 
     async def _write(
-        self, sql: str, change: Change | None, values: Callable[[str | None], Any]
+        self,
+        key: str,
+        sql: str,
+        change: Change | None,
+        values: Callable[[str | None], Any],
     ) -> bool:
         offer = self._audits and change is not None
-        return await write_with_event(self._run, sql, values, offer=offer)
+        landed = await write_with_event(self._run, sql, values, offer=offer)
+        if landed:
+            note_marked(self._database, key)
+        return landed
 
     async def _run(self, sql: str, parameters: Sequence[Any]) -> aiosqlite.Cursor:
         try:
@@ -98,9 +106,10 @@ class SqliteStorage:
         )
 
     async def put(self, write: Write) -> str:
-        version = _new_version()
+        version = new_version()
         row = (write.key, write.data, *written_values(write, version))
         await self._write(
+            write.key,
             f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             write.change,
@@ -109,10 +118,11 @@ class SqliteStorage:
         return version
 
     async def put_if_version(self, write: Write, expected: str | None) -> str | None:
-        version = _new_version()
+        version = new_version()
         key, data, values = write.key, write.data, written_values(write, version)
         if expected is None:
             landed = await self._write(
+                key,
                 f"INSERT INTO memory_objects (key, data, {WRITTEN}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
                 write.change,
@@ -120,6 +130,7 @@ class SqliteStorage:
             )
         else:
             landed = await self._write(
+                key,
                 "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
                 "sources = ?, last_updated = ?, version = ?, operation = ?, "
                 "actor = ?, changed_at = ?, audit_event = ? "
@@ -133,22 +144,23 @@ class SqliteStorage:
         self, key: str, expected: str, *, change: Change | None = None
     ) -> bool:
         if change is None:
-            cursor = await self._run(
-                "DELETE FROM memory_objects WHERE key = ? AND version = ?",
-                (key, expected),
-            )
-        else:
-            # The history trigger records the tombstone and removes the row.
-            stamp = format_timestamp(change.at)
-            head = (_new_version(), stamp, *change_values(change))
             return await self._write(
-                "UPDATE memory_objects SET tombstone = 1, version = ?, "
-                "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
-                "audit_event = ? WHERE key = ? AND version = ?",
-                change,
-                lambda event: (*head, event, key, expected),
+                key,
+                "DELETE FROM memory_objects WHERE key = ? AND version = ?",
+                None,
+                lambda _: (key, expected),
             )
-        return cursor.rowcount == 1
+        # The history trigger records the tombstone and removes the row.
+        stamp = format_timestamp(change.at)
+        head = (new_version(), stamp, *change_values(change))
+        return await self._write(
+            key,
+            "UPDATE memory_objects SET tombstone = 1, version = ?, "
+            "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
+            "audit_event = ? WHERE key = ? AND version = ?",
+            change,
+            lambda event: (*head, event, key, expected),
+        )
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
@@ -228,8 +240,11 @@ async def open_sqlite_storage(
     ) as connection:
         await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
+        await prepare_markers(connection)
         search = await asyncio.to_thread(open_search_connection, path, synchronous)
         try:
-            yield SqliteStorage(connection, SqliteSearchIndex(search))
+            yield SqliteStorage(
+                connection, SqliteSearchIndex(search), database=database_id(path)
+            )
         finally:
             search.close()

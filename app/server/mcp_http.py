@@ -35,7 +35,7 @@ from app.server.mcp import (
     SURFACE,
     Authenticate,
     SharedContext,
-    create_memory_mcp_server,
+    build_memory_mcp,
     transport_security,
 )
 from app.server.mcp_exchange import SingleExchange
@@ -142,12 +142,14 @@ class HttpMcp:
         self._shared = SharedContext()
         self._app: ASGIApp | None = None
         self._security = transport_security(settings)
-        self.server: MCPServer[dict[str, Any]] = create_memory_mcp_server(
+        built = build_memory_mcp(
             settings,
             authenticate=bearer_identity(resolver),
             context=self._shared,
             on_call=on_call,
         )
+        self.server: MCPServer[dict[str, Any]] = built.server
+        self._direct = built.direct
         guard = BearerGuard(
             self._serve,
             resolver,
@@ -184,6 +186,7 @@ class HttpMcp:
                     transport,
                     security=self._security,
                     lifespan_state=state,
+                    direct=self._direct,
                 )
                 try:
                     yield runtime
