@@ -10,7 +10,6 @@ dropped, as the log's own writes drop it. A row keeps the JSON of its last
 event (the ids make a stray re-fire a no-op), never content.
 """
 
-import json
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,7 +20,7 @@ import aiosqlite
 from app.features.audit.domain import erasure_key
 from app.features.audit.ports import AuditEvent, pending_event
 
-from .audit_records import event_to_record
+from .audit_records import event_to_json
 from .sqlite_audit_log import AUDIT_SCHEMA
 from .sqlite_connection import translate_sqlite_error
 
@@ -74,9 +73,7 @@ async def install_audit_triggers(connection: aiosqlite.Connection, path: str) ->
 
 
 def _column(event: AuditEvent) -> str:
-    record = event_to_record(event)
-    record["subject"] = erasure_key(event.scope, event.entity_id)
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return event_to_json(event, subject=erasure_key(event.scope, event.entity_id))
 
 
 type Run = Callable[[str, Sequence[Any]], Awaitable[aiosqlite.Cursor]]

@@ -27,7 +27,7 @@ from app.features.audit.ports import (
 )
 
 from .audit_buffer import AuditBuffer
-from .audit_records import event_from_record, event_to_record
+from .audit_records import event_from_record, event_to_json
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -76,7 +76,7 @@ _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?
 
 
 def _row(event: AuditEvent) -> tuple[str | None, ...]:
-    record = json.dumps(event_to_record(event), ensure_ascii=False)
+    record = event_to_json(event)
     return (
         event.id,
         stamp(event.at),

@@ -34,7 +34,9 @@ def present_index(answer: IndexAnswer) -> PresentedResponse:
     if answer.index is None:
         tag = VersionHeaders.model_validate({"ETag": answer.tag})
         return present(index_not_modified, headers=tag)
-    body = answer.index.__pydantic_serializer__.to_json(answer.index)
+    body = answer.body
+    if body is None:
+        body = answer.index.__pydantic_serializer__.to_json(answer.index)
     return present(
         memory_index,
         response=Response(

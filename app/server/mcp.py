@@ -10,7 +10,7 @@ approval gate (`approval_gate`), and per-call telemetry.
 import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -23,6 +23,7 @@ from app.infra.token_file_resolver import FixedResolver
 from app.server.approval_gate import ApprovalGate, approve_listed
 from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls, call_request_id
+from app.server.mcp_direct import DirectCalls
 from app.server.mcp_refusal_audit import McpRefusalAudit, caller
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
@@ -96,6 +97,14 @@ def _keep_logging_plain() -> None:
     logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryMcp:
+    """The MCP server and the direct path of its plain tool calls (`mcp_direct`)."""
+
+    server: MCPServer[dict[str, Any]]
+    direct: DirectCalls
+
+
 def create_memory_mcp_server(
     settings: Settings,
     *,
@@ -104,6 +113,19 @@ def create_memory_mcp_server(
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
 ) -> MCPServer[dict[str, Any]]:
     """The MCP server; fails with SettingsError when the settings cannot serve."""
+    return build_memory_mcp(
+        settings, authenticate=authenticate, context=context, on_call=on_call
+    ).server
+
+
+def build_memory_mcp(
+    settings: Settings,
+    *,
+    authenticate: Authenticate,
+    context: Callable[[], AppContext],
+    on_call: Sequence[ToolCallObserver] = (log_tool_call,),
+) -> MemoryMcp:
+    """The MCP server and its direct path; SettingsError if settings cannot serve."""
     _keep_logging_plain()
     slots = prompt_slots(settings)
     prompt = build_memory_prompt(slots)
@@ -127,19 +149,25 @@ def create_memory_mcp_server(
         description="How to use memory; the same text as the server instructions.",
         mime_type="text/markdown",
     )(lambda: prompt)
-    server.middleware.append(
-        MemoryCalls(
-            order=tuple(binding.tool.name for binding in tools),
-            index_tool=registered_name(settings, get_memory_index_tool.name),
-            prompt=prompt,
-            gate=ApprovalGate(
-                {binding.tool.name: binding.tool for binding in tools}, required
-            ),
-            observers=tuple(on_call),
-            on_refusal=McpRefusalAudit(tools).invalid_input(call_context),
-        )
+    calls = MemoryCalls(
+        order=tuple(binding.tool.name for binding in tools),
+        index_tool=registered_name(settings, get_memory_index_tool.name),
+        prompt=prompt,
+        gate=ApprovalGate(
+            {binding.tool.name: binding.tool for binding in tools}, required
+        ),
+        observers=tuple(on_call),
+        on_refusal=McpRefusalAudit(tools).invalid_input(call_context),
     )
-    return server
+    server.middleware.append(calls)
+    direct = DirectCalls(
+        server,
+        authenticate=authenticate,
+        call_context=call_context,
+        calls=calls,
+        required=required,
+    )
+    return MemoryMcp(server, direct)
 
 
 def _remembering(authenticate: Authenticate) -> Authenticate:

@@ -93,21 +93,45 @@ class MemoryCalls:
             error = {"kind": "protocol_error", "message": exc.error.message}
             self._record(request_id, name, arguments, {"error": error}, True, started)
             raise
-        if is_input_required(result):
+        if is_input_required(result) or not isinstance(result, dict):
             return result
-        if isinstance(result, dict):
-            wire: Wire = result
-            if _is_error(wire):
-                wire = with_request_id(wire, request_id)
-                if self.on_refusal is not None:
-                    await self.on_refusal(name, arguments, wire)
-            elif name == self.index_tool and _succeeded(wire):
-                wire = self._with_prompt(wire)
-            self._record(
-                request_id, name, arguments, _payload(wire), _is_error(wire), started
-            )
-            return wire
-        return result
+        return await self._finished(request_id, name, arguments, result, started)
+
+    async def direct(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        run: Callable[[], Awaitable[Wire]],
+    ) -> Wire:
+        """A call `mcp_direct` runs itself (no approval to ask), finished as
+        `__call__` finishes a call of the SDK's kernel."""
+        request_id = current_request_id.get() or uuid4().hex
+        token = call_request_id.set(request_id)
+        try:
+            started = time.perf_counter()
+            wire = await run()
+            return await self._finished(request_id, name, arguments, wire, started)
+        finally:
+            call_request_id.reset(token)
+
+    async def _finished(
+        self,
+        request_id: str,
+        name: str,
+        arguments: Mapping[str, Any],
+        wire: Wire,
+        started: float,
+    ) -> Wire:
+        if _is_error(wire):
+            wire = with_request_id(wire, request_id)
+            if self.on_refusal is not None:
+                await self.on_refusal(name, arguments, wire)
+        elif name == self.index_tool and _succeeded(wire):
+            wire = self._with_prompt(wire)
+        self._record(
+            request_id, name, arguments, _payload(wire), _is_error(wire), started
+        )
+        return wire
 
     async def _decided(
         self,

@@ -7,10 +7,11 @@ more work than a small tool call itself. A POST that carries one
 by the SDK's own single-request kernel (`serve_one`, what it runs for a
 2026-07-28 request): the same middleware chain (request state, Tenchi's
 authentication, our tool order, approval gate and telemetry), the same handlers,
-the same JSON body. Like the stateless transport, it has no back channel to
-the client. Anything else (initialize, notifications, GET and DELETE, batches,
-a session id, a 2026-07-28 request, a refused Host or Origin) goes to the SDK's
-transport as before.
+the same JSON body. A plain `tools/call` skips even that kernel: `mcp_direct`
+calls the tool and answers the bytes the kernel would. Like the stateless
+transport, it has no back channel to the client. Anything else (initialize,
+notifications, GET and DELETE, batches, a session id, a 2026-07-28 request, a
+refused Host or Origin) goes to the SDK's transport as before.
 """
 
 import json
@@ -41,9 +42,12 @@ from mcp.types import (
 )
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError
+from pydantic_core import to_json
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.server.mcp_direct import DirectCalls
 
 SINGLE_EXCHANGE_METHODS = frozenset({"tools/call", "tools/list"})
 
@@ -91,8 +95,10 @@ class SingleExchange:
         *,
         security: TransportSecuritySettings | None,
         lifespan_state: Any,
+        direct: DirectCalls | None = None,
     ) -> None:
         self._server = server
+        self._direct = direct
         self._fallback = fallback
         self._security = TransportSecurityMiddleware(security)
         self._lifespan_state = lifespan_state
@@ -108,9 +114,31 @@ class SingleExchange:
         if message is None:
             await self._fallback(scope, _replaying(body, receive), send)
             return
-        answer = await self._answer(request, message, version)
-        body = answer.model_dump_json(by_alias=True, exclude_unset=True)
-        await Response(body, media_type="application/json")(scope, receive, send)
+        answer = await self._direct_answer(request, message)
+        if answer is None:
+            full = await self._answer(request, message, version)
+            answer = full.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        await Response(answer, media_type="application/json")(scope, receive, send)
+
+    async def _direct_answer(
+        self, request: Request, message: JSONRPCRequest
+    ) -> bytes | None:
+        """The JSON body of a plain tool call `mcp_direct` answers, else None."""
+        plain = None
+        if self._direct is not None and message.method == "tools/call":
+            plain = self._direct.plain(message.params)
+        if self._direct is None or plain is None:
+            return None
+        answer: JSONRPCResponse | JSONRPCError
+        try:
+            result = await self._direct.call(request.headers, *plain)
+        except Exception as exc:
+            error = modern_error_data(exc)
+            answer = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+            return answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
+        if result is None:
+            return None
+        return to_json({"jsonrpc": "2.0", "id": message.id, "result": result})
 
     async def _handshake_version(self, request: Request) -> str | None:
         """The protocol version of a request this path may answer, else None."""

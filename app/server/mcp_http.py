@@ -31,11 +31,12 @@ from app.server.hooks import (
     refusal,
     require_allowance,
 )
+from app.server.http_middleware import HttpMiddleware
 from app.server.mcp import (
     SURFACE,
     Authenticate,
     SharedContext,
-    create_memory_mcp_server,
+    build_memory_mcp,
     transport_security,
 )
 from app.server.mcp_exchange import SingleExchange
@@ -64,7 +65,7 @@ def bearer_identity(resolver: Resolver) -> Authenticate:
     return identify
 
 
-class BearerGuard:
+class BearerGuard(HttpMiddleware):
     """Lets a request through to `app` only with a bearer token that resolves
     and has requests left in its rate-limit window."""
 
@@ -77,28 +78,27 @@ class BearerGuard:
         rate_limit: RateLimit,
         refusals: McpRefusalAudit,
     ) -> None:
-        self._app = app
+        super().__init__(app)
         self._resolver = resolver
         self._context = context
         self._rate_limit = rate_limit
         self._refusals = refusals
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            authorization = Headers(scope=scope).get("authorization", "")
-            try:
-                identity = authenticate(self._resolver, authorization)
-            except AppError as exc:
-                await refusal(exc)(scope, receive, send)
-                return
-            try:
-                caller = caller_id(authorization)
-                await require_allowance(self._context(), caller, self._rate_limit)
-            except AppError as exc:
-                body = await Request(scope, receive).body()
-                await self._record_refused(identity, body, exc.code)
-                await refusal(exc)(scope, receive, send)
-                return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        authorization = Headers(scope=scope).get("authorization", "")
+        try:
+            identity = authenticate(self._resolver, authorization)
+        except AppError as exc:
+            await refusal(exc)(scope, receive, send)
+            return
+        try:
+            caller = caller_id(authorization)
+            await require_allowance(self._context(), caller, self._rate_limit)
+        except AppError as exc:
+            body = await Request(scope, receive).body()
+            await self._record_refused(identity, body, exc.code)
+            await refusal(exc)(scope, receive, send)
+            return
         await self._app(scope, receive, send)
 
     async def _record_refused(self, identity: Identity, body: bytes, code: str) -> None:
@@ -142,12 +142,14 @@ class HttpMcp:
         self._shared = SharedContext()
         self._app: ASGIApp | None = None
         self._security = transport_security(settings)
-        self.server: MCPServer[dict[str, Any]] = create_memory_mcp_server(
+        built = build_memory_mcp(
             settings,
             authenticate=bearer_identity(resolver),
             context=self._shared,
             on_call=on_call,
         )
+        self.server: MCPServer[dict[str, Any]] = built.server
+        self._direct = built.direct
         guard = BearerGuard(
             self._serve,
             resolver,
@@ -184,6 +186,7 @@ class HttpMcp:
                     transport,
                     security=self._security,
                     lifespan_state=state,
+                    direct=self._direct,
                 )
                 try:
                     yield runtime

@@ -11,10 +11,11 @@ index, listing or search returned, at most ``MAX_FILES`` of them.
 
 import hashlib
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import cast
 
 from pydantic import BaseModel
@@ -32,7 +33,7 @@ INTERNAL = "INTERNAL_SERVER_ERROR"
 """The outcome of a call that failed with an unexpected error."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built per call, see AuditEvent
 class Call:
     """Who made a call, through which surface, and what it was."""
 
@@ -50,6 +51,8 @@ def _text(value: object) -> str | None:
 
 def _field(request: object, name: str) -> str | None:
     """A text field of a request model, or of the raw fields of a refused one."""
+    if type(request) is dict:  # HTTP's fields: skip the slower ABC check
+        return _text(cast(dict[str, object], request).get(name))
     if isinstance(request, Mapping):
         return _text(cast(Mapping[str, object], request).get(name))
     return _text(getattr(request, name, None))
@@ -129,6 +132,15 @@ class Outcome:
     result: object | None = None
 
 
+def new_event_id() -> str:
+    """32 hex digits: the microsecond, then 72 random bits.
+
+    Ids of events written one after another sort one after another, so each
+    lands at the end of a store's id index instead of a random page of it.
+    """
+    return f"{time.time_ns() // 1000:014x}{os.urandom(9).hex()}"
+
+
 def call_events(
     call: Call, request: object, outcome: Outcome, *, at: datetime
 ) -> list[AuditEvent]:
@@ -136,12 +148,13 @@ def call_events(
     ok = outcome.code == "ok"
     served = _served(outcome.result) if ok else {}
     version = _version(request, outcome.result) if ok else None
+    area, name = _field(request, "area"), _field(request, "name")
     events: list[AuditEvent] = []
     for scope, entity in _scopes(call, request):
         files = served.get(scope or "", [])
         events.append(
             AuditEvent(
-                id=os.urandom(16).hex(),
+                id=new_event_id(),
                 at=at,
                 request_id=call.request_id,
                 surface=call.surface,
@@ -150,8 +163,8 @@ def call_events(
                 operation=call.operation,
                 scope=scope,
                 entity_id=entity,
-                area=_field(request, "area"),
-                name=_field(request, "name"),
+                area=area,
+                name=name,
                 outcome=outcome.code,
                 version=version,
                 files=tuple(files[:MAX_FILES]),
@@ -161,6 +174,7 @@ def call_events(
     return events
 
 
+@lru_cache(maxsize=1024)
 def erasure_key(scope: str | None, entity_id: str | None) -> str:
     """How an erasure names its entity: a digest, so no byte of the id is kept."""
     return hashlib.sha256(f"{scope}\0{entity_id}".encode()).hexdigest()
@@ -168,7 +182,10 @@ def erasure_key(scope: str | None, entity_id: str | None) -> str:
 
 def stamp(moment: datetime) -> str:
     """A fixed-width UTC timestamp: string order is time order."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat with a fixed timespec writes what strftime would, at a fifth
+    # of its cost; every event pays it.
+    utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_stamp(text: str) -> datetime:

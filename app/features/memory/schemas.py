@@ -98,6 +98,8 @@ class IndexAnswer(BaseModel):
 
     tag: str
     index: MemoryIndex | None
+    body: bytes | None = Field(default=None, repr=False)
+    """``index`` as JSON, when it was written while the index was built."""
 
     @property
     def entries(self) -> list[FileEntry]:

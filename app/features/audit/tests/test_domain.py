@@ -3,7 +3,13 @@
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from app.features.audit.domain import MAX_FILES, Call, Outcome, call_events
+from app.features.audit.domain import (
+    MAX_FILES,
+    Call,
+    Outcome,
+    call_events,
+    new_event_id,
+)
 from app.features.memory.schemas import Deleted, DeleteFile, ReadFile
 from app.shared.identity import Grant
 
@@ -101,3 +107,12 @@ def test_a_scope_the_caller_lacks_belongs_to_no_entity() -> None:
     )
 
     assert (event.scope, event.entity_id) == ("team", None)
+
+
+def test_event_ids_are_32_hex_digits_in_the_order_they_were_made() -> None:
+    """Later ids sort after earlier ones, so a store's id index only appends."""
+    ids = [new_event_id() for _ in range(2000)]
+
+    assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    assert len(set(ids)) == len(ids)
+    assert [i[:14] for i in ids] == sorted(i[:14] for i in ids)

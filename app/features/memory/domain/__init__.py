@@ -10,7 +10,7 @@ from .edits import (
     merged_aliases,
     with_source,
 )
-from .index import build_index, entry_cost
+from .index import BuiltIndex, build_index, entry_cost
 from .keys import SYSTEM_AREA, Address, address_of, entity_prefix, file_key, split_key
 from .limits import MemoryLimits
 from .timestamps import format_timestamp, parse_timestamp
@@ -19,6 +19,7 @@ from .views import render_entry, render_file, render_stored
 __all__ = [
     "SYSTEM_AREA",
     "Address",
+    "BuiltIndex",
     "MemoryLimits",
     "MetadataChanges",
     "address_of",

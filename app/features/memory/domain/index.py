@@ -2,6 +2,7 @@
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from operator import itemgetter
 
 from pydantic import TypeAdapter
@@ -12,16 +13,35 @@ from .keys import SYSTEM_AREA
 from .timestamps import epoch_micros
 from .views import render_entry
 
-_ENTRY_JSON = TypeAdapter(FileEntry)
+_ENTRY_JSON = FileEntry.__pydantic_serializer__
+_CAPPED_JSON = TypeAdapter(list[CappedArea])
 
 
-def entry_cost(entry: FileEntry) -> int:
-    """Bytes of the entry's compact UTF-8 JSON (keys in order, non-ASCII unescaped).
+def entry_json(entry: FileEntry) -> bytes:
+    """The entry's compact UTF-8 JSON (keys in order, non-ASCII unescaped).
 
     Pydantic's serializer writes the same bytes as ``json.dumps(...,
     separators=(",", ":"), ensure_ascii=False)``, several times faster.
     """
-    return len(_ENTRY_JSON.dump_json(entry))
+    return _ENTRY_JSON.to_json(entry)
+
+
+def entry_cost(entry: FileEntry) -> int:
+    """Bytes the entry costs of the index budget: its ``entry_json``."""
+    return len(entry_json(entry))
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltIndex:
+    """An index and its JSON text, written once while its budget was counted.
+
+    ``json`` is exactly the ``MemoryIndex`` model's own serialisation; each
+    kept entry was serialised to measure its cost, so the body reuses those
+    bytes instead of serialising every entry a second time.
+    """
+
+    index: MemoryIndex
+    json: bytes
 
 
 def _tier(entry: FileEntry, priority: Sequence[str]) -> int:
@@ -32,10 +52,10 @@ def _tier(entry: FileEntry, priority: Sequence[str]) -> int:
     return 1 + len(priority)
 
 
-def build_index(
-    listed: Iterable[ListedObject], *, priority: Sequence[str], max_bytes: int
-) -> MemoryIndex:
-    """Order every entry, keep the prefix that fits the budget, count the rest."""
+def _ranked(
+    listed: Iterable[ListedObject], priority: Sequence[str]
+) -> list[tuple[int, int, str, FileEntry]]:
+    """Every entry with its sort key: tier, newest first, then key."""
     ranked: list[tuple[int, int, str, FileEntry]] = []
     for item in listed:
         entry = render_entry(item)
@@ -43,18 +63,32 @@ def build_index(
             micros = epoch_micros(item.metadata.last_updated)
             ranked.append((_tier(entry, priority), -micros, item.key, entry))
     ranked.sort(key=itemgetter(0, 1, 2))
+    return ranked
+
+
+def build_index(
+    listed: Iterable[ListedObject], *, priority: Sequence[str], max_bytes: int
+) -> BuiltIndex:
+    """Order every entry, keep the prefix that fits the budget, count the rest."""
     kept: list[FileEntry] = []
+    texts: list[bytes] = []
     omitted: Counter[tuple[str, str]] = Counter()
     total = 0
-    for *_, entry in ranked:
-        cost = entry_cost(entry) if not omitted else 0
-        if not omitted and total + cost <= max_bytes:
-            kept.append(entry)
-            total += cost
-        else:
-            omitted[(entry.scope, entry.area)] += 1
+    for *_, entry in _ranked(listed, priority):
+        if not omitted:
+            text = entry_json(entry)
+            if total + len(text) <= max_bytes:
+                kept.append(entry)
+                texts.append(text)
+                total += len(text)
+                continue
+        omitted[(entry.scope, entry.area)] += 1
     capped = [
         CappedArea(scope=scope, area=area, omitted=count)
         for (scope, area), count in sorted(omitted.items())
     ]
-    return MemoryIndex(entries=kept, capped=capped)
+    body = b'{"entries":[%b],"capped":%b}' % (
+        b",".join(texts),
+        _CAPPED_JSON.dump_json(capped),
+    )
+    return BuiltIndex(MemoryIndex(entries=kept, capped=capped), body)

@@ -10,6 +10,7 @@ from app.features.memory.domain import (
     format_timestamp,
     is_fact_line,
     merged_aliases,
+    parse_timestamp,
     with_source,
 )
 
@@ -38,6 +39,24 @@ def test_format_timestamp_is_utc_with_z_and_micros_only_when_set(
 ) -> None:
     """`YYYY-MM-DDTHH:MM:SSZ`, with six fractional digits only when non-zero."""
     assert format_timestamp(moment) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2026-09-25T19:21:38.000005Z", "2026-09-25T21:21:38.000005+02:00"],
+    ids=["z", "offset"],
+)
+def test_parse_timestamp_gives_the_utc_moment(text: str) -> None:
+    """Any offset is read as the same UTC moment, which formats back canonically."""
+    moment = parse_timestamp(text)
+
+    assert moment.tzinfo is UTC
+    assert format_timestamp(moment) == "2026-09-25T19:21:38.000005Z"
+
+
+def test_parse_timestamp_refuses_a_moment_without_offset() -> None:
+    with pytest.raises(ValueError, match="no UTC offset"):
+        parse_timestamp("2026-09-25T19:21:38")
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,9 @@ from app.features.memory.schemas import (
 from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
+from app.features.memory.use_cases.get_memory_index_if_changed import (
+    get_memory_index_if_changed,
+)
 from app.features.memory.use_cases.replace_fact import replace_fact
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory_index_cache import MemoryIndexCache
@@ -210,6 +213,24 @@ async def test_get_memory_index_counts_capped_rows_by_scope_then_area() -> None:
         ("user", "about", 1),
         ("user", "notes", 2),
     ]
+
+
+@pytest.mark.parametrize("limit", [0, 200, 1_000_000])
+async def test_get_memory_index_body_is_the_index_models_own_json(limit: int) -> None:
+    """The body written while budgeting is byte for byte the model's JSON.
+
+    Empty, capped and complete indexes alike, non-ASCII and escapes included.
+    """
+    context = budget(limit)
+    await put(context.storage, "user/notes/a", seconds=3, description='茶 "q"\n')
+    await put(context.storage, "org/system/b", seconds=2, description="\u2028x")
+    await put(context.storage, "team/alpha/c", seconds=1, description="\\ é")
+
+    answer = await get_memory_index_if_changed(frozenset(), context)
+
+    assert answer.index is not None and answer.body is not None
+    assert answer.body == answer.index.__pydantic_serializer__.to_json(answer.index)
+    assert MemoryIndex.model_validate_json(answer.body) == answer.index
 
 
 async def test_get_memory_index_never_shows_another_entity(context: AppContext) -> None:

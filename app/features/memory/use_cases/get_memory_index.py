@@ -4,7 +4,7 @@ from collections.abc import Iterable, Sequence
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import build_index
+from ..domain import BuiltIndex, build_index
 from ..policy import granted_prefixes
 from ..ports import CachedListing, ListedObject
 from ..ports.storage_reads import list_all
@@ -16,12 +16,13 @@ async def get_memory_index(context: AppContext) -> MemoryIndex:
     identity = require_identity(context.identity)
     prefixes = granted_prefixes(identity)
     cached = await asyncio.gather(*(context.index_cache.get(p) for p in prefixes))
-    return await index_from(context, zip(prefixes, cached, strict=True))
+    built = await index_from(context, zip(prefixes, cached, strict=True))
+    return built.index
 
 
 async def index_from(
     context: AppContext, entities: Iterable[tuple[str, CachedListing]]
-) -> MemoryIndex:
+) -> BuiltIndex:
     """The index of ``entities``, each listed from storage unless cached."""
     listings = await asyncio.gather(
         *(_entity_listing(context, prefix, cached) for prefix, cached in entities)

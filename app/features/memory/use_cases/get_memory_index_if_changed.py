@@ -30,5 +30,5 @@ async def get_memory_index_if_changed(
     )
     if tag in held or ANY_TAG in held:
         return IndexAnswer(tag=tag, index=None)
-    index = await index_from(context, zip(prefixes, cached, strict=True))
-    return IndexAnswer(tag=tag, index=index)
+    built = await index_from(context, zip(prefixes, cached, strict=True))
+    return IndexAnswer(tag=tag, index=built.index, body=built.json)
