@@ -1,4 +1,4 @@
-"""SQLite's postings after any sequence of writes are exactly a fresh index of the files.
+"""SQLite's postings after any sequence of writes are exactly a fresh index.
 
 A write rewrites only the postings it changed (terms gone, counts changed, terms
 new); whatever the edits, what the database holds for a file must equal what
