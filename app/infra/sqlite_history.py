@@ -58,6 +58,8 @@ CREATE TABLE IF NOT EXISTS memory_history (
     last_updated TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memory_history_by_key ON memory_history (key, seq);
+CREATE INDEX IF NOT EXISTS memory_history_by_age
+    ON memory_history (key, julianday(last_updated));
 """
 _RECORD = """
     INSERT INTO memory_history (key, version, operation, actor, deleted, size, data,
@@ -74,20 +76,27 @@ RECORD_COLUMNS = (
 
 
 def _prune(retention: HistoryRetention) -> str:
-    days = retention.max_days
+    # Each part takes its oldest few by seq from an index range, so a write
+    # reads a few index entries, not every record of the key: the age test
+    # runs on the ``memory_history_by_age`` expression index.
     too_old = (
-        f" OR julianday(last_updated) < julianday(NEW.changed_at) - {days}"
-        if days
+        f"""UNION SELECT seq FROM (SELECT seq FROM memory_history
+            WHERE key = NEW.key AND julianday(last_updated)
+                < julianday(NEW.changed_at) - {retention.max_days}
+            ORDER BY seq LIMIT {PRUNE_PER_WRITE + 1})"""
+        if retention.max_days
         else ""
     )
     return f"""
     DELETE FROM memory_history WHERE seq IN (
-        SELECT seq FROM memory_history
-        WHERE key = NEW.key
-          AND seq < (SELECT max(seq) FROM memory_history WHERE key = NEW.key)
-          AND (seq <= coalesce((SELECT seq FROM memory_history WHERE key = NEW.key
-                  ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions}), -1)
-               {too_old})
+        SELECT seq FROM (
+            SELECT seq FROM (SELECT seq FROM memory_history
+                WHERE key = NEW.key AND seq <= coalesce((SELECT seq
+                    FROM memory_history WHERE key = NEW.key
+                    ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions}), -1)
+                ORDER BY seq LIMIT {PRUNE_PER_WRITE})
+            {too_old})
+        WHERE seq < (SELECT max(seq) FROM memory_history WHERE key = NEW.key)
         ORDER BY seq LIMIT {PRUNE_PER_WRITE});
 """
 

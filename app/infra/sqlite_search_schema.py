@@ -74,8 +74,6 @@ def _unpacked() -> tuple[str, ...]:
 UNPACKED = _unpacked()
 """SQL for each field's count in a ``search_terms`` row, in field order."""
 
-# One call per statement: the analysis is a scalar subquery, cached by Python.
-_ANALYSIS = f"(SELECT {FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases))"
 # The document row lists its terms, so forgetting them is one primary-key
 # lookup each and the postings need no second index by key.
 _FORGET = """
@@ -84,15 +82,24 @@ _FORGET = """
             SELECT terms FROM search_documents WHERE key = {row}.key)));
     DELETE FROM search_documents WHERE key = {row}.key;
 """
+# One call per statement: the analysis is a scalar subquery, cached by Python.
+# It is given the terms the row is indexed under now, and names the postings
+# to drop ('$.g') and to set ('$.s'): a write that changes a line rewrites
+# the few postings it changed, not all of them. The document row goes last,
+# so every statement sees the same previous terms.
+_ANALYSIS = f"""(SELECT {FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases,
+    (SELECT terms FROM search_documents WHERE key = NEW.key)))"""
 _INDEX = f"""
-    {_FORGET.format(row="NEW")}
-    INSERT INTO search_documents
+    DELETE FROM search_terms WHERE key = NEW.key AND term IN (
+        SELECT value FROM json_each({_ANALYSIS}, '$.g'));
+    INSERT INTO search_terms
+    SELECT key, NEW.key, value FROM json_each({_ANALYSIS}, '$.s') WHERE true
+    ON CONFLICT (term, key) DO UPDATE SET counts = excluded.counts;
+    INSERT OR REPLACE INTO search_documents
     SELECT NEW.key, NEW.version, {ANALYSER_VERSION},
         j ->> '$.l[0]', j ->> '$.l[1]', j ->> '$.l[2]', j ->> '$.l[3]',
         j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]', j -> '$.t'
     FROM (SELECT {_ANALYSIS} AS j);
-    INSERT INTO search_terms
-    SELECT key, NEW.key, value FROM json_each({_ANALYSIS}, '$.t');
 """
 # A recorded delete first marks the row a tombstone (``sqlite_history``), then
 # removes it: a tombstone is never indexed, only forgotten.
@@ -103,8 +110,9 @@ TRIGGERS = (
     "DROP TRIGGER IF EXISTS temp.search_on_delete",
     "CREATE TEMP TRIGGER search_on_insert AFTER INSERT ON memory_objects "
     f"WHEN NEW.tombstone = 0 BEGIN {_INDEX} END",
+    # An UPDATE never changes a key, so NEW's previous terms are OLD's.
     "CREATE TEMP TRIGGER search_on_update AFTER UPDATE ON memory_objects "
-    f"WHEN NEW.tombstone = 0 BEGIN {_FORGET.format(row='OLD')} {_INDEX} END",
+    f"WHEN NEW.tombstone = 0 BEGIN {_INDEX} END",
     "CREATE TEMP TRIGGER search_on_tombstone AFTER UPDATE ON memory_objects "
     f"WHEN NEW.tombstone != 0 BEGIN {_FORGET.format(row='OLD')} END",
     "CREATE TEMP TRIGGER search_on_delete AFTER DELETE ON memory_objects "
@@ -130,12 +138,10 @@ def term_rows(analysis: DocumentAnalysis) -> dict[str, int]:
     Packed counts add up field by field without carrying (``FOLDED_LIMITS``),
     so a prefix's row is the plain sum of its words' rows.
     """
-    name, aliases, description, content = (f.words for f in analysis.fields)
-    a, b, c, d = _SHIFTS
-    rows = {
-        w: name[w] << a | aliases[w] << b | description[w] << c | content[w] << d
-        for w in {*name, *aliases, *description, *content}
-    }
+    rows: dict[str, int] = {}
+    for shift, field in zip(_SHIFTS, analysis.fields, strict=True):
+        for word, count in field.words.items():
+            rows[word] = rows.get(word, 0) | count << shift
     prefixes: dict[str, int] = {}
     for word, packed in rows.items():
         prefix = PREFIX_MARK + word[:PREFIX_INDEX]
@@ -145,25 +151,41 @@ def term_rows(analysis: DocumentAnalysis) -> dict[str, int]:
 
 
 @functools.lru_cache(maxsize=8)
-def analysis_json(key: str, data: bytes, description: str, aliases: str) -> str:
-    """The row's analysis as JSON: lengths, runs, postings and their terms.
+def analysis_json(
+    key: str, data: bytes, description: str, aliases: str, indexed: str | None
+) -> str:
+    """The row's analysis as JSON: lengths, runs, postings (``t``), and the
+    change from the postings ``indexed`` now: terms gone (``g``) and rows to
+    set (``s``).
 
     A trigger calls this once per statement for the same row; the cache
     analyses once.
     """
     analysis = analyse_row(key, data, description, aliases)
+    postings = term_rows(analysis)
+    before: dict[str, int] = json.loads(indexed) if indexed else {}
     return json.dumps(
         {
             "l": analysis.lengths,
             "r": [f.runs for f in analysis.fields],
-            "t": term_rows(analysis),
+            "t": postings,
+            "g": [term for term in before if term not in postings],
+            "s": {t: n for t, n in postings.items() if before.get(t) != n},
         },
         ensure_ascii=False,
     )
 
 
-def _sql_analysis(key: Any, data: Any, description: Any, aliases: Any) -> str:
-    return analysis_json(str(key), bytes(data), str(description), str(aliases))
+def _sql_analysis(
+    key: Any, data: Any, description: Any, aliases: Any, indexed: Any
+) -> str:
+    return analysis_json(
+        str(key),
+        bytes(data),
+        str(description),
+        str(aliases),
+        None if indexed is None else str(indexed),
+    )
 
 
 def index_rows(
@@ -204,4 +226,4 @@ def keys_json(keys: Sequence[str]) -> str:
 
 async def prepare_search(connection: aiosqlite.Connection) -> None:
     """Create the search tables when missing; index this connection's writes."""
-    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 4, _sql_analysis))
+    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 5, _sql_analysis))

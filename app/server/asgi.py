@@ -19,6 +19,7 @@ from app.server.mcp_http import HttpMcp
 from app.server.otel import Telemetry
 from app.server.refusal_audit import RefusalAudit
 from app.server.request_log import RequestIds
+from app.server.route_order import hot_first
 from app.server.routes import api_routes, served_routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
@@ -63,6 +64,7 @@ def build_app(
     )
     app.router.routes.append(mcp.route)
     app.router.routes.extend(ui_routes())
+    app.router.routes[:] = hot_first(app.router.routes)
     return app
 
 

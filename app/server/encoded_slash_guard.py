@@ -22,7 +22,7 @@ ARGUMENTS = ("scope", "area", "name")
 
 def encoded_slash_argument(raw_path: bytes) -> str | None:
     """The argument whose raw segment carries ``%2F``, if any."""
-    if not raw_path.startswith(FILES_PREFIX):
+    if b"%" not in raw_path or not raw_path.startswith(FILES_PREFIX):
         return None
     segments = raw_path[len(FILES_PREFIX) :].split(b"/")
     for argument, segment in zip(ARGUMENTS, segments, strict=False):

@@ -6,11 +6,12 @@ a `CallToolResult`, validates and dumps that again against the protocol
 version's schema, and the exchange builds and dumps a JSON-RPC model: several
 times the cost of reading a file. `DirectCalls` runs the same steps for a plain
 call (a served tool, `name` and `arguments` only, no approval to ask, no
-global OpenTelemetry tracer to give a span to): Tenchi's input-schema check and
-request parsing, the tool's use case on the call's context, Tenchi's result
-envelope, and our `MemoryCalls` finish (request id, audit of refusals,
-telemetry). Anything else (an unknown tool, one that needs approval, `_meta`,
-a caller that no longer authenticates) returns None and goes the SDK's way.
+global OpenTelemetry tracer to give a span to): Tenchi's input-schema verdict
+(compiled, `mcp_input_check`) and request parsing, the tool's use case on the
+call's context, Tenchi's result envelope, and our `MemoryCalls` finish
+(request id, audit of refusals, telemetry). Anything else (an unknown tool,
+one that needs approval, `_meta`, a caller that no longer authenticates)
+returns None and goes the SDK's way.
 `tests/test_mcp_direct.py` holds every answer of this path equal to the SDK's.
 """
 
@@ -40,6 +41,7 @@ from tenchi.tools import (
 
 from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls, Wire
+from app.server.mcp_input_check import Check, compiled
 from app.server.mcp_refusal_audit import caller
 from app.shared.identity import Identity
 
@@ -57,6 +59,17 @@ class _Tool:
     binding: ToolBinding[Any, Any]
     validator: Validator
     direct_input: bool
+    check: Check | None
+    """The input schema's verdict without jsonschema (`mcp_input_check`)."""
+
+    def valid(self, arguments: dict[str, Any]) -> bool:
+        if self.check is not None:
+            return self.check(arguments)
+        try:
+            self.validator.validate(arguments)
+        except JsonSchemaValidationError:
+            return False
+        return True
 
 
 class DirectCalls:
@@ -77,7 +90,12 @@ class DirectCalls:
         # A destructive tool outside `required` is approved without a question
         # (`approval_gate.approve_listed`); the others need the SDK's gate.
         self._tools = {
-            name: _Tool(entry.binding, entry.input_validator, entry.direct_input)
+            name: _Tool(
+                entry.binding,
+                entry.input_validator,
+                entry.direct_input,
+                compiled(entry.definition.input_schema),
+            )
             for name, entry in _entries(server).items()
             if name not in required
         }
@@ -117,9 +135,7 @@ class DirectCalls:
             caller.reset(token)
 
     async def _run(self, tool: _Tool, arguments: dict[str, Any]) -> Wire:
-        try:
-            tool.validator.validate(arguments)
-        except JsonSchemaValidationError:
+        if not tool.valid(arguments):
             return _wire(_failure("invalid_input", INVALID_INPUT))
         declaration = tool.binding.tool
         value: object = arguments if tool.direct_input else arguments["input"]

@@ -302,6 +302,44 @@ class StorageHistoryConformance:
 
             assert [r.version for r in await history(storage)] == [second]
 
+    async def test_retention_drops_old_records_wherever_they_are_a_few_per_write(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Old records between newer ones go too, oldest first, at most four a
+        write, and a lowered count limit is reached over a few writes."""
+        ages = [1, 50, 2, 60, 3, 70, 80, 90, 4, 95, 5]  # days, oldest record first
+        async with adapter.retaining(HistoryRetention(100, 30)) as storage:
+            versions: list[str] = []
+            expected: str | None = None
+            made = change("write_file", at=NOW - timedelta(days=100))
+            for days in ages:
+                meta = replace(META, last_updated=NOW - timedelta(days=days))
+                write = Write(KEY, b"v", meta, change=made)
+                expected = await storage.put_if_version(write, expected)
+                assert expected is not None
+                versions.append(expected)
+            kept = [v for v, days in zip(versions, ages, strict=True) if days < 30]
+            gone_first = [
+                v for v, days in zip(versions, ages, strict=True) if days > 30
+            ]
+
+            assert [r.version for r in await history(storage)] == versions[::-1]
+            fresh = Write(KEY, b"now", META, change=change("write_file"))
+            expected = await storage.put_if_version(fresh, expected)
+            assert expected is not None
+            remaining = {r.version for r in await history(storage)}
+            left = [v for v in gone_first if v in remaining]
+
+            assert set(kept) | {expected} <= remaining
+            assert len(gone_first) - len(left) <= 4
+            assert left == gone_first[len(gone_first) - len(left) :]
+            for _ in range(2):
+                fresh = Write(KEY, b"now", META, change=change("write_file"))
+                expected = await storage.put_if_version(fresh, expected)
+                assert expected is not None
+            remaining = {r.version for r in await history(storage)}
+            assert remaining.isdisjoint(gone_first) and set(kept) <= remaining
+
     async def test_scrub_erases_the_history_under_its_prefix_only(
         self, adapter: AdapterUnderTest
     ) -> None:

@@ -102,6 +102,8 @@ def _is_forbidden_name_char(char: str) -> bool:
 
 def require_name(name: str) -> str:
     require_text("name", name)
+    if name.isascii():
+        return name  # no ASCII character is invisible, a separator or a noncharacter
     # The path step has already rejected separators, controls and dot names.
     for char in name:
         if _is_forbidden_name_char(char):

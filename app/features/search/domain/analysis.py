@@ -4,7 +4,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .text import RUN, WORD, Term, fold, pieces
+from .text import RUN, Term, fold, words_and_runs
 
 FIELDS = ("name", "aliases", "description", "content")
 RUN_SEPARATOR = " "
@@ -30,17 +30,9 @@ class FieldAnalysis:
 
 
 def analyse_field(text: str, limit: int) -> FieldAnalysis:
-    words: Counter[str] = Counter()
-    runs: list[str] = []
-    length = 0
-    for kind, piece in pieces(fold(text)[:limit]):
-        if kind == WORD:
-            words[piece] += 1
-            length += 1
-        else:
-            runs.append(piece)
-            length += len(piece)
-    return FieldAnalysis(words, RUN_SEPARATOR.join(runs), length)
+    words, runs = words_and_runs(fold(text)[:limit])
+    length = len(words) + sum(map(len, runs))
+    return FieldAnalysis(Counter(words), RUN_SEPARATOR.join(runs), length)
 
 
 def field_texts(

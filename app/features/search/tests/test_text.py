@@ -1,5 +1,8 @@
 """Folding, tokens and query terms."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from app.features.search.domain.text import (
     RUN,
     WORD,
@@ -8,6 +11,7 @@ from app.features.search.domain.text import (
     original_offsets,
     query_terms,
     tokens,
+    words_and_runs,
 )
 
 
@@ -66,3 +70,14 @@ def test_operator_text_is_only_words() -> None:
         Term(WORD, "x", prefix=True),
     )
     assert query_terms('" - * ( ) :') == ()
+
+
+@given(st.text() | st.text(alphabet="ab é,.\t\n\x1f\u3000冻顶ไทย🍵\u2028"))
+def test_words_and_runs_are_the_tokens_by_kind(text: str) -> None:
+    """Indexing a file (``words_and_runs``) splits as queries do (``tokens``)."""
+    found = tokens(fold(text))
+
+    assert words_and_runs(fold(text)) == (
+        [t.text for t in found if t.kind == WORD],
+        [t.text for t in found if t.kind == RUN],
+    )
