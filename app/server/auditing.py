@@ -25,6 +25,7 @@ from app.features.audit.ports import (
     PendingEvent,
     close_pending,
     open_pending,
+    pending_event,
 )
 
 if TYPE_CHECKING:
@@ -92,7 +93,9 @@ async def audited[T](
     wait in the log's buffer.
     """
     pending = _pending(context, operation, request) if mutates and with_change else None
-    token = open_pending(pending)
+    # A read needs no offer of its own: nothing is on offer outside a call.
+    offered = pending is not None or pending_event() is not None
+    token = open_pending(pending) if offered else None
     try:
         result = await run()
     except AppError as exc:
@@ -102,7 +105,8 @@ async def audited[T](
         await _record_refusal(context, operation, request, INTERNAL, pending)
         raise
     finally:
-        close_pending(token)
+        if token is not None:
+            close_pending(token)
     if pending is not None and pending.committed:
         return result
     outcome = Outcome("ok", result)

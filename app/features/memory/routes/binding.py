@@ -86,10 +86,12 @@ def bind[RequestT: BaseModel, ResultT](
                 fields["expected_version"] = expected_version(headers)
             request: Any = validate(fields)
             built.append(request)
+            if headers is None:
+                return await operation(request, context)  # no key, nothing to replay
             return await run_once(
                 context,
                 operation=contract.name,
-                key=None if headers is None else headers.idempotency_key,
+                key=headers.idempotency_key,
                 request=request,
                 result_type=result_type,
                 run=lambda: operation(request, context),
