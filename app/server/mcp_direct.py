@@ -33,10 +33,11 @@ from tenchi.mcp import (
     _jsonable_details,  # pyright: ignore[reportPrivateUsage]
 )
 from tenchi.tools import (
+    Tool,
     ToolBinding,
     ToolResultError,
     _tool_kwargs,  # pyright: ignore[reportPrivateUsage]
-    _validated_result_parts,  # pyright: ignore[reportPrivateUsage]
+    _ToolResultValidationError,  # pyright: ignore[reportPrivateUsage]
 )
 
 from app.server.context import AppContext
@@ -156,7 +157,7 @@ class DirectCalls:
         try:
             context = self._call_context()
             raw = await binding.use_case(**kwargs, context=context)
-            _, serialized = _validated_result_parts(declaration, raw)
+            serialized = _serialized(declaration, raw)
         except AppError as exc:
             if not declaration.declares_error(exc.definition):
                 return _failure("failed", FAILED)
@@ -173,6 +174,24 @@ class DirectCalls:
             "ok": True,
             "result": serialized,
         }
+
+
+def _serialized(declaration: Tool[Any, Any], raw: object) -> object:
+    """The result as Tenchi's runner serialises it, without its JSON round trip.
+
+    Tenchi dumps the validated result in JSON mode, then passes the dump through
+    `json.dumps` / `json.loads`: a JSON-mode dump holds only JSON values (NaN
+    and infinities already dumped as null), which the round trip gives back
+    unchanged, at ~10 ms for a 500-entry index.
+    """
+    adapter = declaration._result_adapter  # pyright: ignore[reportPrivateUsage]
+    try:
+        validated = adapter.validate_python(raw)
+        return adapter.dump_python(
+            validated, mode="json", by_alias=True, warnings="error"
+        )
+    except Exception as exc:
+        raise _ToolResultValidationError(declaration.name) from exc
 
 
 def _wire(payload: dict[str, Any]) -> Wire:

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from starlette.routing import BaseRoute
 
-HOT_PATHS = ("/v1/files/{scope}/{area}/{name}", "/v1/index")
-"""Read-heavy paths, the most requested first."""
+HOT_PATHS = ("/v1/files/{scope}/{area}/{name}", "/v1/index", "/mcp")
+"""Read-heavy paths, the most requested first; then MCP's one endpoint, which
+was tried after every /v1 route."""
 
 
 def _rank(route: BaseRoute) -> int:
