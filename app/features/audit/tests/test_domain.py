@@ -128,15 +128,9 @@ def test_event_ids_are_32_hex_digits_in_the_order_they_were_made() -> None:
 
 def test_listed_files_are_recorded_and_version_entries_name_none() -> None:
     """A listing's file entries are its files; a version listing names no file."""
-    entry = FileEntry(
-        scope="user",
-        area="notes",
-        name="tea",
-        version="v1",
-        description="d",
-        aliases=[],
-        sources=[],
-        last_updated="2026-12-01T00:00:00Z",
+    fields = dict(scope="user", area="notes", name="tea", version="v1")
+    entry = FileEntry.model_validate(
+        fields | dict(description="d", aliases=[], sources=[], last_updated="t")
     )
     listing = FileListing(entries=[entry, entry], next_cursor=None)
     version = VersionEntry(
