@@ -1,9 +1,10 @@
 """A compiled input check gives jsonschema's verdict on every served tool's schema.
 
 `mcp_input_check.compiled` (fastjsonschema, draft 7) stands in for Tenchi's
-`Draft202012Validator` on plain tool calls. For every tool MCP serves, arguments built near the schema
-(its own fields with values of every JSON type, lengths around each limit,
-missing and extra fields) and arbitrary JSON get the same verdict from both.
+`Draft202012Validator` on plain tool calls. For every tool MCP serves,
+arguments built near the schema (its own fields with values of every JSON type,
+lengths around each limit, missing and extra fields) and arbitrary JSON get the
+same verdict from both.
 """
 
 from typing import Any
