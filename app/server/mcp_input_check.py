@@ -11,9 +11,9 @@ jsonschema (None).
 """
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
-import fastjsonschema
+import fastjsonschema  # pyright: ignore[reportMissingTypeStubs]
 
 Check = Callable[[object], bool]
 
@@ -21,8 +21,13 @@ Check = Callable[[object], bool]
 def compiled(schema: Mapping[str, Any]) -> Check | None:
     """A check with `schema`'s verdict, or None if it cannot be compiled."""
     try:
-        validate = fastjsonschema.compile(
-            dict(schema), use_default=False, detailed_exceptions=False
+        # The package ships no type information: its compile returns the
+        # generated validate(data) function.
+        validate = cast(
+            Callable[[object], object],
+            fastjsonschema.compile(  # pyright: ignore[reportUnknownMemberType]
+                dict(schema), use_default=False, detailed_exceptions=False
+            ),
         )
     except fastjsonschema.JsonSchemaDefinitionException:
         return None
