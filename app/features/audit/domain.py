@@ -63,14 +63,15 @@ _LISTINGS = ("entries", "hits")
 ``entries``, search answers ``hits``."""
 
 
+def _has(model: type[BaseModel], name: str) -> bool:
+    return name in model.model_fields or isinstance(
+        getattr(model, name, None), property
+    )
+
+
 @cache
 def _listing_names(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(
-        name
-        for name in _LISTINGS
-        if name in model.model_fields
-        or isinstance(getattr(model, name, None), property)
-    )
+    return tuple(name for name in _LISTINGS if _has(model, name))
 
 
 def _listed(result: object) -> object:
@@ -82,19 +83,30 @@ def _listed(result: object) -> object:
     return getattr(result, "entries", None) or getattr(result, "hits", None)
 
 
+@cache
+def _may_name(kind: type) -> bool:
+    """False for a model without scope, area and name (a version entry)."""
+    fields = ("scope", "area", "name")
+    return not issubclass(kind, BaseModel) or all(_has(kind, f) for f in fields)
+
+
 def _served(result: object) -> dict[str, list[str]]:
     """``area/name`` of each entry a listing-shaped result returned, by scope."""
     entries = _listed(result)
     served: dict[str, list[str]] = {}
     if not isinstance(entries, list):
         return served
-    for entry in entries:  # pyright: ignore[reportUnknownVariableType]
-        scope, area, name = (
-            _text(getattr(entry, field, None))  # pyright: ignore[reportUnknownArgumentType]
-            for field in ("scope", "area", "name")
-        )
-        if scope is not None and area is not None and name is not None:
-            served.setdefault(scope, []).append(f"{area}/{name}")
+    # One plain loop: an index lists hundreds of entries, each paid for here.
+    for entry in cast(list[object], entries):
+        if not _may_name(type(entry)):
+            continue
+        scope, area = getattr(entry, "scope", None), getattr(entry, "area", None)
+        name = getattr(entry, "name", None)
+        if isinstance(scope, str) and isinstance(area, str) and isinstance(name, str):
+            files = served.get(scope)
+            if files is None:
+                served[scope] = files = []
+            files.append(f"{area}/{name}")
     return served
 
 

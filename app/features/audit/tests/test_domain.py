@@ -10,7 +10,15 @@ from app.features.audit.domain import (
     call_events,
     new_event_id,
 )
-from app.features.memory.schemas import Deleted, DeleteFile, ReadFile
+from app.features.memory.schemas import (
+    Deleted,
+    DeleteFile,
+    FileEntry,
+    FileListing,
+    ReadFile,
+    VersionEntry,
+    VersionListing,
+)
 from app.shared.identity import Grant
 
 AT = datetime(2026, 12, 1, tzinfo=UTC)
@@ -116,3 +124,25 @@ def test_event_ids_are_32_hex_digits_in_the_order_they_were_made() -> None:
     assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
     assert len(set(ids)) == len(ids)
     assert [i[:14] for i in ids] == sorted(i[:14] for i in ids)
+
+
+def test_listed_files_are_recorded_and_version_entries_name_none() -> None:
+    """A listing's file entries are its files; a version listing names no file."""
+    fields = dict(scope="user", area="notes", name="tea", version="v1")
+    entry = FileEntry.model_validate(
+        fields | dict(description="d", aliases=[], sources=[], last_updated="t")
+    )
+    listing = FileListing(entries=[entry, entry], next_cursor=None)
+    version = VersionEntry(
+        version="v1", operation="write_file", actor="a", at="t", size=1, deleted=False
+    )
+    versions = VersionListing(entries=[version], next_cursor=None)
+    request = {"scope": "user", "area": "notes", "name": "tea"}
+
+    (listed,) = call_events(call("list_prefix"), request, Outcome("ok", listing), at=AT)
+    (read,) = call_events(
+        call("list_versions"), request, Outcome("ok", versions), at=AT
+    )
+
+    assert listed.files == ("notes/tea", "notes/tea")
+    assert read.files == ()

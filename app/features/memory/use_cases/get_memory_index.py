@@ -1,5 +1,6 @@
 import asyncio
 from collections.abc import Iterable, Sequence
+from itertools import chain
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
@@ -29,7 +30,7 @@ async def index_from(
     )
     limits = context.limits
     return build_index(
-        (item for listing in listings for item in listing),
+        chain.from_iterable(listings),
         priority=limits.scope_priority,
         max_bytes=limits.index_max_bytes,
     )
