@@ -99,10 +99,12 @@ def _keep_logging_plain() -> None:
 
 @dataclass(frozen=True, slots=True)
 class MemoryMcp:
-    """The MCP server and the direct path of its plain tool calls (`mcp_direct`)."""
+    """The MCP server, the direct path of its plain tool calls (`mcp_direct`) and
+    the audit of its tools' calls refused before they ran."""
 
     server: MCPServer[dict[str, Any]]
     direct: DirectCalls
+    refusals: McpRefusalAudit
 
 
 def create_memory_mcp_server(
@@ -149,6 +151,7 @@ def build_memory_mcp(
         description="How to use memory; the same text as the server instructions.",
         mime_type="text/markdown",
     )(lambda: prompt)
+    refusals = McpRefusalAudit(tools)
     calls = MemoryCalls(
         order=tuple(binding.tool.name for binding in tools),
         index_tool=registered_name(settings, get_memory_index_tool.name),
@@ -157,7 +160,7 @@ def build_memory_mcp(
             {binding.tool.name: binding.tool for binding in tools}, required
         ),
         observers=tuple(on_call),
-        on_refusal=McpRefusalAudit(tools).invalid_input(call_context),
+        on_refusal=refusals.invalid_input(call_context),
     )
     server.middleware.append(calls)
     direct = DirectCalls(
@@ -167,7 +170,7 @@ def build_memory_mcp(
         calls=calls,
         required=required,
     )
-    return MemoryMcp(server, direct)
+    return MemoryMcp(server, direct, refusals)
 
 
 def _remembering(authenticate: Authenticate) -> Authenticate:

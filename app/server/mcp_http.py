@@ -41,8 +41,6 @@ from app.server.mcp import (
 )
 from app.server.mcp_exchange import SingleExchange
 from app.server.mcp_refusal_audit import McpRefusalAudit, tool_calls
-from app.server.mcp_settings import prompt_slots
-from app.server.mcp_tools import served_tools
 from app.server.request_log import HEADER as ID_HEADER
 from app.server.request_log import current_request_id
 from app.server.runtime import Runtime
@@ -155,9 +153,7 @@ class HttpMcp:
             resolver,
             context=self._shared,
             rate_limit=rate_limit,
-            refusals=McpRefusalAudit(
-                served_tools(settings, purpose=prompt_slots(settings).purpose)
-            ),
+            refusals=built.refusals,
         )
         self.route = Route(MCP_PATH, BodyLimit(guard, limit=settings.max_request_bytes))
 
