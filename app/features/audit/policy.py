@@ -1,9 +1,9 @@
 from dataclasses import dataclass, field
 
-from app.shared.errors import audit_role_required_error, invalid_argument_error
-from app.shared.identity import Identity, is_valid_segment
+from app.shared.errors import audit_role_required_error
+from app.shared.identity import Identity
 
-from ..memory.policy import require_grant
+from ..memory.policy import require_entity_names, require_grant
 from .ports import Subject
 
 
@@ -41,11 +41,5 @@ def audit_subjects(
 
 def entity_subject(scope: str, entity_id: str) -> Subject:
     """An entity an operator names directly: tasks carry no grants to check."""
-    for argument, value in (("scope", scope), ("entity_id", entity_id)):
-        if not is_valid_segment(value):
-            raise invalid_argument_error(
-                argument,
-                f"{argument} {value!r} must be non-empty, not '.' or '..', and "
-                "contain no '/', '\\' or control characters",
-            )
+    require_entity_names(scope, entity_id)
     return Subject(scope, entity_id)
