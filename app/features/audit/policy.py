@@ -3,7 +3,7 @@ from dataclasses import dataclass, field
 from app.shared.errors import audit_role_required_error
 from app.shared.identity import Identity
 
-from ..memory.policy import require_entity_names, require_grant
+from ..memory.policy import locate_entity, require_grant
 from .ports import Subject
 
 
@@ -40,6 +40,6 @@ def audit_subjects(
 
 
 def entity_subject(scope: str, entity_id: str) -> Subject:
-    """An entity an operator names directly: tasks carry no grants to check."""
-    require_entity_names(scope, entity_id)
+    """An entity an operator names directly, its names checked as every task's."""
+    locate_entity(scope, entity_id)
     return Subject(scope, entity_id)

@@ -124,20 +124,14 @@ def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address
     return address_of(Location(scope, area, name), grant.entity_id)
 
 
-def require_entity_names(scope: str, entity_id: str) -> None:
-    """An entity an operator names directly: tasks carry no grants, so each name
-    must be one key segment."""
+def locate_entity(scope: str, entity_id: str) -> str:
+    """The prefix of an entity an operator names directly (tasks carry no grants)."""
     for argument, value in (("scope", scope), ("entity_id", entity_id)):
         if not is_valid_segment(value):
             raise invalid_argument_error(
                 argument,
                 f"{argument} {value!r} {SEGMENT_RULE}",
             )
-
-
-def locate_entity(scope: str, entity_id: str) -> str:
-    """The prefix of an entity an operator names directly (tasks carry no grants)."""
-    require_entity_names(scope, entity_id)
     return entity_prefix(scope, entity_id)
 
 
