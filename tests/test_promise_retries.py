@@ -9,7 +9,6 @@ process than the first attempt: records are shared by every process on one
 SQLite file by default, and by replicas through ``redis://``.
 """
 
-import uuid
 from collections.abc import AsyncGenerator, Generator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -19,37 +18,17 @@ import httpx
 import pytest
 from tenchi.testing import open_http
 
-from app.client import MemoryClient, open_memory_client, transient_retry
+from app.client import MemoryClient
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
+from tests.support.lossy import DropsFirstMutationAnswer, dropping_clients
 from tests.support.redis_server import RedisServer
 from tests.support.transports import TokenRegistry, serve_in_thread
 
 QUICK = {"base_delay_seconds": 0.0, "max_delay_seconds": 1.0}
 WHERE = ("user", "notes", "tea")
 PATH = "/v1/files/user/notes/tea"
-
-
-class LosesFirstMutationAnswer(httpx.AsyncBaseTransport):
-    """Lets the first mutation reach the server and commit, then breaks the
-    connection before its answer is read, as a network failure would."""
-
-    def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
-        self.mutations: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self.inner.handle_async_request(request)
-        if request.method in ("PUT", "POST", "DELETE"):
-            self.mutations.append(request)
-            if len(self.mutations) == 1:
-                await response.aread()  # the server has answered: it committed
-                raise httpx.ReadError("connection reset", request=request)
-        return response
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class Served:
@@ -70,22 +49,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Generator[Served]:
         yield Served(url, tokens)
 
 
-@asynccontextmanager
-async def losing_client(
-    served: Served,
-) -> AsyncGenerator[tuple[MemoryClient, MemoryClient, LosesFirstMutationAnswer]]:
+Lossy = tuple[MemoryClient, MemoryClient, DropsFirstMutationAnswer]
+
+
+@pytest.fixture
+async def lossy(served: Served) -> AsyncGenerator[Lossy]:
     """A client whose next mutation's answer is lost, and a plain one."""
-    grants = {"user": Grant(f"e-{uuid.uuid4().hex}", "owner")}
-    token = served.tokens.issue(Identity(grants=grants, label="retries"))
-    proxy = LosesFirstMutationAnswer()
-    policy = transient_retry(max_attempts=3, **QUICK)
-    async with (
-        open_memory_client(served.url, token=token) as plain,
-        open_memory_client(
-            served.url, token=token, retry=policy, transport=proxy
-        ) as losing,
-    ):
-        yield losing, plain, proxy
+    async with dropping_clients(served.url, served.tokens, "retries") as clients:
+        yield clients
 
 
 async def create(client: MemoryClient, content: str = "- [stated] tea\n") -> str:
@@ -95,18 +66,16 @@ async def create(client: MemoryClient, content: str = "- [stated] tea\n") -> str
     return made.version
 
 
-async def test_a_lost_replace_that_still_matches_is_applied_once(
-    served: Served,
-) -> None:
+async def test_a_lost_replace_that_still_matches_is_applied_once(lossy: Lossy) -> None:
     """After the edit, ``tea`` still matches once: only the key stops a second
     application of the retry on the new version."""
-    async with losing_client(served) as (losing, plain, proxy):
-        version = await create(plain)
-        replaced = await losing.replace_fact(
-            *WHERE, old_string="tea", new_string="tea and", expected_version=version
-        )
-        stored = await plain.read_file(*WHERE)
-        history = await plain.list_versions(*WHERE)
+    losing, plain, proxy = lossy
+    version = await create(plain)
+    replaced = await losing.replace_fact(
+        *WHERE, old_string="tea", new_string="tea and", expected_version=version
+    )
+    stored = await plain.read_file(*WHERE)
+    history = await plain.list_versions(*WHERE)
 
     assert len(proxy.mutations) == 2
     assert stored.content == "- [stated] tea and\n"
@@ -117,29 +86,29 @@ async def test_a_lost_replace_that_still_matches_is_applied_once(
     ]
 
 
-async def test_a_lost_delete_is_retried_to_its_first_answer(served: Served) -> None:
+async def test_a_lost_delete_is_retried_to_its_first_answer(lossy: Lossy) -> None:
     """The retry meets a missing file; the key answers the delete that landed."""
-    async with losing_client(served) as (losing, plain, proxy):
-        version = await create(plain)
-        deleted = await losing.delete_file(*WHERE, expected_version=version)
-        index = await plain.get_memory_index()
+    losing, plain, proxy = lossy
+    version = await create(plain)
+    deleted = await losing.delete_file(*WHERE, expected_version=version)
+    index = await plain.get_memory_index()
 
     assert len(proxy.mutations) == 2
     assert deleted.ok and index.entries == []
 
 
 async def test_a_lost_restore_of_a_deleted_file_is_applied_once(
-    served: Served,
+    lossy: Lossy,
 ) -> None:
     """The retry would meet the file its first attempt re-created."""
-    async with losing_client(served) as (losing, plain, proxy):
-        version = await create(plain)
-        await plain.delete_file(*WHERE, expected_version=version)
-        restored = await losing.restore_version(
-            *WHERE, version=version, expected_version=None
-        )
-        stored = await plain.read_file(*WHERE)
-        history = await plain.list_versions(*WHERE)
+    losing, plain, proxy = lossy
+    version = await create(plain)
+    await plain.delete_file(*WHERE, expected_version=version)
+    restored = await losing.restore_version(
+        *WHERE, version=version, expected_version=None
+    )
+    stored = await plain.read_file(*WHERE)
+    history = await plain.list_versions(*WHERE)
 
     assert len(proxy.mutations) == 2
     assert restored == stored and stored.content == "- [stated] tea\n"
@@ -182,7 +151,7 @@ async def test_a_retry_reaching_another_replica_gets_the_first_answer(
     """The replace lands on one replica; its keyed retry on the other is answered
     from the shared record, not applied again."""
     async with two_replicas(tmp_path, **replica_settings) as (first, second, auth):
-        body = {"content": "- [stated] tea\n", "description": "", "aliases": []}
+        body: dict[str, Any] = {"content": "- [stated] tea\n", "description": ""}
         made = await first.put(PATH, json=body, headers=auth | {"If-None-Match": "*"})
         edit = {"old_string": "tea", "new_string": "tea and"}
         keyed = auth | {"If-Match": made.headers["ETag"], "Idempotency-Key": "r-1"}

@@ -3,7 +3,8 @@
 A canary entity gets every kind of write — create, append, replace, whole
 replace, delete, restore, import — through HTTP (with ``Idempotency-Key``), MCP,
 the typed client and a task on a running server, and reads that keep what they
-served (index, search, history, audit); then ``memory.purge`` runs as a task in its own runtime, the way the CLI does.
+served (index, search, history, audit); then ``memory.purge`` runs as a task
+in its own runtime, the way the CLI does.
 Afterwards the server's index is empty at once, and every byte each data store
 keeps is scanned for the canary: 0 hits.
 
@@ -274,7 +275,6 @@ async def write_canary_with_the_client(base: str, token: str) -> None:
 
 async def import_canary(settings: Settings) -> None:
     """One file imported by an operator task, then the entity exported."""
-    entity = {"scope": "user", "entity_id": ENTITY}
     imported = ImportedFile(
         area=AREA,
         name=f"{CANARY}-task",
@@ -284,10 +284,13 @@ async def import_canary(settings: Settings) -> None:
     )
     async with create_lifespan(settings, surface="task")() as runtime:
         report = await import_memory(
-            ImportMemory(**entity, files=[imported]), runtime.context
+            ImportMemory(scope="user", entity_id=ENTITY, files=[imported]),
+            runtime.context,
         )
         assert len(report.created) == 1
-        exported = await export_memory(ExportMemory(**entity), runtime.context)
+        exported = await export_memory(
+            ExportMemory(scope="user", entity_id=ENTITY), runtime.context
+        )
         assert len(exported.files) == 5
 
 
