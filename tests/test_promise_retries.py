@@ -151,7 +151,8 @@ async def test_a_retry_reaching_another_replica_gets_the_first_answer(
     """The replace lands on one replica; its keyed retry on the other is answered
     from the shared record, not applied again."""
     async with two_replicas(tmp_path, **replica_settings) as (first, second, auth):
-        body: dict[str, Any] = {"content": "- [stated] tea\n", "description": ""}
+        body: dict[str, Any] = {"content": "- [stated] tea\n", "aliases": []}
+        body["description"] = ""
         made = await first.put(PATH, json=body, headers=auth | {"If-None-Match": "*"})
         edit = {"old_string": "tea", "new_string": "tea and"}
         keyed = auth | {"If-Match": made.headers["ETag"], "Idempotency-Key": "r-1"}
