@@ -152,7 +152,7 @@ async def test_a_retry_reaching_another_replica_gets_the_first_answer(
     from the shared record, not applied again."""
     async with two_replicas(tmp_path, **replica_settings) as (first, second, auth):
         body: dict[str, Any] = {"content": "- [stated] tea\n", "aliases": []}
-        body["description"] = ""
+        body |= {"description": "Tea"}
         made = await first.put(PATH, json=body, headers=auth | {"If-None-Match": "*"})
         edit = {"old_string": "tea", "new_string": "tea and"}
         keyed = auth | {"If-Match": made.headers["ETag"], "Idempotency-Key": "r-1"}
