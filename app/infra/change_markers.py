@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import aiosqlite
 
+from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import FileMetadata, Storage, Write
 
 from .sqlite_connection import fetch_rows, install_triggers, open_sqlite_connection
@@ -49,14 +50,8 @@ def marker_id(prefix: str) -> str:
     return hashlib.sha256(prefix.encode()).hexdigest()
 
 
-def entity_of(key: str) -> str:
-    """The entity prefix (``scope/entity/``) of a storage key."""
-    scope, entity, rest = (*key.split("/", 2), "", "")[:3]
-    return f"{scope}/{entity}/" if rest else key
-
-
 def _of_key(key: str) -> str:
-    return marker_id(entity_of(key))
+    return marker_id(entity_prefix_of_key(key))
 
 
 class ProcessChangeMarkers:
@@ -136,7 +131,7 @@ def database_id(path: str) -> str:
 def note_marked(database: str, key: str) -> None:
     """A statement of this call changed ``key`` in ``database`` (see ``database_id``)
     and its triggers replaced the entity's marker."""
-    _MARKED.set(_MARKED.get() | {database + entity_of(key)})
+    _MARKED.set(_MARKED.get() | {database + entity_prefix_of_key(key)})
 
 
 def _take_marked(database: str, prefix: str) -> bool:

@@ -80,10 +80,36 @@ async def open_redis_client(
         await client.aclose()
 
 
+class RedisScriptStore:
+    """A store whose every operation is one Lua script on one client.
+
+    A script is registered on its first run; ``_now()`` is ``REDIS_NOW``'s
+    argument from the store's ``clock`` (None: Redis's own clock).
+    """
+
+    def __init__(
+        self, client: Redis, *, clock: Callable[[], float] | None = None
+    ) -> None:
+        self._client = client
+        self._clock = clock
+        self._scripts: dict[str, AsyncScript] = {}
+
+    def _now(self) -> str:
+        return script_now(self._clock)
+
+    async def _run(
+        self, source: str, keys: Sequence[str], args: Sequence[str | bytes | int]
+    ) -> object:
+        script = self._scripts.get(source)
+        if script is None:
+            script = self._scripts[source] = self._client.register_script(source)
+        return await run_script(script, keys, args)
+
+
 @asynccontextmanager
-async def open_redis_store[S](
-    url: str, make: Callable[[Redis], S]
+async def open_redis_store[S: RedisScriptStore](
+    make: type[S], url: str, *, clock: Callable[[], float] | None = None
 ) -> AsyncGenerator[S]:
-    """The store ``make`` builds on a client of the Redis at ``url``; closed on exit."""
+    """A ``make`` store on a client of the Redis at ``url``; closed on exit."""
     async with open_redis_client(url) as client:
-        yield make(client)
+        yield make(client, clock=clock)

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import cast
 
-from redis.asyncio import Redis
 from tenchi.idempotency import (
     IdempotencyConflict,
     IdempotencyDecision,
@@ -17,12 +16,7 @@ from tenchi.idempotency import (
     IdempotencyReservation,
 )
 
-from app.infra.redis_connection import (
-    REDIS_NOW,
-    open_redis_store,
-    run_script,
-    script_now,
-)
+from app.infra.redis_connection import REDIS_NOW, RedisScriptStore, open_redis_store
 from app.infra.request_guards import ReservationStore, in_progress
 
 KEY_PREFIX = "wenchang:idempotency:"
@@ -89,16 +83,8 @@ def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-class RedisIdempotencyStore(ReservationStore):
+class RedisIdempotencyStore(RedisScriptStore, ReservationStore):
     """The IdempotencyStore port over one Redis database (binary replies)."""
-
-    def __init__(
-        self, client: Redis, *, clock: Callable[[], float] | None = None
-    ) -> None:
-        self._clock = clock
-        self._reserve = client.register_script(_RESERVE)
-        self._complete = client.register_script(_COMPLETE)
-        self._abandon = client.register_script(_ABANDON)
 
     def _key(self, reservation: IdempotencyReservation) -> str:
         held = (reservation.namespace, reservation.scope, reservation.key)
@@ -108,9 +94,9 @@ class RedisIdempotencyStore(ReservationStore):
         self, candidate: IdempotencyReservation, lease_seconds: float
     ) -> IdempotencyDecision:
         fingerprint, token = candidate.fingerprint, candidate.token
-        arguments = [script_now(self._clock), fingerprint, token, _ms(lease_seconds)]
-        reply = await run_script(
-            self._reserve, [self._key(candidate)], [*arguments, str(EXPIRY_SLACK_MS)]
+        arguments = [self._now(), fingerprint, token, _ms(lease_seconds)]
+        reply = await self._run(
+            _RESERVE, [self._key(candidate)], [*arguments, str(EXPIRY_SLACK_MS)]
         )
         verdict, *rest = cast(list[object], reply)
         match _text(verdict):
@@ -125,28 +111,22 @@ class RedisIdempotencyStore(ReservationStore):
 
     async def settle(self, reservation: IdempotencyReservation, result: bytes) -> bool:
         arguments: list[str | bytes] = [
-            script_now(self._clock),
+            self._now(),
             reservation.fingerprint,
             reservation.token,
             result,
             _ms(reservation.completed_ttl),
             str(EXPIRY_SLACK_MS),
         ]
-        return bool(
-            await run_script(self._complete, [self._key(reservation)], arguments)
-        )
+        return bool(await self._run(_COMPLETE, [self._key(reservation)], arguments))
 
     async def abandon(self, reservation: IdempotencyReservation) -> None:
         key = self._key(reservation)
-        await run_script(
-            self._abandon, [key], [reservation.fingerprint, reservation.token]
-        )
+        await self._run(_ABANDON, [key], [reservation.fingerprint, reservation.token])
 
 
 def open_redis_idempotency_store(
     url: str, *, clock: Callable[[], float] | None = None
 ) -> AbstractAsyncContextManager[RedisIdempotencyStore]:
     """A store on the Redis at ``url`` (binary replies)."""
-    return open_redis_store(
-        url, lambda client: RedisIdempotencyStore(client, clock=clock)
-    )
+    return open_redis_store(RedisIdempotencyStore, url, clock=clock)

@@ -12,7 +12,7 @@ from redis.asyncio import Redis
 from app.features.memory.ports import CachedCorpus, CachedListing, ListedObject
 from app.features.search.domain.corpus import Corpus, SearchDocument
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
-from app.infra.redis_connection import open_redis_client, run_script
+from app.infra.redis_connection import RedisScriptStore, open_redis_client
 
 KEY_PREFIX = "wenchang:index:"
 MAX_CORPORA = 256
@@ -94,19 +94,15 @@ def _decode(text: str) -> tuple[ListedObject, ...]:
     )
 
 
-class RedisIndexCache:
+class RedisIndexCache(RedisScriptStore):
     """The IndexCache port over one Redis database; each method is one script."""
 
     def __init__(
         self, client: Redis, *, ttl: float, key_prefix: str = KEY_PREFIX
     ) -> None:
-        self._client = client
+        super().__init__(client)
         self._ttl_ms = max(1, round(ttl * 1000))
         self._key_prefix = key_prefix
-        self._read = client.register_script(_READ)
-        self._store = client.register_script(_STORE)
-        self._invalidate = client.register_script(_INVALIDATE)
-        self._read_corpus = client.register_script(_READ_CORPUS)
         self._corpora: dict[str, tuple[str, Corpus]] = {}
         """This process's decoded copy of each corpus, with the stamp it is valid at."""
 
@@ -118,8 +114,8 @@ class RedisIndexCache:
 
     async def get(self, prefix: str) -> CachedListing:
         fresh = secrets.token_hex(16)
-        reply = await run_script(
-            self._read, self._keys(prefix), [fresh, str(STAMP_TTL_SECONDS)]
+        reply = await self._run(
+            _READ, self._keys(prefix), [fresh, str(STAMP_TTL_SECONDS)]
         )
         stamp, stored = cast(list[str | None], reply)
         assert stamp is not None
@@ -132,8 +128,8 @@ class RedisIndexCache:
     async def set(
         self, prefix: str, listing: Sequence[ListedObject], *, stamp: str
     ) -> None:
-        await run_script(
-            self._store,
+        await self._run(
+            _STORE,
             self._keys(prefix),
             [stamp, _encode(listing), str(self._ttl_ms)],
         )
@@ -145,7 +141,7 @@ class RedisIndexCache:
             str(STAMP_TTL_SECONDS),
             local[0] if local else "",
         ]
-        reply = await run_script(self._read_corpus, self._corpus_keys(prefix), args)
+        reply = await self._run(_READ_CORPUS, self._corpus_keys(prefix), args)
         stamp, stored = cast(list[str | None], reply)
         assert stamp is not None
         if stored == "=" and local is not None:
@@ -160,8 +156,8 @@ class RedisIndexCache:
         return CachedCorpus(corpus=None, stamp=stamp)
 
     async def set_corpus(self, prefix: str, corpus: Corpus, *, stamp: str) -> None:
-        stored = await run_script(
-            self._store,
+        stored = await self._run(
+            _STORE,
             self._corpus_keys(prefix),
             [stamp, _encode_corpus(corpus), str(self._ttl_ms)],
         )
@@ -177,7 +173,7 @@ class RedisIndexCache:
     async def invalidate(self, prefix: str) -> None:
         self._corpora.pop(prefix, None)
         keys = [*self._keys(prefix), self._corpus_keys(prefix)[1]]
-        await run_script(self._invalidate, keys, [])
+        await self._run(_INVALIDATE, keys, [])
 
 
 def _split_url(url: str) -> tuple[str, str]:

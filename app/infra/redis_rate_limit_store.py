@@ -9,14 +9,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import cast
 
-from redis.asyncio import Redis
-
-from app.infra.redis_connection import (
-    REDIS_NOW,
-    open_redis_store,
-    run_script,
-    script_now,
-)
+from app.infra.redis_connection import REDIS_NOW, RedisScriptStore, open_redis_store
 from app.infra.request_guards import Consumption, FixedWindowStore, WindowAnswer
 
 KEY_PREFIX = "wenchang:rate:"
@@ -48,22 +41,16 @@ return {1, limit - used - cost, resets - now}
 )
 
 
-class RedisRateLimitStore(FixedWindowStore):
+class RedisRateLimitStore(RedisScriptStore, FixedWindowStore):
     """The RateLimitStore port over one Redis database."""
-
-    def __init__(
-        self, client: Redis, *, clock: Callable[[], float] | None = None
-    ) -> None:
-        self._clock = clock
-        self._consume = client.register_script(_CONSUME)
 
     async def spend(self, consumption: Consumption) -> WindowAnswer:
         window_ms = max(1, round(consumption.window_seconds * 1000))
-        now = script_now(self._clock)
+        now = self._now()
         key = f"{KEY_PREFIX}{consumption.namespace}\n{consumption.scope}"
         limit, cost = consumption.limit, consumption.cost
         arguments = [now, limit, window_ms, cost, EXPIRY_SLACK_MS]
-        reply = await run_script(self._consume, [key], arguments)
+        reply = await self._run(_CONSUME, [key], arguments)
         admitted, remaining, reset_ms = (
             int(part) for part in cast(Sequence[int], reply)
         )
@@ -74,6 +61,4 @@ def open_redis_rate_limit_store(
     url: str, *, clock: Callable[[], float] | None = None
 ) -> AbstractAsyncContextManager[RedisRateLimitStore]:
     """A store on the Redis at ``url``."""
-    return open_redis_store(
-        url, lambda client: RedisRateLimitStore(client, clock=clock)
-    )
+    return open_redis_store(RedisRateLimitStore, url, clock=clock)

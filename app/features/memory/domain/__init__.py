@@ -11,7 +11,16 @@ from .edits import (
     with_source,
 )
 from .index import BuiltIndex, build_index, entry_cost
-from .keys import SYSTEM_AREA, Address, address_of, entity_prefix, file_key, split_key
+from .keys import (
+    SYSTEM_AREA,
+    Address,
+    address_of,
+    entity_prefix,
+    entity_prefix_of_key,
+    entity_prefix_of_reach,
+    file_key,
+    split_key,
+)
 from .limits import MemoryLimits
 from .timestamps import format_timestamp, parse_timestamp
 from .views import render_entry, render_file, render_stored
@@ -30,6 +39,8 @@ __all__ = [
     "edited_metadata",
     "encode_cursor",
     "entity_prefix",
+    "entity_prefix_of_key",
+    "entity_prefix_of_reach",
     "entry_cost",
     "file_key",
     "format_timestamp",

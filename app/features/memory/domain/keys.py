@@ -24,6 +24,25 @@ def entity_prefix(scope: str, entity_id: str) -> str:
     return f"{scope}/{entity_id}/"
 
 
+def entity_prefix_of_key(key: str) -> str:
+    """The entity prefix (``scope/entity/``) of a storage key.
+
+    A string with nothing past its entity part is returned whole: the SQLite
+    change-marker trigger calls this on every row, so it never raises.
+    """
+    scope, entity, rest = (*key.split("/", 2), "", "")[:3]
+    return f"{scope}/{entity}/" if rest else key
+
+
+def entity_prefix_of_reach(prefix: str) -> str:
+    """The entity prefix a search reach prefix (an entity or its area) lies under.
+
+    A prefix without an entity part raises ValueError.
+    """
+    scope, entity, *_ = prefix.split("/")
+    return f"{scope}/{entity}/"
+
+
 def address_of(location: Location, entity_id: str) -> Address:
     return Address(
         location=location,

@@ -7,6 +7,7 @@ invalidation every write makes drops it too.
 
 import asyncio
 
+from app.features.memory.domain.keys import entity_prefix_of_reach
 from app.features.memory.ports import IndexCache, ListedObject, Storage
 from app.features.memory.ports.storage_reads import list_all
 
@@ -15,12 +16,6 @@ from .corpus import Corpus, SearchDocument, search_corpora
 from .ranking import page_after
 
 READ_CONCURRENCY = 16
-
-
-def entity_of(prefix: str) -> str:
-    """The entity prefix (``scope/entity/``) a reach prefix lies under."""
-    scope, entity, *_ = prefix.split("/")
-    return f"{scope}/{entity}/"
 
 
 class CorpusSearchIndex:
@@ -34,7 +29,9 @@ class CorpusSearchIndex:
         reach, terms = query.reach, query.terms
         if not terms or not reach:
             return SearchPage(hits=(), more=False)
-        corpora = await asyncio.gather(*(self.corpus(entity_of(p)) for p in reach))
+        corpora = await asyncio.gather(
+            *(self.corpus(entity_prefix_of_reach(p)) for p in reach)
+        )
         ranked = search_corpora(list(zip(corpora, reach, strict=True)), terms)
         page, more = page_after(ranked, query.after, query.limit)
         documents = {d.key: d for corpus in corpora for d in corpus.documents}
