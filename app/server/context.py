@@ -1,7 +1,7 @@
 """The per-call context every memory use case receives."""
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
@@ -67,26 +67,20 @@ class AppContext:
     ) -> "AppContext":
         """This context for one authenticated call: who makes it, which request.
 
-        ``dataclasses.replace`` does the same at twice the cost (it walks the
-        fields by name), and every request and tool call makes one.
+        ``dataclasses.replace`` does the same at twice the cost (it collects
+        the fields as keywords for ``__init__``, whose frozen assignments then
+        run one by one), and every request and tool call makes one.
         """
-        return AppContext(
-            storage=self.storage,
-            index_cache=self.index_cache,
-            cursor_key=self.cursor_key,
-            limits=self.limits,
-            policy=self.policy,
-            clock=self.clock,
-            identity=identity,
-            surface=self.surface if surface is None else surface,
-            idempotency=self.idempotency,
-            rate_limits=self.rate_limits,
-            caller=self.caller if caller is None else caller,
-            audit=self.audit,
-            audit_policy=self.audit_policy,
-            request_id=request_id,
-            search_index=self.search_index,
-        )
+        copied = object.__new__(AppContext)
+        for name in _FIELDS:
+            _set(copied, name, getattr(self, name))
+        _set(copied, "identity", identity)
+        _set(copied, "request_id", request_id)
+        if caller is not None:
+            _set(copied, "caller", caller)
+        if surface is not None:
+            _set(copied, "surface", surface)
+        return copied
 
     @property
     def source(self) -> str:
@@ -94,3 +88,7 @@ class AppContext:
         if self.identity is not None and self.identity.label:
             return self.identity.label
         return self.surface
+
+
+_FIELDS = tuple(f.name for f in fields(AppContext))
+_set = object.__setattr__  # how a frozen dataclass's own __init__ assigns
