@@ -25,6 +25,7 @@ from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
     AuditSelection,
+    EventDraft,
     Position,
     Subject,
 )
@@ -156,6 +157,9 @@ class FileAuditLog:
 
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
         await self._buffer.add(events, durable=durable)
+
+    def record_later(self, draft: EventDraft) -> None:
+        self._buffer.add_draft(draft)
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int

@@ -13,6 +13,7 @@ from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
     AuditSelection,
+    EventDraft,
     Position,
     Subject,
 )
@@ -30,6 +31,12 @@ class StreamAuditLog:
         self._name = name
 
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        self._write(events)
+
+    def record_later(self, draft: EventDraft) -> None:
+        self._write(draft.events())
+
+    def _write(self, events: Sequence[AuditEvent]) -> None:
         stream = self._stream()
         stream.write("".join(event_to_line(event) for event in events))
         stream.flush()
@@ -51,6 +58,9 @@ class NoAuditLog:
 
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
         return None
+
+    def record_later(self, draft: EventDraft) -> None:
+        return None  # never built: nothing is kept
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
