@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from app.server.mcp_calls import call_arguments
 from app.server.mcp_refusal_audit import tool_calls
 from tests.support.audited_app import Audited, open_audited
 
@@ -166,3 +167,13 @@ def test_the_tool_calls_of_a_refused_message_are_read_from_its_json() -> None:
     assert tool_calls(b'{"method": "tools/call", "params": {"name": "x"}}') == [
         ("x", {})
     ]
+
+
+def test_records_take_a_calls_arguments_only_when_they_are_an_object() -> None:
+    assert call_arguments({"name": "x", "arguments": {"scope": "user"}}) == {
+        "scope": "user"
+    }
+    for params in ({"name": "x"}, {"arguments": ["user"]}, {"arguments": None}):
+        assert call_arguments(params) == {}
+    body = b'{"method": "tools/call", "params": {"name": "x", "arguments": [1]}}'
+    assert tool_calls(body) == [("x", {})]

@@ -35,6 +35,17 @@ call_request_id: ContextVar[str] = ContextVar("wenchang_mcp_request_id", default
 """The current tool call's request id: the HTTP request's, else a fresh one."""
 
 
+def call_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A `tools/call`'s `arguments` as a record takes them: {} unless an object.
+
+    Records (telemetry here, the refusal audit) take every call as it was sent;
+    `mcp_direct.DirectCalls.plain` is strict instead and answers only calls
+    whose `name` is a served tool and whose `arguments` are an object.
+    """
+    arguments = params.get("arguments")
+    return cast(dict[str, Any], arguments) if isinstance(arguments, dict) else {}
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryCalls:
     """The middleware; tenchi's own request-capture middleware runs outside it."""
@@ -80,13 +91,7 @@ class MemoryCalls:
     ) -> HandlerResult:
         started = time.perf_counter()
         params: Mapping[str, Any] = ctx.params or {}
-        name = str(params.get("name", ""))
-        raw_arguments = params.get("arguments")
-        arguments: dict[str, Any] = (
-            cast(dict[str, Any], raw_arguments)
-            if isinstance(raw_arguments, dict)
-            else {}
-        )
+        name, arguments = str(params.get("name", "")), call_arguments(params)
         try:
             result = await self._decided(ctx, call_next, name, arguments)
         except MCPError as exc:

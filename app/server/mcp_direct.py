@@ -102,7 +102,12 @@ class DirectCalls:
         }
 
     def plain(self, params: object) -> tuple[str, dict[str, Any]] | None:
-        """The tool and arguments of a call this path answers, else None."""
+        """The tool and arguments of a call this path answers, else None.
+
+        Strict where records are lenient (`mcp_calls.call_arguments`): any
+        other field, a name that is no served tool, or arguments that are not
+        an object leave the call to the SDK's path, which answers it as it does.
+        """
         if not isinstance(params, dict):
             return None
         fields = cast(dict[str, Any], params)

@@ -19,7 +19,7 @@ from tenchi.tools import ToolBinding
 from app.features.audit.domain import Outcome
 from app.server.auditing import audited_operation, record_call
 from app.server.context import AppContext
-from app.server.mcp_calls import RefusalHook
+from app.server.mcp_calls import RefusalHook, call_arguments
 from app.shared.identity import Identity
 
 INVALID_INPUT = "invalid_input"
@@ -46,7 +46,9 @@ def failure_kind(wire: Mapping[str, Any]) -> str | None:
 
 
 def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, Any]]]:
-    """The (tool, arguments) of each `tools/call` request in a JSON-RPC body."""
+    """The (tool, arguments) of each `tools/call` request in a JSON-RPC body.
+
+    A call whose `name` is not a string names no tool and is skipped."""
     try:
         parsed: object = json.loads(body)
     except ValueError:
@@ -61,12 +63,8 @@ def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, Any]]]:
         if request.get("method") != "tools/call" or not isinstance(params, dict):
             continue
         named = cast(dict[str, Any], params)
-        arguments = named.get("arguments")
         if isinstance(tool := named.get("name"), str):
-            found = (
-                cast(dict[str, Any], arguments) if isinstance(arguments, dict) else {}
-            )
-            calls.append((tool, found))
+            calls.append((tool, call_arguments(named)))
     return calls
 
 

@@ -1,9 +1,9 @@
 from dataclasses import dataclass, field
 
-from app.shared.errors import audit_role_required_error, invalid_argument_error
-from app.shared.identity import Identity, is_valid_segment
+from app.shared.errors import audit_role_required_error
+from app.shared.identity import Identity
 
-from ..memory.policy import require_grant
+from ..memory.policy import locate_entity, require_grant
 from .ports import Subject
 
 
@@ -40,12 +40,6 @@ def audit_subjects(
 
 
 def entity_subject(scope: str, entity_id: str) -> Subject:
-    """An entity an operator names directly: tasks carry no grants to check."""
-    for argument, value in (("scope", scope), ("entity_id", entity_id)):
-        if not is_valid_segment(value):
-            raise invalid_argument_error(
-                argument,
-                f"{argument} {value!r} must be non-empty, not '.' or '..', and "
-                "contain no '/', '\\' or control characters",
-            )
+    """An entity an operator names directly, its names checked as every task's."""
+    locate_entity(scope, entity_id)
     return Subject(scope, entity_id)
