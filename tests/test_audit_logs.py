@@ -380,14 +380,19 @@ async def yield_until(done: Callable[[], bool]) -> None:
         await asyncio.sleep(0)
 
 
-async def test_256_buffered_events_are_written_without_waiting() -> None:
-    """The buffer starts writing as soon as it holds 256 events, not on its timer."""
+def counting_buffer() -> tuple[list[int], AuditBuffer]:
+    """A buffer and the size of each batch it writes."""
     batches: list[int] = []
 
     async def write(events: Sequence[AuditEvent]) -> None:
         batches.append(len(events))
 
-    buffer = AuditBuffer(write)
+    return batches, AuditBuffer(write)
+
+
+async def test_256_buffered_events_are_written_without_waiting() -> None:
+    """The buffer starts writing as soon as it holds 256 events, not on its timer."""
+    batches, buffer = counting_buffer()
 
     await buffer.add([event(at=recent(1)) for _ in range(255)], durable=False)
     await yield_until(lambda: bool(batches))
@@ -435,12 +440,7 @@ async def test_a_draft_is_built_once_when_the_buffer_is_written() -> None:
 
 async def test_drafts_count_their_events_towards_256() -> None:
     """128 drafts of two events each start a write, as 256 events do."""
-    batches: list[int] = []
-
-    async def write(events: Sequence[AuditEvent]) -> None:
-        batches.append(len(events))
-
-    buffer = AuditBuffer(write)
+    batches, buffer = counting_buffer()
     for _ in range(128):
         buffer.add_draft(CountedDraft([event(at=recent(1)), event(at=recent(1))]))
     await yield_until(lambda: bool(batches))
@@ -460,12 +460,7 @@ async def test_a_log_that_keeps_nothing_never_builds_a_draft() -> None:
 
 async def test_256_staged_events_start_a_write_as_256_queued_ones_do() -> None:
     """A store's own events (staged by writes) are written on the same terms."""
-    batches: list[int] = []
-
-    async def write(events: Sequence[AuditEvent]) -> None:
-        batches.append(len(events))
-
-    buffer = AuditBuffer(write)
+    batches, buffer = counting_buffer()
     for _ in range(255):
         buffer.poke()
     await yield_until(lambda: bool(batches))
