@@ -21,7 +21,7 @@ from app.features.audit.domain import (
     call_events,
     call_scope,
 )
-from app.features.audit.drafts import draft_call
+from app.features.audit.domain.drafts import draft_call
 from app.features.audit.ports import (
     AuditEvent,
     PendingEvent,

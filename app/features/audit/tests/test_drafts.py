@@ -5,7 +5,7 @@ import time
 from datetime import UTC, datetime
 
 from app.features.audit.domain import Call, Outcome, call_events
-from app.features.audit.drafts import draft_call
+from app.features.audit.domain.drafts import draft_call
 from app.features.audit.ports import AuditEvent
 from app.features.memory.schemas import (
     Deleted,

@@ -1,9 +1,9 @@
 """What a caller reads of the log: cursors bound to a query, events as shown."""
 
-from ..memory.domain import decode_cursor, encode_cursor, format_timestamp
-from .domain import parse_stamp, stamp
-from .ports import AuditEvent, AuditSelection, Position
-from .schemas import AuditEventView
+from ...memory.domain import decode_cursor, encode_cursor, format_timestamp
+from ..ports import AuditEvent, AuditSelection, Position
+from ..schemas import AuditEventView
+from . import parse_stamp, stamp
 
 
 def _listing(selection: AuditSelection) -> str:

@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from .domain import Call, Outcome, call_events, call_scope, lists_nothing
-from .ports import AuditEvent
+from ..ports import AuditEvent
+from . import Call, Outcome, call_events, call_scope, lists_nothing
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from app.shared.identity import Grant
 
-from .ports import AuditEvent
+from ..ports import AuditEvent
 
 MAX_FILES = 1000
 PURGE = "memory.purge"
