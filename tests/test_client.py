@@ -42,6 +42,7 @@ from app.shared.errors import GUIDANCE, Category, backend_unavailable_error
 from app.shared.identity import Grant, Identity
 from app.shared.locations import Location
 from tests.support.in_process_client import open_in_process_client
+from tests.support.lossy import dropping_clients
 from tests.support.transports import TokenRegistry, serve_in_thread
 
 ALICE = Identity(grants={"user": Grant("alice", "owner")}, label="client-tests")
@@ -553,51 +554,16 @@ async def test_transient_retry_retries_a_rate_limited_write(tmp_path: Path) -> N
     assert proxy.requests == 3
 
 
-class DropsFirstMutationAnswer(httpx.AsyncBaseTransport):
-    """A proxy that lets the first mutation reach the server and commit, then
-    loses its answer (the connection breaks), as a network failure would."""
-
-    def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
-        self.mutations: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self.inner.handle_async_request(request)
-        if request.method in ("PUT", "POST", "DELETE"):
-            self.mutations.append(request)
-            if len(self.mutations) == 1:
-                await response.aread()  # the server has answered: it committed
-                raise httpx.ReadError("connection reset", request=request)
-        return response
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-@asynccontextmanager
-async def dropping_client(
-    server: Server,
-) -> AsyncGenerator[tuple[MemoryClient, MemoryClient, DropsFirstMutationAnswer]]:
-    """The client under test (answers dropped) and a plain one on its entity."""
-    fresh = {"user": Grant(f"alice-{uuid.uuid4().hex}", "owner")}
-    token = server.tokens.issue(Identity(grants=fresh, label=ALICE.label))
-    proxy = DropsFirstMutationAnswer()
-    policy = transient_retry(max_attempts=3, **QUICK)
-    async with (
-        open_memory_client(server.url, token=token) as plain,
-        open_memory_client(
-            server.url, token=token, retry=policy, transport=proxy
-        ) as dropping,
-    ):
-        yield dropping, plain, proxy
-
-
 async def test_a_retried_append_whose_answer_was_lost_succeeds_once(
     server: Server,
 ) -> None:
     """The retry carries the first attempt's Idempotency-Key: the server
     answers with the landed result, and the line is in the file once."""
-    async with dropping_client(server) as (dropping, plain, proxy):
+    async with dropping_clients(server.url, server.tokens, "retries") as (
+        dropping,
+        plain,
+        proxy,
+    ):
         version = await create(plain)
         appended = await dropping.append_line(
             "user", "notes", "tea", line="- [stated] b", expected_version=version
@@ -635,7 +601,11 @@ async def test_a_retried_create_whose_answer_was_lost_succeeds(
     server: Server,
 ) -> None:
     """Without the key the retry would meet its own file: a VersionConflict."""
-    async with dropping_client(server) as (dropping, plain, proxy):
+    async with dropping_clients(server.url, server.tokens, "retries") as (
+        dropping,
+        plain,
+        proxy,
+    ):
         version = await create(dropping)
         stored = await plain.read_file("user", "notes", "tea")
 

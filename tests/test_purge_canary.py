@@ -1,8 +1,10 @@
 """A purge erases every copy: written through every surface, scanned everywhere.
 
-A canary entity is written through HTTP (with ``Idempotency-Key``), MCP and
-the typed client on a running server, its index is read (so caches hold it),
-then ``memory.purge`` runs as a task in its own runtime, the way the CLI does.
+A canary entity gets every kind of write — create, append, replace, whole
+replace, delete, restore, import — through HTTP (with ``Idempotency-Key``), MCP,
+the typed client and a task on a running server, and reads that keep what they
+served (index, search, history, audit); then ``memory.purge`` runs as a task
+in its own runtime, the way the CLI does.
 Afterwards the server's index is empty at once, and every byte each data store
 keeps is scanned for the canary: 0 hits.
 
@@ -23,7 +25,14 @@ import pytest
 from redis.asyncio import Redis
 
 from app.client import open_memory_client
-from app.features.memory.schemas import PurgeMemory
+from app.features.memory.schemas import (
+    ExportMemory,
+    ImportedFile,
+    ImportMemory,
+    PurgeMemory,
+)
+from app.features.memory.use_cases.export_memory import export_memory
+from app.features.memory.use_cases.import_memory import import_memory
 from app.features.memory.use_cases.purge_memory import purge_memory
 from app.server.asgi import build_app
 from app.server.runtime import create_lifespan
@@ -111,6 +120,10 @@ def settings_for(setup_root: Path, storage: str, redis: RedisServer | None) -> S
         tokens_file=str(setup_root / "tokens.json"),
         cursor_secret="purge-canary-cursor-secret",
     )
+    if not storage.startswith("sqlite"):
+        # Audit events kept as JSON lines under the root, so they are scanned.
+        audit = f"file://{setup_root / 'audit'}"
+        settings = settings.model_copy(update={"audit": audit})
     if redis is None:
         return settings
     # Both shared stores on Redis: the index cache and the request store.
@@ -155,13 +168,16 @@ def canary_body(i: int) -> dict[str, str | list[str]]:
 DESCRIPTION, ALIASES = f"{CANARY} description", [f"{CANARY}-alias"]
 
 
-async def write_canary(base: str, token: str) -> None:
-    """Two files over HTTP with Idempotency-Key (one retried), one over MCP,
-    one through the typed client; each appended to; the index read."""
+AREA = f"{CANARY}-area"
+
+
+async def write_canary_over_http(base: str, token: str) -> None:
+    """Two files over HTTP with Idempotency-Key (each create retried): appended
+    to, then one span-replaced and the other replaced whole; a search read."""
     auth = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=base, headers=auth) as http:
         for i in range(2):
-            path = f"/v1/files/user/{CANARY}-area/{CANARY}-http-{i}"
+            path = f"/v1/files/user/{AREA}/{CANARY}-http-{i}"
             keyed = {"If-None-Match": "*", "Idempotency-Key": f"k{i}"}
             created = await http.put(path, json=canary_body(i), headers=keyed)
             retried = await http.put(path, json=canary_body(i), headers=keyed)
@@ -172,41 +188,89 @@ async def write_canary(base: str, token: str) -> None:
             keyed_line = version | {"Idempotency-Key": f"l{i}"}
             appended = await http.post(f"{path}/lines", json=line, headers=keyed_line)
             assert appended.status_code == 200, appended.text
+            moved = {"If-Match": f'"{appended.json()["version"]}"'}
+            moved |= {"Idempotency-Key": f"e{i}"}
+            if i == 0:
+                span = {"old_string": "secret", "new_string": "plain"}
+                edit = http.post(f"{path}/replace", json=span, headers=moved)
+            else:
+                edit = http.put(path, json=canary_body(9), headers=moved)
+            assert (await edit).status_code == 200
+        found = await http.get("/v1/search", params={"q": CANARY})
+        assert found.status_code == 200 and found.json()["hits"], found.text
+
+
+async def write_canary_over_mcp(base: str, token: str) -> None:
+    """One file over MCP appended to and span-replaced; another created and
+    deleted (its history and tombstone remain until the purge)."""
     async with mcp_transport(base, token) as mcp:
         made = await mcp.write_file(
             "user",
-            f"{CANARY}-area",
+            AREA,
             f"{CANARY}-mcp",
             content=f"- [stated] {CANARY} secret mcp\n",
             description=DESCRIPTION,
             aliases=ALIASES,
             expected_version=None,
         )
-        await mcp.append_line(
+        appended = await mcp.append_line(
             "user",
-            f"{CANARY}-area",
+            AREA,
             f"{CANARY}-mcp",
             line=f"- [stated] {CANARY} mcp",
             expected_version=made.version,
         )
+        await mcp.replace_fact(
+            "user",
+            AREA,
+            f"{CANARY}-mcp",
+            old_string="secret",
+            new_string="plain",
+            expected_version=appended.version,
+        )
+        gone = await mcp.write_file(
+            "user",
+            AREA,
+            f"{CANARY}-gone",
+            content=f"- [stated] {CANARY} gone\n",
+            description=DESCRIPTION,
+            aliases=ALIASES,
+            expected_version=None,
+        )
+        await mcp.delete_file(
+            "user", AREA, f"{CANARY}-gone", expected_version=gone.version
+        )
         assert len((await mcp.get_memory_index()).entries) == 3
+
+
+async def write_canary_with_the_client(base: str, token: str) -> None:
+    """One file through the typed client: created, appended to, deleted and
+    restored from its history; searched, its history and audit trail read."""
+    name = f"{CANARY}-client"
     async with open_memory_client(base, token=token) as client:
         made = await client.write_file(
             "user",
-            f"{CANARY}-area",
-            f"{CANARY}-client",
+            AREA,
+            name,
             content=f"- [stated] {CANARY} secret client\n",
             description=DESCRIPTION,
             aliases=ALIASES,
             expected_version=None,
         )
-        await client.append_line(
+        appended = await client.append_line(
             "user",
-            f"{CANARY}-area",
-            f"{CANARY}-client",
+            AREA,
+            name,
             line=f"- [stated] {CANARY} client",
             expected_version=made.version,
         )
+        await client.delete_file("user", AREA, name, expected_version=appended.version)
+        await client.restore_version(
+            "user", AREA, name, version=made.version, expected_version=None
+        )
+        assert (await client.search_memory(CANARY)).hits
+        assert (await client.list_versions("user", AREA, name)).entries
+        assert (await client.read_audit("user", area=AREA)).events
         assert len((await client.get_memory_index()).entries) == 4
 
 
@@ -217,9 +281,39 @@ def stage_unmoved_event(setup: Setup) -> None:
     if not storage.startswith("sqlite:///"):
         return
     database = Path(storage.removeprefix("sqlite:///"))
-    staged = staged_write(f"{CANARY}-staged", entity_id=ENTITY, area=f"{CANARY}-area")
+    staged = staged_write(f"{CANARY}-staged", entity_id=ENTITY, area=AREA)
     stage_event(database, staged, "v1")
     assert staged_count(database) >= 1
+
+
+async def import_canary(settings: Settings) -> None:
+    """One file imported by an operator task, then the entity exported."""
+    imported = ImportedFile(
+        area=AREA,
+        name=f"{CANARY}-task",
+        content=f"- [stated] {CANARY} secret task\n",
+        description=DESCRIPTION,
+        aliases=ALIASES,
+    )
+    async with create_lifespan(settings, surface="task")() as runtime:
+        report = await import_memory(
+            ImportMemory(scope="user", entity_id=ENTITY, files=[imported]),
+            runtime.context,
+        )
+        assert len(report.created) == 1
+        exported = await export_memory(
+            ExportMemory(scope="user", entity_id=ENTITY), runtime.context
+        )
+        assert len(exported.files) == 5
+
+
+async def write_canary(setup: Setup, base: str, token: str) -> None:
+    """Every kind of write on every surface, and reads that keep what they
+    served (search, history, audit, the index)."""
+    await write_canary_over_http(base, token)
+    await write_canary_over_mcp(base, token)
+    await write_canary_with_the_client(base, token)
+    await import_canary(setup.settings)
 
 
 async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> None:
@@ -228,7 +322,7 @@ async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> No
         Identity(grants={"user": Grant(ENTITY, "owner")}, label="purge-tests")
     )
     with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
-        await write_canary(base, token)
+        await write_canary(setup, base, token)
         stage_unmoved_event(setup)
         assert any([CANARY.encode() in await scan(setup) for scan in DATA_STORES])
 
@@ -237,7 +331,7 @@ async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> No
                 PurgeMemory(scope="user", entity_id=ENTITY, dry_run=False),
                 runtime.context,
             )
-        assert report.objects == 4
+        assert report.objects == 5
 
         async with open_memory_client(base, token=token) as client:
             # The running server's cache missed the purge, yet its index is empty.

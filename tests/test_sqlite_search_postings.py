@@ -1,21 +1,33 @@
 """SQLite's postings after any sequence of writes are exactly a fresh index.
 
 A write rewrites only the postings it changed (terms gone, counts changed, terms
-new); whatever the edits, what the database holds for a file must equal what
-indexing the file from scratch gives, and nothing may stay of a deleted file.
+new), and an edit of a few lines analyses only those lines; whatever the edits,
+what the database holds for a file (postings, term list, field lengths and runs)
+must equal what indexing the file from scratch gives, and nothing may stay of a
+deleted file.
 """
 
+import asyncio
 import json
+import os
 import sqlite3
-from collections.abc import AsyncGenerator
+import uuid
+from collections.abc import AsyncGenerator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from app.features.memory.domain.edits import appended
 from app.features.memory.ports import Change, FileMetadata, Storage, Write
+from app.infra import sqlite_search_postings
 from app.infra.port_wiring import open_storage
-from app.infra.sqlite_search_schema import analyse_row, term_rows
+from app.infra.sqlite_search_postings import analyse_row, term_rows
+
+EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 
 KEY = "user/alice/notes/tea.md"
 OTHER = "user/alice/notes/coffee.md"
@@ -100,3 +112,155 @@ async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
     assert indexed(database, KEY) == (fresh("green\n", "", ()),) * 2
     other = fresh("oolong tea\n", "Tea", ("oolong",), OTHER)
     assert indexed(database, OTHER) == (other, other)
+
+
+type Row = tuple[dict[str, int], dict[str, int], tuple[Any, ...]]
+
+
+def document(database: Path, key: str) -> Row:
+    """(postings rows, term list, lengths and runs) of ``key``'s document."""
+    connection = sqlite3.connect(database)
+    try:
+        row = connection.execute(
+            "SELECT len_name, len_aliases, len_description, len_content, "
+            "runs_name, runs_aliases, runs_description, runs_content "
+            "FROM search_documents WHERE key = ?",
+            (key,),
+        ).fetchone()
+    finally:
+        connection.close()
+    return (*indexed(database, key), tuple(row))
+
+
+def fresh_document(
+    data: bytes, description: str, key: str, aliases: tuple[str, ...] = ()
+) -> Row:
+    analysis = analyse_row(key, data, description, json.dumps(list(aliases)))
+    postings = term_rows(analysis)
+    fields = (*analysis.lengths, *(f.runs for f in analysis.fields))
+    return postings, postings, fields
+
+
+class Whole:
+    """Counts the files analysed whole."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.analysed: list[str] = []
+        real = sqlite_search_postings.analyse_row
+
+        def counted(key: str, data: bytes, description: str, aliases: str) -> Any:
+            self.analysed.append(key)
+            return real(key, data, description, aliases)
+
+        monkeypatch.setattr(sqlite_search_postings, "analyse_row", counted)
+
+
+async def test_an_append_or_a_replaced_line_analyses_only_the_changed_lines(
+    storage: Storage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "wenchang.db"
+    meta = FileMetadata("Tea", (), ("http",), AT)
+    body = "- [stated] Prefers oolong tea.\n- [stated] Tea twice a day.\n"
+    version = await storage.put_if_version(Write(KEY, body.encode(), meta), None)
+    whole = Whole(monkeypatch)
+    edits = [
+        appended(body, "- [stated] Green tea after lunch"),
+        body.replace("oolong", "green"),
+        body.replace("twice", "thrice") + "- [stated] 最喜欢冻顶乌龙茶。\n",
+    ]
+    for content in edits:
+        write = Write(KEY, content.encode(), meta, change=CHANGE)
+        version = await storage.put_if_version(write, version)
+        assert version is not None
+        assert document(database, KEY) == fresh_document(content.encode(), "Tea", KEY)
+
+    # Only the last edit reached a no-space run, which is analysed whole.
+    assert whole.analysed == [KEY]
+
+
+PIECES = [*"ab xyz-.", "tea", "Café", "ß", "½", "e\u0301", "\u0301", "茶", "ชา"]
+LINE_TEXT = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
+LINES = st.lists(LINE_TEXT, max_size=6)
+type Edit = tuple[str, Any, Any]
+EDIT: st.SearchStrategy[Edit] = st.one_of(
+    st.tuples(st.just("append"), LINE_TEXT, st.none()),
+    st.tuples(st.just("replace"), st.integers(0, 8), LINE_TEXT),
+    st.tuples(st.just("insert"), st.integers(0, 8), LINES),
+    st.tuples(st.just("delete"), st.integers(0, 8), st.integers(1, 3)),
+    st.tuples(st.just("rewrite"), LINES, st.booleans()),
+    st.tuples(st.just("describe"), LINE_TEXT, st.none()),
+    st.tuples(st.just("bytes"), st.integers(0, 8), st.binary(max_size=8)),
+    # Text glued to either end of a line: the kept head or tail ends mid-word.
+    st.tuples(st.just("glue"), st.integers(0, 8), st.tuples(LINE_TEXT, LINE_TEXT)),
+    st.tuples(st.just("alias"), LINE_TEXT, st.none()),
+)
+
+
+LINE_EDITS = ("replace", "insert", "delete", "bytes", "glue")
+
+
+def edited(content: bytes, edit: Edit) -> bytes:
+    """``content`` after one edit ("describe" and "alias" change metadata)."""
+    kind, first, second = edit
+    lines = content.split(b"\n")
+    at = (
+        int(first) % len(lines)
+        if kind in ("replace", "insert", "delete", "bytes")
+        else 0
+    )
+    match kind:
+        case "append":
+            return appended(content.decode(errors="replace"), first).encode()
+        case "replace":
+            lines[at] = second.encode()
+        case "insert":
+            lines[at:at] = [line.encode() for line in second]
+        case "delete":
+            del lines[at : at + second]
+        case "rewrite":
+            return ("\n".join(first) + "\n" * second).encode()
+        case "bytes":
+            lines[at] += second
+        case "glue":
+            lines[at] = second[0].encode() + lines[at] + second[1].encode()
+        case _:
+            return content
+    return b"\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, ...]]:
+    """One database for every example (each on its own file), and its loop."""
+    root = tmp_path_factory.mktemp("postings-property")
+    loop = asyncio.new_event_loop()
+    opened = open_storage(f"sqlite:///{root / 'w.db'}")
+    storage = loop.run_until_complete(opened.__aenter__())
+    yield storage, root / "w.db", loop
+    loop.run_until_complete(opened.__aexit__(None, None, None))
+    loop.close()
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(start=LINES, edits=st.lists(EDIT, min_size=1, max_size=8))
+def test_any_sequence_of_edits_leaves_exactly_a_fresh_index(
+    shared: tuple[Any, ...], start: list[str], edits: list[Edit]
+) -> None:
+    storage, database, loop = shared
+    key = f"user/alice/notes/{uuid.uuid4().hex}.md"
+    content, description, aliases = b"", "Tea", ("tea",)
+    version = None
+    for edit in [("rewrite", start, True), *edits]:
+        content = edited(content, edit)
+        description = str(edit[1]) if edit[0] == "describe" else description
+        aliases = (str(edit[1]),) if edit[0] == "alias" else aliases
+        meta = FileMetadata(description, aliases, ("http",), AT)
+        write = Write(key, content, meta, change=CHANGE)
+        version = loop.run_until_complete(storage.put_if_version(write, version))
+        assert version is not None
+
+        want = fresh_document(content, description, key, aliases)
+        assert document(database, key) == want

@@ -6,33 +6,30 @@ the write or not at all. Rows written by any other connection (a seeding
 script, an older process) are brought up to date before a prefix is searched.
 """
 
-import functools
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
 import aiosqlite
 
-from app.features.search.domain.analysis import (
-    COUNT_BITS,
-    DocumentAnalysis,
-    analyse,
-    field_texts,
-)
+from app.features.search.domain.analysis import COUNT_BITS
 
 from .sqlite_connection import install_triggers
+from .sqlite_search_postings import (
+    GRAM_MARK,
+    PREFIX_INDEX,
+    PREFIX_MARK,
+    analyse_row,
+    sql_analysis,
+    term_rows,
+)
 
-ANALYSER_VERSION = 6
-"""Bump when folding or tokens change: every row is then re-indexed lazily."""
+__all__ = ["GRAM_MARK", "PREFIX_INDEX", "PREFIX_MARK"]
+
+ANALYSER_VERSION = 7
+"""Bump when folding, tokens or postings change: every row is then re-indexed
+lazily."""
 FUNCTION = "wenchang_search_analysis"
-PREFIX_INDEX = 1
-"""Word prefixes up to this length get postings rows of their own: a one-letter
-prefix starts so many words that scanning their postings would be slow."""
-PREFIX_MARK = "\x1e"
-"""Starts a prefix term's row; no word starts with it, so word ranges skip them."""
-GRAM_MARK = "\x1f"
-"""Starts a run gram's row (its counts are unused)."""
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS search_documents (
@@ -85,22 +82,41 @@ _FORGET = """
 # One call per statement: the analysis is a scalar subquery, cached by Python.
 # It is given the terms the row is indexed under now, and names the postings
 # to drop ('$.g') and to set ('$.s'): a write that changes a line rewrites
-# the few postings it changed, not all of them. The document row goes last,
-# so every statement sees the same previous terms.
+# the few postings it changed, not all of them. An update also gives the row
+# it replaces and, if the index holds that very version, its document row:
+# then only the lines the write changed are analysed. The document row goes
+# last, so every statement sees the same previous terms.
+_REPLACED = f"""OLD.data, OLD.description, OLD.aliases,
+    (SELECT json_array(len_name, len_aliases, len_description, len_content,
+        runs_name, runs_aliases, runs_description, runs_content)
+     FROM search_documents
+     WHERE key = NEW.key AND version = OLD.version AND analyser = {ANALYSER_VERSION})"""
 _ANALYSIS = f"""(SELECT {FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases,
-    (SELECT terms FROM search_documents WHERE key = NEW.key)))"""
-_INDEX = f"""
-    DELETE FROM search_terms WHERE key = NEW.key AND term IN (
-        SELECT value FROM json_each({_ANALYSIS}, '$.g'));
+    (SELECT terms FROM search_documents WHERE key = NEW.key), {{replaced}}))"""
+_INDEX = """
     INSERT INTO search_terms
-    SELECT key, NEW.key, value FROM json_each({_ANALYSIS}, '$.s') WHERE true
-    ON CONFLICT (term, key) DO UPDATE SET counts = excluded.counts;
+    SELECT key, NEW.key, value FROM json_each({analysis}, '$.d') WHERE true
+    ON CONFLICT (term, key) DO UPDATE SET counts = counts + excluded.counts;
+    DELETE FROM search_terms WHERE key = NEW.key AND counts = 0 AND term IN (
+        SELECT key FROM json_each({analysis}, '$.d'));
     INSERT OR REPLACE INTO search_documents
-    SELECT NEW.key, NEW.version, {ANALYSER_VERSION},
+    SELECT NEW.key, NEW.version, {version},
         j ->> '$.l[0]', j ->> '$.l[1]', j ->> '$.l[2]', j ->> '$.l[3]',
-        j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]', j -> '$.t'
-    FROM (SELECT {_ANALYSIS} AS j);
+        j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]',
+        json_patch(
+            coalesce((SELECT terms FROM search_documents WHERE key = NEW.key), '{{}}'),
+            (SELECT json_group_object(e.key, (SELECT counts FROM search_terms
+                WHERE term = e.key AND key = NEW.key))
+             FROM json_each(j, '$.d') AS e))
+    FROM (SELECT {analysis} AS j);
 """
+
+
+def _index(replaced: str) -> str:
+    analysis = _ANALYSIS.format(replaced=replaced)
+    return _INDEX.format(analysis=analysis, version=ANALYSER_VERSION)
+
+
 # A recorded delete first marks the row a tombstone (``sqlite_history``), then
 # removes it: a tombstone is never indexed, only forgotten.
 TRIGGERS = (
@@ -109,83 +125,15 @@ TRIGGERS = (
     "DROP TRIGGER IF EXISTS temp.search_on_tombstone",
     "DROP TRIGGER IF EXISTS temp.search_on_delete",
     "CREATE TEMP TRIGGER search_on_insert AFTER INSERT ON memory_objects "
-    f"WHEN NEW.tombstone = 0 BEGIN {_INDEX} END",
+    f"WHEN NEW.tombstone = 0 BEGIN {_index('NULL, NULL, NULL, NULL')} END",
     # An UPDATE never changes a key, so NEW's previous terms are OLD's.
     "CREATE TEMP TRIGGER search_on_update AFTER UPDATE ON memory_objects "
-    f"WHEN NEW.tombstone = 0 BEGIN {_INDEX} END",
+    f"WHEN NEW.tombstone = 0 BEGIN {_index(_REPLACED)} END",
     "CREATE TEMP TRIGGER search_on_tombstone AFTER UPDATE ON memory_objects "
     f"WHEN NEW.tombstone != 0 BEGIN {_FORGET.format(row='OLD')} END",
     "CREATE TEMP TRIGGER search_on_delete AFTER DELETE ON memory_objects "
     f"BEGIN {_FORGET.format(row='OLD')} END",
 )
-
-
-def analyse_row(
-    key: str, data: bytes, description: str, aliases: str
-) -> DocumentAnalysis:
-    name = key.rsplit("/", 1)[-1].removesuffix(".md")
-    content = bytes(data).decode(errors="replace")
-    texts = field_texts(name, json.loads(aliases), description, content)
-    return analyse(texts)
-
-
-_SHIFTS = (0, COUNT_BITS[0], COUNT_BITS[0] + COUNT_BITS[1], sum(COUNT_BITS[:3]))
-
-
-def term_rows(analysis: DocumentAnalysis) -> dict[str, int]:
-    """Postings of one file, term to packed counts: words, prefixes and grams.
-
-    Packed counts add up field by field without carrying (``FOLDED_LIMITS``),
-    so a prefix's row is the plain sum of its words' rows.
-    """
-    rows: dict[str, int] = {}
-    for shift, field in zip(_SHIFTS, analysis.fields, strict=True):
-        for word, count in field.words.items():
-            rows[word] = rows.get(word, 0) | count << shift
-    prefixes: dict[str, int] = {}
-    for word, packed in rows.items():
-        prefix = PREFIX_MARK + word[:PREFIX_INDEX]
-        prefixes[prefix] = prefixes.get(prefix, 0) + packed
-    grams = dict.fromkeys((GRAM_MARK + g for g in analysis.grams()), 0)
-    return rows | prefixes | grams
-
-
-@functools.lru_cache(maxsize=8)
-def analysis_json(
-    key: str, data: bytes, description: str, aliases: str, indexed: str | None
-) -> str:
-    """The row's analysis as JSON: lengths, runs, postings (``t``), and the
-    change from the postings ``indexed`` now: terms gone (``g``) and rows to
-    set (``s``).
-
-    A trigger calls this once per statement for the same row; the cache
-    analyses once.
-    """
-    analysis = analyse_row(key, data, description, aliases)
-    postings = term_rows(analysis)
-    before: dict[str, int] = json.loads(indexed) if indexed else {}
-    return json.dumps(
-        {
-            "l": analysis.lengths,
-            "r": [f.runs for f in analysis.fields],
-            "t": postings,
-            "g": [term for term in before if term not in postings],
-            "s": {t: n for t, n in postings.items() if before.get(t) != n},
-        },
-        ensure_ascii=False,
-    )
-
-
-def _sql_analysis(
-    key: Any, data: Any, description: Any, aliases: Any, indexed: Any
-) -> str:
-    return analysis_json(
-        str(key),
-        bytes(data),
-        str(description),
-        str(aliases),
-        None if indexed is None else str(indexed),
-    )
 
 
 def index_rows(
@@ -226,4 +174,4 @@ def keys_json(keys: Sequence[str]) -> str:
 
 async def prepare_search(connection: aiosqlite.Connection) -> None:
     """Create the search tables when missing; index this connection's writes."""
-    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 5, _sql_analysis))
+    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 9, sql_analysis))

@@ -67,6 +67,10 @@ def _fold_char(char: str) -> str:
     return "".join(c if _kind(c) != _SEPARATOR else _SEPARATOR for c in kept)
 
 
+MAX_FOLD_GROWTH = 18
+"""No character folds to more characters than this (U+FDFA folds to 18)."""
+
+
 class _FoldTable(dict[int, str]):
     """``str.translate`` table folding each character, filled on first use."""
 

@@ -4,6 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.features.search.domain.text import (
+    MAX_FOLD_GROWTH,
     RUN,
     WORD,
     Term,
@@ -81,3 +82,9 @@ def test_words_and_runs_are_the_tokens_by_kind(text: str) -> None:
         [t.text for t in found if t.kind == WORD],
         [t.text for t in found if t.kind == RUN],
     )
+
+
+@given(st.characters())
+def test_no_character_folds_longer_than_the_bound(char: str) -> None:
+    assert len(fold(char)) <= MAX_FOLD_GROWTH
+    assert len(fold("\ufdfa")) == MAX_FOLD_GROWTH

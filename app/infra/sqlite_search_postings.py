@@ -1,0 +1,167 @@
+"""A file's search postings, as the write triggers' analysis function gives them.
+
+A new file, a new description or aliases, or a row not indexed at the version
+being replaced is analysed whole. An edit of the content alone (an appended
+line, a replaced fact, a rewrite keeping most lines) analyses only the lines it
+removed and added and moves their words' counts in the postings the row is
+indexed under: the result equals a fresh analysis of the whole file
+(``tests/test_sqlite_search_postings.py`` holds them equal).
+"""
+
+import functools
+import json
+from typing import Any, NamedTuple
+
+from app.features.search.domain.analysis import (
+    COUNT_BITS,
+    FOLDED_LIMITS,
+    DocumentAnalysis,
+    analyse,
+    field_texts,
+)
+from app.features.search.domain.line_changes import (
+    WordChange,
+    line_change,
+    word_change,
+)
+
+PREFIX_INDEX = 1
+"""Word prefixes up to this length get postings rows of their own: a one-letter
+prefix starts so many words that scanning their postings would be slow."""
+PREFIX_MARK = "\x1e"
+"""Starts a prefix term's row; no word starts with it, so word ranges skip them."""
+GRAM_MARK = "\x1f"
+"""Starts a run gram's row (its count is 1: only its presence is used)."""
+_SHIFTS = (0, COUNT_BITS[0], COUNT_BITS[0] + COUNT_BITS[1], sum(COUNT_BITS[:3]))
+_CONTENT = 3
+"""The content's place in the fields (and in the document row's lengths)."""
+
+
+def analyse_row(
+    key: str, data: bytes, description: str, aliases: str
+) -> DocumentAnalysis:
+    name = key.rsplit("/", 1)[-1].removesuffix(".md")
+    content = bytes(data).decode(errors="replace")
+    texts = field_texts(name, json.loads(aliases), description, content)
+    return analyse(texts)
+
+
+def term_rows(analysis: DocumentAnalysis) -> dict[str, int]:
+    """Postings of one file, term to packed counts: words, prefixes and grams.
+
+    Packed counts add up field by field without carrying (``FOLDED_LIMITS``),
+    so a prefix's row is the plain sum of its words' rows.
+    """
+    rows: dict[str, int] = {}
+    for shift, field in zip(_SHIFTS, analysis.fields, strict=True):
+        for word, count in field.words.items():
+            rows[word] = rows.get(word, 0) | count << shift
+    prefixes: dict[str, int] = {}
+    for word, packed in rows.items():
+        prefix = PREFIX_MARK + word[:PREFIX_INDEX]
+        prefixes[prefix] = prefixes.get(prefix, 0) + packed
+    grams = dict.fromkeys((GRAM_MARK + g for g in analysis.grams()), 1)
+    return rows | prefixes | grams
+
+
+class Previous(NamedTuple):
+    """The row a write replaces, and its document row if indexed at its version."""
+
+    data: bytes
+    description: str
+    aliases: str
+    document: str | None
+    """JSON ``[len_name, len_aliases, len_description, len_content, runs_name,
+    runs_aliases, runs_description, runs_content]``."""
+
+
+@functools.lru_cache(maxsize=8)
+def analysis_json(
+    key: str,
+    data: bytes,
+    description: str,
+    aliases: str,
+    indexed: str | None,
+    previous: Previous | None = None,
+) -> str:
+    """The row's analysis as JSON: lengths (``l``), runs (``r``) and what to
+    add to each postings row it changes (``d``; a row reaching 0 is gone),
+    from the postings ``indexed`` now.
+
+    A trigger calls this once per statement for the same row; the cache
+    analyses once.
+    """
+    if previous is not None and indexed is not None:
+        edited = _edited_json(data, description, aliases, previous)
+        if edited is not None:
+            return edited
+    analysis = analyse_row(key, data, description, aliases)
+    postings = term_rows(analysis)
+    before: dict[str, int] = json.loads(indexed) if indexed else {}
+    steps = {t: n - before.get(t, 0) for t, n in postings.items()}
+    # A term gone is listed even at a step of 0, so its row (0) is dropped.
+    gone = {t: -n for t, n in before.items() if t not in postings}
+    changed = {t: step for t, step in steps.items() if step}
+    return _json(
+        list(analysis.lengths), [f.runs for f in analysis.fields], changed | gone
+    )
+
+
+def _json(lengths: list[int], runs: list[str], steps: dict[str, int]) -> str:
+    return json.dumps({"l": lengths, "r": runs, "d": steps}, ensure_ascii=False)
+
+
+def _edited_json(
+    data: bytes, description: str, aliases: str, previous: Previous
+) -> str | None:
+    """``analysis_json`` from the changed lines alone, or None (analyse whole)."""
+    if previous.document is None or (description, aliases) != (
+        previous.description,
+        previous.aliases,
+    ):
+        return None
+    old, new = previous.data, data
+    change = word_change(
+        line_change(old, new), FOLDED_LIMITS[_CONTENT], max(len(old), len(new))
+    )
+    if change is None:
+        return None
+    document = json.loads(previous.document)
+    lengths: list[int] = document[:4]
+    lengths[_CONTENT] += change.length
+    return _json(lengths, document[4:], _count_steps(change))
+
+
+def _count_steps(change: WordChange) -> dict[str, int]:
+    """What to add to each postings row the content's word change moves."""
+    steps: dict[str, int] = {}
+    for word, delta in change.counts.items():
+        if delta:
+            step = delta << _SHIFTS[_CONTENT]
+            for term in (word, PREFIX_MARK + word[:PREFIX_INDEX]):
+                steps[term] = steps.get(term, 0) + step
+    return {term: step for term, step in steps.items() if step}
+
+
+def sql_analysis(*values: Any) -> str:
+    """The triggers' function: (key, data, description, aliases, indexed terms)
+    of the row written, then, on an update, (data, description, aliases) of
+    the row replaced and its document row (``Previous.document``)."""
+    key, data, description, aliases, indexed, *replaced = values
+    previous = None
+    if replaced and replaced[0] is not None:
+        old_data, old_description, old_aliases, document = replaced
+        previous = Previous(
+            bytes(old_data),
+            str(old_description),
+            str(old_aliases),
+            None if document is None else str(document),
+        )
+    return analysis_json(
+        str(key),
+        bytes(data),
+        str(description),
+        str(aliases),
+        None if indexed is None else str(indexed),
+        previous,
+    )
