@@ -155,3 +155,22 @@ class AuditBuffer:
         await self._flush_quietly()
         if self._count:
             self._schedule()
+
+
+class BufferedLog:
+    """The base of a store whose events wait in an ``AuditBuffer``."""
+
+    def __init__(self, write: Write) -> None:
+        self._buffer = AuditBuffer(write)
+
+    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        await self._buffer.add(events, durable=durable)
+
+    def record_later(self, draft: EventDraft) -> None:
+        self._buffer.add_draft(draft)
+
+    async def flush(self) -> None:
+        await self._buffer.flush(force=True)
+
+    async def close(self) -> None:
+        await self._buffer.close()

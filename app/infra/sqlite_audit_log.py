@@ -27,12 +27,11 @@ from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
     AuditSelection,
-    EventDraft,
     Position,
     Subject,
 )
 
-from .audit_buffer import AuditBuffer
+from .audit_buffer import BufferedLog
 from .audit_records import event_from_record, event_to_json
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
@@ -147,11 +146,11 @@ def _where(
     return " AND ".join(clauses), values
 
 
-class SqliteAuditLog:
+class SqliteAuditLog(BufferedLog):
     def __init__(self, connection: aiosqlite.Connection, *, max_days: int) -> None:
+        super().__init__(self._insert)
         self._db = connection
         self._max_age = timedelta(days=max_days)
-        self._buffer = AuditBuffer(self._insert)
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
@@ -176,12 +175,6 @@ class SqliteAuditLog:
         cutoff = stamp(self._floor())
         await self._rows("DELETE FROM audit_events WHERE at < ?", (cutoff,))
         await self._rows("DELETE FROM audit_erasures WHERE erased_at < ?", (cutoff,))
-
-    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
-        await self._buffer.add(events, durable=durable)
-
-    def record_later(self, draft: EventDraft) -> None:
-        self._buffer.add_draft(draft)
 
     def staged(self) -> None:
         """A write of this process staged an event: move it with the next batch."""
@@ -212,12 +205,6 @@ class SqliteAuditLog:
         await self._rows(_MARK_ERASED, (key, until))
         await self._buffer.flush(force=True)  # staged events of ``subject`` drop
         await self._rows(_ERASE, (subject.scope, subject.entity_id, until))
-
-    async def flush(self) -> None:
-        await self._buffer.flush(force=True)
-
-    async def close(self) -> None:
-        await self._buffer.close()
 
 
 @asynccontextmanager

@@ -7,11 +7,10 @@ an erasure is the pipeline's business, and a query is AUDIT_UNAVAILABLE.
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from app.features.audit.ports import (
     AuditEvent,
-    AuditPage,
     AuditSelection,
     EventDraft,
     Position,
@@ -43,7 +42,7 @@ class StreamAuditLog:
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
-    ) -> AuditPage:
+    ) -> NoReturn:
         raise audit_unavailable_error(self._name)
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
@@ -64,7 +63,7 @@ class NoAuditLog:
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
-    ) -> AuditPage:
+    ) -> NoReturn:
         raise audit_unavailable_error("none")
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
