@@ -10,20 +10,17 @@ SQLite file by default, and by replicas through ``redis://``.
 """
 
 from collections.abc import AsyncGenerator, Generator
-from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from tenchi.testing import open_http
 
 from app.client import MemoryClient
 from app.server.asgi import build_app
 from app.server.settings import Settings
-from app.shared.identity import Grant, Identity
 from tests.support.lossy import DropsFirstMutationAnswer, dropping_clients
 from tests.support.redis_server import RedisServer
+from tests.support.replicas import two_replicas
 from tests.support.transports import TokenRegistry, serve_in_thread
 
 QUICK = {"base_delay_seconds": 0.0, "max_delay_seconds": 1.0}
@@ -117,24 +114,6 @@ async def test_a_lost_restore_of_a_deleted_file_is_applied_once(
         "delete_file",
         "write_file",
     ]
-
-
-@asynccontextmanager
-async def two_replicas(
-    tmp_path: Path, **settings: Any
-) -> AsyncGenerator[tuple[httpx.AsyncClient, httpx.AsyncClient, dict[str, str]]]:
-    """Two apps on one storage, as two processes of a deployment; one token."""
-    tokens = TokenRegistry()
-    token = tokens.issue(Identity(grants={"user": Grant("alice", "owner")}))
-    options: dict[str, Any] = {"tokens_file": str(tmp_path / "tokens.json")}
-    async with AsyncExitStack() as stack:
-        first, second = [
-            await stack.enter_async_context(
-                open_http(build_app(Settings(**options | settings), resolver=tokens))
-            )
-            for _ in range(2)
-        ]
-        yield first, second, {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture(params=["sqlite-default", "file-redis"])
