@@ -18,6 +18,7 @@ import pytest
 from app.client import MemoryClient
 from app.server.asgi import build_app
 from app.server.settings import Settings
+from tests.http_support import FILE, file_body, if_match, open_api
 from tests.support.lossy import DropsFirstMutationAnswer, dropping_clients
 from tests.support.redis_server import RedisServer
 from tests.support.replicas import two_replicas
@@ -143,3 +144,25 @@ async def test_a_retry_reaching_another_replica_gets_the_first_answer(
     assert retried.json() == landed.json() == stored.json()
     assert retried.headers["ETag"] == landed.headers["ETag"]
     assert stored.json()["content"] == "- [stated] tea and\n"
+
+
+async def test_without_a_key_a_landed_append_retried_is_a_conflict_never_a_copy(
+    tmp_path: Path,
+) -> None:
+    """The version guard alone: the retry is refused with the current content,
+    which holds the line once."""
+    async with open_api(tmp_path) as api:
+        made = await api.http.put(
+            FILE, json=file_body(), headers=api.alice | {"If-None-Match": "*"}
+        )
+        guard = api.alice | if_match(made.json()["version"])
+        line = {"line": "- [stated] b"}
+        landed = await api.http.post(f"{FILE}/lines", json=line, headers=guard)
+        retried = await api.http.post(f"{FILE}/lines", json=line, headers=guard)
+
+    assert landed.status_code == 200, landed.text
+    assert retried.status_code == 412, retried.text
+    current = retried.json()["details"]
+    assert current["version"] == landed.json()["version"]
+    assert current["content"] == landed.json()["content"]
+    assert current["content"].count("- [stated] b") == 1

@@ -142,17 +142,28 @@ def fresh_document(
 
 
 class Whole:
-    """Counts the files analysed whole."""
+    """Records the files analysed whole, and analyses of an unchanged body."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.analysed: list[str] = []
+        self.unchanged: list[bytes] = []
         real = sqlite_search_postings.analyse_row
+        analysis = sqlite_search_postings.analysis_json
 
         def counted(key: str, data: bytes, description: str, aliases: str) -> Any:
             self.analysed.append(key)
             return real(key, data, description, aliases)
 
+        def seen(
+            key: str, data: bytes, description: str, aliases: str, *rest: Any
+        ) -> str:
+            previous = rest[1] if len(rest) > 1 else None
+            if previous is not None and previous.data == data:
+                self.unchanged.append(data)
+            return analysis(key, data, description, aliases, *rest)
+
         monkeypatch.setattr(sqlite_search_postings, "analyse_row", counted)
+        monkeypatch.setattr(sqlite_search_postings, "analysis_json", seen)
 
 
 async def test_an_append_or_a_replaced_line_analyses_only_the_changed_lines(
@@ -166,6 +177,7 @@ async def test_an_append_or_a_replaced_line_analyses_only_the_changed_lines(
     edits = [
         appended(body, "- [stated] Green tea after lunch"),
         body.replace("oolong", "green"),
+        body.replace("oolong", "green"),  # the same body again: nothing analysed
         body.replace("twice", "thrice") + "- [stated] 最喜欢冻顶乌龙茶。\n",
     ]
     for content in edits:
@@ -176,6 +188,7 @@ async def test_an_append_or_a_replaced_line_analyses_only_the_changed_lines(
 
     # Only the last edit reached a no-space run, which is analysed whole.
     assert whole.analysed == [KEY]
+    assert not whole.unchanged
 
 
 PIECES = [*"ab xyz-.", "tea", "Café", "ß", "½", "e\u0301", "\u0301", "茶", "ชา"]
@@ -194,6 +207,28 @@ EDIT: st.SearchStrategy[Edit] = st.one_of(
     st.tuples(st.just("glue"), st.integers(0, 8), st.tuples(LINE_TEXT, LINE_TEXT)),
     st.tuples(st.just("alias"), LINE_TEXT, st.none()),
 )
+
+
+async def test_a_row_written_without_the_triggers_is_indexed_by_the_next_write(
+    storage: Storage, tmp_path: Path
+) -> None:
+    database = tmp_path / "wenchang.db"
+    meta = FileMetadata("Tea", (), ("http",), AT)
+    version = await storage.put_if_version(Write(KEY, b"oolong\n", meta), None)
+    connection = sqlite3.connect(database)  # no triggers: the index goes stale
+    with connection:
+        connection.execute(
+            "UPDATE memory_objects SET data = ?, version = 'foreign' WHERE key = ?",
+            (b"green tea\n", KEY),
+        )
+    connection.close()
+    assert version is not None
+
+    # The same body again: the index holds neither version, so it analyses.
+    write = Write(KEY, b"green tea\n", meta, change=CHANGE)
+    assert await storage.put_if_version(write, "foreign") is not None
+
+    assert document(database, KEY) == fresh_document(b"green tea\n", "Tea", KEY)
 
 
 LINE_EDITS = ("replace", "insert", "delete", "bytes", "glue")

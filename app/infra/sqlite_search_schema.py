@@ -119,16 +119,36 @@ def _index(replaced: str) -> str:
 
 # A recorded delete first marks the row a tombstone (``sqlite_history``), then
 # removes it: a tombstone is never indexed, only forgotten.
+# A write that leaves every searched field as it was (a rewrite of the same
+# body) only moves the document row to its version, in SQL alone; unless the
+# index holds the row at neither version, whichever of the two update triggers
+# SQLite fires first.
+_SAME = (
+    "NEW.data IS OLD.data AND NEW.description IS OLD.description "
+    "AND NEW.aliases IS OLD.aliases"
+)
+_HELD = (
+    "EXISTS (SELECT 1 FROM search_documents WHERE key = NEW.key "
+    f"AND version IN (OLD.version, NEW.version) AND analyser = {ANALYSER_VERSION})"
+)
+_MOVE = (
+    "UPDATE search_documents SET version = NEW.version WHERE key = NEW.key "
+    f"AND version = OLD.version AND analyser = {ANALYSER_VERSION};"
+)
 TRIGGERS = (
     "DROP TRIGGER IF EXISTS temp.search_on_insert",
     "DROP TRIGGER IF EXISTS temp.search_on_update",
+    "DROP TRIGGER IF EXISTS temp.search_on_same",
     "DROP TRIGGER IF EXISTS temp.search_on_tombstone",
     "DROP TRIGGER IF EXISTS temp.search_on_delete",
     "CREATE TEMP TRIGGER search_on_insert AFTER INSERT ON memory_objects "
     f"WHEN NEW.tombstone = 0 BEGIN {_index('NULL, NULL, NULL, NULL')} END",
     # An UPDATE never changes a key, so NEW's previous terms are OLD's.
     "CREATE TEMP TRIGGER search_on_update AFTER UPDATE ON memory_objects "
-    f"WHEN NEW.tombstone = 0 BEGIN {_index(_REPLACED)} END",
+    f"WHEN NEW.tombstone = 0 AND NOT ({_SAME} AND {_HELD}) "
+    f"BEGIN {_index(_REPLACED)} END",
+    "CREATE TEMP TRIGGER search_on_same AFTER UPDATE ON memory_objects "
+    f"WHEN NEW.tombstone = 0 AND {_SAME} BEGIN {_MOVE} END",
     "CREATE TEMP TRIGGER search_on_tombstone AFTER UPDATE ON memory_objects "
     f"WHEN NEW.tombstone != 0 BEGIN {_FORGET.format(row='OLD')} END",
     "CREATE TEMP TRIGGER search_on_delete AFTER DELETE ON memory_objects "

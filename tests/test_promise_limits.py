@@ -1,0 +1,106 @@
+"""The metadata budget (docs/decisions.md, docs/concepts.md), over HTTP on GCS.
+
+A file's description plus its aliases (as JSON) may take at most 6 KiB on every
+backend, so a file written anywhere can move to GCS (8 KiB of custom metadata);
+more is INVALID_ARGUMENT naming ``aliases`` (or ``description``), and
+``append_line`` checks the merged aliases. Run on the GCS emulator, where a file
+at the budget must also land and read back whole.
+"""
+
+import json
+from collections.abc import AsyncGenerator
+from pathlib import Path
+
+import pytest
+
+from tests.http_support import FILE, Api, if_match, open_api
+from tests.support.gcs_emulator import GcsEmulator
+from tests.support.storage_adapters import storage_url
+
+BUDGET = 6 * 1024
+DESCRIPTION = "Tea " * 25
+
+
+def metadata_bytes(description: str, aliases: list[str]) -> int:
+    return len(description.encode()) + len(json.dumps(aliases).encode())
+
+
+def aliases_taking(total: int, description: str = DESCRIPTION) -> list[str]:
+    """Aliases (each at most 500 characters) that, with ``description``, take
+    exactly ``total`` bytes of metadata."""
+    aliases: list[str] = []
+    while metadata_bytes(description, [*aliases, "x" * 500]) <= total:
+        aliases.append("x" * 500)
+    aliases.append("")
+    aliases[-1] = "y" * (total - metadata_bytes(description, aliases))
+    assert metadata_bytes(description, aliases) == total
+    return aliases
+
+
+@pytest.fixture
+async def api(gcs_emulator: GcsEmulator, tmp_path: Path) -> AsyncGenerator[Api]:
+    del gcs_emulator
+    async with open_api(tmp_path, storage=storage_url("gcs", tmp_path)) as opened:
+        yield opened
+
+
+def body(description: str, aliases: list[str]) -> dict[str, object]:
+    return {"content": "- [stated] x\n", "description": description, "aliases": aliases}
+
+
+async def test_metadata_at_the_budget_lands_on_gcs_and_one_byte_more_is_refused(
+    api: Api,
+) -> None:
+    create = api.alice | {"If-None-Match": "*"}
+    full = aliases_taking(BUDGET)
+    over = aliases_taking(BUDGET + 1)
+
+    refused = await api.http.put(FILE, json=body(DESCRIPTION, over), headers=create)
+    landed = await api.http.put(FILE, json=body(DESCRIPTION, full), headers=create)
+    read = await api.http.get(FILE, headers=api.alice)
+
+    assert refused.status_code == 422, refused.text
+    assert (refused.json()["code"], refused.json()["details"]["argument"]) == (
+        "INVALID_ARGUMENT",
+        "aliases",
+    )
+    assert landed.status_code == 201, landed.text
+    assert read.json() == landed.json()
+    assert (read.json()["description"], read.json()["aliases"]) == (DESCRIPTION, full)
+
+
+async def test_a_description_over_the_budget_alone_names_description(
+    api: Api,
+) -> None:
+    """4,096 two-byte characters: within the schema, over the budget alone."""
+    wide = "é" * 4096
+    refused = await api.http.put(
+        FILE, json=body(wide, []), headers=api.alice | {"If-None-Match": "*"}
+    )
+
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["details"]["argument"] == "description"
+
+
+async def test_an_append_whose_merged_aliases_pass_the_budget_changes_nothing(
+    api: Api,
+) -> None:
+    full = aliases_taking(BUDGET)
+    made = await api.http.put(
+        FILE,
+        json=body(DESCRIPTION, full[:-1]),
+        headers=api.alice | {"If-None-Match": "*"},
+    )
+    assert made.status_code == 201, made.text
+    grown = {"line": "- [stated] y", "aliases": [full[-1] + "z"]}
+
+    refused = await api.http.post(
+        f"{FILE}/lines",
+        json=grown,
+        headers=api.alice | if_match(made.json()["version"]),
+    )
+    read = await api.http.get(FILE, headers=api.alice)
+
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["details"]["argument"] == "aliases"
+    assert read.json() == made.json()
