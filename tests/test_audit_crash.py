@@ -3,15 +3,15 @@
 Writers stream version-guarded writes (and reads, whose events are buffered)
 at a real ``wenchang serve``; after a random number of acknowledgements the
 server gets SIGKILL. Every write the server acknowledged must then have
-exactly one ``write_file`` event, with the version it answered, in the
-database. Since the event commits in the write's own transaction, this holds
-for every write that landed, acknowledged or cut off by the kill: the landed
+exactly one ``write_file`` event, with the version it answered, in what
+the log answers (events the killed server staged and never moved included).
+Since the event commits in the write's own transaction, this holds for every
+write that landed, acknowledged or cut off by the kill: the landed
 versions (the history's records) and the events' versions are the same set,
 each event once.
 """
 
 import asyncio
-import json
 import os
 import random
 import sqlite3
@@ -19,6 +19,8 @@ from pathlib import Path
 
 import httpx
 
+from app.features.audit.ports import AuditSelection, Subject
+from app.infra.sqlite_audit_log import open_sqlite_audit_log
 from app.infra.token_file import create_token
 from app.shared.identity import Grant
 from tests.support.server import ServerProcess, start_server
@@ -76,17 +78,20 @@ async def crash_cycle(
     return acked
 
 
-def recorded_writes(database: Path) -> list[str]:
-    """The version of each ``ok`` write_file event, one entry per event."""
-    connection = sqlite3.connect(database)
-    try:
-        rows = connection.execute(
-            "SELECT record FROM audit_events WHERE operation = 'write_file'"
-        ).fetchall()
-    finally:
-        connection.close()
-    events = [json.loads(row[0]) for row in rows]
-    return [event["version"] for event in events if event["outcome"] == "ok"]
+async def recorded_writes(database: Path) -> list[str]:
+    """The version of each ``ok`` write_file event the log answers, one per event.
+
+    Asked of the log (as ``GET /v1/audit`` does), not of a table: events the
+    killed server staged but never moved count only if a query finds them.
+    """
+    selection = AuditSelection(subjects=(Subject("user", "crash"),))
+    async with open_sqlite_audit_log(str(database), max_days=365) as log:
+        page = await log.query(selection, before=None, limit=1_000_000)
+    return [
+        event.version or ""
+        for event in page.events
+        if event.operation == "write_file" and event.outcome == "ok"
+    ]
 
 
 def landed_writes(database: Path) -> set[str]:
@@ -124,7 +129,7 @@ def test_every_acknowledged_write_has_its_event_after_kill_9(tmp_path: Path) -> 
             server.stop()
 
     assert len(acknowledged) >= CYCLES * ACKS_BEFORE_KILL[0]
-    events = recorded_writes(database)
+    events = asyncio.run(recorded_writes(database))
     assert len(events) == len(set(events)), "a write has more than one event"
     assert set(acknowledged) <= set(events)
     assert set(events) == landed_writes(database)

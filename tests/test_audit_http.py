@@ -16,7 +16,14 @@ from app.client import AuditUnavailableError
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.tasks import build_task_runner
-from tests.support.audited_app import Audited, open_audited, raw_bytes
+from tests.support.audited_app import (
+    Audited,
+    open_audited,
+    raw_bytes,
+    stage_event,
+    staged_count,
+    staged_write,
+)
 from tests.support.in_process_client import open_in_process_client
 
 
@@ -130,6 +137,9 @@ async def test_a_purge_leaves_one_purge_event_and_no_purged_file(
     """After memory.purge only its own event remains, and it names no file."""
     async with open_audited(tmp_path) as api:
         await four_calls(api)
+        # An event staged by a write of a process that died before moving it.
+        stage_event(tmp_path / "wenchang.db", staged_write("stagedcanary"), "v1")
+        assert staged_count(tmp_path / "wenchang.db") >= 1
         runner = build_task_runner(api.settings)
         await runner.run(
             "memory.purge",
@@ -149,8 +159,29 @@ async def test_a_purge_leaves_one_purge_event_and_no_purged_file(
     )
     assert (purge["area"], purge["name"], purge["files"]) == (None, None, [])
     assert purge["token_id"] is None
-    for trace in (b"notes/tea", b"notes/coffee", b"green", b"claude"):
+    for trace in (b"notes/tea", b"notes/coffee", b"green", b"claude", b"canary"):
         assert trace not in left
+    assert staged_count(tmp_path / "wenchang.db") == 0
+
+
+async def test_a_query_answers_the_events_writes_staged_in_any_process(
+    tmp_path: Path,
+) -> None:
+    """A staged event (another process's write, never moved) is in the answer."""
+    database = tmp_path / "wenchang.db"
+    async with open_audited(tmp_path) as api:
+        staged = staged_write("elsewhere")
+        stage_event(database, staged, "v-elsewhere")
+        assert staged_count(database) == 1
+        answer = await api.http.get("/v1/audit", headers=api.alice.headers)
+
+    (event,) = answer.json()["events"]
+    assert (event["request_id"], event["name"], event["version"]) == (
+        staged.request_id,
+        "elsewhere",
+        "v-elsewhere",
+    )
+    assert staged_count(database) == 0
 
 
 async def test_a_server_that_keeps_no_log_answers_501(tmp_path: Path) -> None:

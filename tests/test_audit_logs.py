@@ -13,6 +13,7 @@ import sqlite3
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -371,18 +372,101 @@ async def test_a_failed_write_keeps_its_events_and_tells_the_durable_caller() ->
     assert attempts == [[read.id, mutation.id], [read.id, mutation.id]]
 
 
-async def test_256_buffered_events_are_written_without_waiting() -> None:
-    """The buffer writes as soon as it holds 256 events."""
+async def yield_until(done: Callable[[], bool]) -> None:
+    """Let the loop run the tasks it holds (no clock involved) until ``done``."""
+    for _ in range(20):
+        if done():
+            return
+        await asyncio.sleep(0)
+
+
+def counting_buffer() -> tuple[list[int], AuditBuffer]:
+    """A buffer and the size of each batch it writes."""
     batches: list[int] = []
 
     async def write(events: Sequence[AuditEvent]) -> None:
         batches.append(len(events))
 
-    buffer = AuditBuffer(write)
+    return batches, AuditBuffer(write)
+
+
+async def test_256_buffered_events_are_written_without_waiting() -> None:
+    """The buffer starts writing as soon as it holds 256 events, not on its timer."""
+    batches, buffer = counting_buffer()
 
     await buffer.add([event(at=recent(1)) for _ in range(255)], durable=False)
+    await yield_until(lambda: bool(batches))
     before = list(batches)
     await buffer.add([event(at=recent(1))], durable=False)
+    await yield_until(lambda: bool(batches))
 
     assert (before, batches) == ([], [256])
+    await buffer.close()
+
+
+@dataclass
+class CountedDraft:
+    """A draft that counts how often its events were built."""
+
+    built: list[AuditEvent]
+    builds: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.built)
+
+    def events(self) -> list[AuditEvent]:
+        self.builds += 1
+        return self.built
+
+
+async def test_a_draft_is_built_once_when_the_buffer_is_written() -> None:
+    """A read's events are built at the write, off the request, exactly once."""
+    written: list[str] = []
+
+    async def write(events: Sequence[AuditEvent]) -> None:
+        written.extend(e.id for e in events)
+
+    buffer = AuditBuffer(write)
+    draft = CountedDraft([event(at=recent(1))])
+    buffer.add_draft(draft)
+    built_before_write = draft.builds
+    await buffer.flush()
+
+    assert (built_before_write, draft.builds) == (0, 1)
+    assert written == [draft.built[0].id]
+    await buffer.close()
+
+
+async def test_drafts_count_their_events_towards_256() -> None:
+    """128 drafts of two events each start a write, as 256 events do."""
+    batches, buffer = counting_buffer()
+    for _ in range(128):
+        buffer.add_draft(CountedDraft([event(at=recent(1)), event(at=recent(1))]))
+    await yield_until(lambda: bool(batches))
+
+    assert batches == [256]
+    await buffer.close()
+
+
+async def test_a_log_that_keeps_nothing_never_builds_a_draft() -> None:
+    draft = CountedDraft([event(at=recent(1))])
+    async with open_audit_log("none", max_days=365, stream=io.StringIO) as log:
+        log.record_later(draft)
+        await log.flush()
+
+    assert draft.builds == 0
+
+
+async def test_256_staged_events_start_a_write_as_256_queued_ones_do() -> None:
+    """A store's own events (staged by writes) are written on the same terms."""
+    batches, buffer = counting_buffer()
+    for _ in range(255):
+        buffer.poke()
+    await yield_until(lambda: bool(batches))
+    before = list(batches)
+    buffer.poke()
+    await yield_until(lambda: bool(batches))
+
+    assert (before, batches) == ([], [0])
     await buffer.close()

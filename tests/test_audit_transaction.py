@@ -64,14 +64,14 @@ async def mutate(api: Audited, method: str, path: str, **kwargs: Any) -> str:
 async def test_a_change_whose_event_cannot_be_stored_does_not_land(
     tmp_path: Path,
 ) -> None:
-    """The event insert fails, so the write statement fails: 503, file unchanged."""
+    """Staging the event fails, so the write statement fails: 503, file unchanged."""
     database = tmp_path / "wenchang.db"
     async with open_audited(tmp_path) as api:
         alice = api.alice.headers
         before = (await api.http.get(FILE, headers=alice)).json()
         sql(
             database,
-            "CREATE TRIGGER refuse_events BEFORE INSERT ON audit_events "
+            "CREATE TRIGGER refuse_events BEFORE INSERT ON audit_staged "
             "BEGIN SELECT RAISE(ABORT, 'audit store refused'); END",
         )
         refused = await api.http.put(

@@ -38,6 +38,7 @@ from app.server.asgi import build_app
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
+from tests.support.audited_app import stage_event, staged_count, staged_write
 from tests.support.gcs_emulator import TEST_BUCKET
 from tests.support.loopback import LOOPBACK
 from tests.support.redis_server import RedisServer
@@ -273,6 +274,18 @@ async def write_canary_with_the_client(base: str, token: str) -> None:
         assert len((await client.get_memory_index()).entries) == 4
 
 
+def stage_unmoved_event(setup: Setup) -> None:
+    """On SQLite, an audit event a write staged in a process that died before
+    moving it to the indexed table: the purge must erase it too."""
+    storage = setup.settings.storage
+    if not storage.startswith("sqlite:///"):
+        return
+    database = Path(storage.removeprefix("sqlite:///"))
+    staged = staged_write(f"{CANARY}-staged", entity_id=ENTITY, area=AREA)
+    stage_event(database, staged, "v1")
+    assert staged_count(database) >= 1
+
+
 async def import_canary(settings: Settings) -> None:
     """One file imported by an operator task, then the entity exported."""
     imported = ImportedFile(
@@ -310,6 +323,7 @@ async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> No
     )
     with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
         await write_canary(setup, base, token)
+        stage_unmoved_event(setup)
         assert any([CANARY.encode() in await scan(setup) for scan in DATA_STORES])
 
         async with create_lifespan(setup.settings, surface="task")() as runtime:

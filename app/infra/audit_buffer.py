@@ -1,18 +1,23 @@
 """Group commit for an audit store: durable events share one write, reads wait.
 
-Events queue in arrival order. A durable event, or a queue of 256, writes the
-whole queue at once; otherwise a timer writes it within one second. Writes are
-serialised, so a caller whose event a concurrent write carried finds it written
-when its own turn comes. A failed write puts its events back at the head of
-the queue: a durable caller sees the error, a timed write retries later.
+Events queue in arrival order, as built events or as drafts (a read's events,
+built only when the queue is written, off the request). A durable event
+writes the whole queue at once; a queue of 256 events is written by a task
+started at once, otherwise a timer writes it within one second. A store with
+work of its own (events its writes staged) is ``poke``d and written on the
+same terms, each staged event counting as a queued one. Writes are
+serialised, so a caller whose event a concurrent write carried finds it
+written when its own turn comes. A failed write puts its events back at the
+head of the queue: a durable caller sees the error, a timed write retries.
 """
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from app.features.audit.ports import AuditEvent, Subject
+from app.features.audit.ports import AuditEvent, EventDraft, Subject
 
 logger = logging.getLogger("wenchang.audit")
 
@@ -22,6 +27,24 @@ MAX_BACKLOG = 100_000
 """Events kept while the store is down; beyond this the oldest are dropped."""
 
 Write = Callable[[Sequence[AuditEvent]], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """Events recorded already built: a draft of themselves."""
+
+    built: Sequence[AuditEvent]
+
+    @property
+    def size(self) -> int:
+        return len(self.built)
+
+    def events(self) -> Sequence[AuditEvent]:
+        return self.built
+
+
+def _built(queue: list[EventDraft]) -> list[AuditEvent]:
+    return [event for draft in queue for event in draft.events()]
 
 
 class AuditBuffer:
@@ -35,55 +58,81 @@ class AuditBuffer:
         self._write = write
         self._max_events = max_events
         self._max_delay = max_delay
-        self._queue: list[AuditEvent] = []
+        self._queue: list[EventDraft] = []
+        self._count = 0
+        """Events the queue holds plus the store's own (``poke``)."""
         self._lock = asyncio.Lock()
         self._timer: asyncio.Task[None] | None = None
+        self._soon: asyncio.Task[None] | None = None
 
     async def add(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
-        self._queue.extend(events)
-        if durable:
-            await self.flush()
-        elif len(self._queue) >= self._max_events:
-            await self._flush_quietly()
-        elif self._queue and self._timer is None:
-            self._timer = asyncio.create_task(self._flush_later())
+        if not durable:
+            return self.add_draft(_Built(events))
+        self._queue.append(_Built(events))
+        self._count += len(events)
+        await self.flush()
 
-    async def flush(self) -> None:
+    def add_draft(self, draft: EventDraft) -> None:
+        """Queue ``draft``; its events are built when the queue is written."""
+        self._queue.append(draft)
+        self._count += draft.size
+        self._schedule()
+
+    def poke(self) -> None:
+        """The store has one more event of its own to write (a staged one)."""
+        self._count += 1
+        self._schedule()
+
+    async def flush(self, *, force: bool = False) -> None:
+        """Write the queue (and the store's own work) now; ``force``: even if idle."""
         async with self._lock:
             batch, self._queue = self._queue, []
-            if not batch:
+            count, self._count = self._count, 0
+            if not (count or force):
                 return
+            events = _built(batch)
             try:
-                await self._write(batch)
+                await self._write(events)
             except BaseException:
-                self._requeue(batch)
+                self._requeue(events, count - len(events))
                 raise
 
     def discard(self, subject: Subject, *, until: datetime) -> None:
         """Drop queued events of ``subject`` that happened at or before ``until``."""
-        self._queue = [
+        kept = [
             event
-            for event in self._queue
+            for event in _built(self._queue)
             if event.at > until
             or event.scope != subject.scope
             or event.entity_id != subject.entity_id
         ]
+        self._count -= sum(draft.size for draft in self._queue) - len(kept)
+        self._queue = [_Built(kept)]
 
     async def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        await self.flush()
+        for task in (self._timer, self._soon):
+            if task is not None:
+                task.cancel()
+        self._timer = self._soon = None
+        await self.flush(force=True)
 
-    def _requeue(self, batch: list[AuditEvent]) -> None:
-        queue = batch + self._queue
+    def _schedule(self) -> None:
+        if self._count >= self._max_events:
+            if self._soon is None:
+                self._soon = asyncio.create_task(self._flush_soon())
+        elif self._timer is None:
+            self._timer = asyncio.create_task(self._flush_later())
+
+    def _requeue(self, events: list[AuditEvent], poked: int) -> None:
+        queue = events + _built(self._queue)
         if len(queue) > MAX_BACKLOG:
             logger.error(
                 "audit store unavailable: dropped the %d oldest unwritten events",
                 len(queue) - MAX_BACKLOG,
             )
             queue = queue[-MAX_BACKLOG:]
-        self._queue = queue
+        self._queue = [_Built(queue)]
+        self._count = len(queue) + poked
 
     async def _flush_quietly(self) -> None:
         try:
@@ -92,9 +141,36 @@ class AuditBuffer:
             # No caller waits for these events: they stay queued for the next write.
             logger.exception("audit events could not be written; retrying")
 
+    async def _flush_soon(self) -> None:
+        try:
+            await self._flush_quietly()
+        finally:
+            self._soon = None
+        if self._count:
+            self._schedule()
+
     async def _flush_later(self) -> None:
         await asyncio.sleep(self._max_delay)
         self._timer = None
         await self._flush_quietly()
-        if self._queue and self._timer is None:
-            self._timer = asyncio.create_task(self._flush_later())
+        if self._count:
+            self._schedule()
+
+
+class BufferedLog:
+    """The base of a store whose events wait in an ``AuditBuffer``."""
+
+    def __init__(self, write: Write) -> None:
+        self._buffer = AuditBuffer(write)
+
+    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        await self._buffer.add(events, durable=durable)
+
+    def record_later(self, draft: EventDraft) -> None:
+        self._buffer.add_draft(draft)
+
+    async def flush(self) -> None:
+        await self._buffer.flush(force=True)
+
+    async def close(self) -> None:
+        await self._buffer.close()

@@ -3,8 +3,11 @@
 A record holds the event's public fields plus its ``id`` and ``entity_id``
 (operators answering "what was read about this entity" need it). ``at`` always
 carries six fractional digits, so records sort by time as plain strings.
+``event_to_record`` is the one list of a record's fields: the JSON text and
+the way back are made from it.
 """
 
+from _json import make_encoder
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -32,30 +35,29 @@ def event_to_record(event: AuditEvent) -> dict[str, Any]:
     }
 
 
-def _quoted(value: str | None) -> str:
-    return "null" if value is None else encode_basestring(value)
+def _unserialisable(value: object) -> object:
+    raise TypeError(f"an audit record holds no {type(value).__name__}")
+
+
+# json.dumps(record, ensure_ascii=False, separators=(",", ":")) builds this C
+# encoder afresh on every call; built once, a record's text costs what the
+# hand-written f-string it replaced did. No circular-reference bookkeeping
+# (markers=None): a record is flat.
+_encode = make_encoder(
+    None, _unserialisable, encode_basestring, None, ":", ",", False, False, True
+)
 
 
 def event_to_json(event: AuditEvent, *, subject: str | None = None) -> str:
-    """``event_to_record`` as compact JSON, written directly (every event pays it).
+    """``event_to_record`` as compact JSON (``subject`` appended when given).
 
     The text is what ``json.dumps(record, ensure_ascii=False, separators=(",",
-    ":"))`` writes, a field ``subject`` appended when given, without building the
-    dict or running the general encoder: ~6x cheaper.
+    ":"))`` writes.
     """
-    files = ",".join(map(encode_basestring, event.files))
-    extra = "" if subject is None else f',"subject":{encode_basestring(subject)}'
-    return (
-        f'{{"id":{_quoted(event.id)},"at":"{stamp(event.at)}",'
-        f'"request_id":{_quoted(event.request_id)},'
-        f'"surface":{_quoted(event.surface)},"actor":{_quoted(event.actor)},'
-        f'"token_id":{_quoted(event.token_id)},'
-        f'"operation":{_quoted(event.operation)},"scope":{_quoted(event.scope)},'
-        f'"entity_id":{_quoted(event.entity_id)},"area":{_quoted(event.area)},'
-        f'"name":{_quoted(event.name)},"outcome":{_quoted(event.outcome)},'
-        f'"version":{_quoted(event.version)},"files":[{files}],'
-        f'"files_omitted":{event.files_omitted:d}{extra}}}'
-    )
+    record = event_to_record(event)
+    if subject is not None:
+        record["subject"] = subject
+    return "".join(_encode(record, 0))
 
 
 def event_to_line(event: AuditEvent) -> str:
@@ -63,20 +65,9 @@ def event_to_line(event: AuditEvent) -> str:
 
 
 def event_from_record(record: dict[str, Any]) -> AuditEvent:
-    return AuditEvent(
-        id=record["id"],
-        at=parse_stamp(record["at"]),
-        request_id=record["request_id"],
-        surface=record["surface"],
-        actor=record["actor"],
-        token_id=record["token_id"],
-        operation=record["operation"],
-        scope=record["scope"],
-        entity_id=record["entity_id"],
-        area=record["area"],
-        name=record["name"],
-        outcome=record["outcome"],
-        version=record["version"],
-        files=tuple(record["files"]),
-        files_omitted=record["files_omitted"],
-    )
+    fields: dict[str, Any] = {
+        **record,
+        "at": parse_stamp(record["at"]),
+        "files": tuple(record["files"]),
+    }
+    return AuditEvent(**fields)

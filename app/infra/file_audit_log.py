@@ -30,7 +30,7 @@ from app.features.audit.ports import (
 )
 from app.shared.errors import backend_unavailable_error
 
-from .audit_buffer import AuditBuffer
+from .audit_buffer import BufferedLog
 from .audit_records import event_from_record, event_to_line
 from .durable_files import replace_file
 
@@ -91,11 +91,11 @@ def _selects(
     return selection.until is None or record["at"] <= stamp(selection.until)
 
 
-class FileAuditLog:
+class FileAuditLog(BufferedLog):
     def __init__(self, root: Path, *, max_days: int) -> None:
+        super().__init__(self._append)
         self._root = root
         self._max_age = timedelta(days=max_days)
-        self._buffer = AuditBuffer(self._append)
         self._swept_at: float | None = None
 
     async def _run[T](self, function: Callable[..., T], *arguments: object) -> T:
@@ -154,9 +154,6 @@ class FileAuditLog:
             if day < oldest:
                 path.unlink(missing_ok=True)
 
-    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
-        await self._buffer.add(events, durable=durable)
-
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
     ) -> AuditPage:
@@ -208,9 +205,3 @@ class FileAuditLog:
                 if len(kept) != len(records):
                     lines = (_line(r) for r in kept)
                     replace_file(path, "".join(lines).encode())
-
-    async def flush(self) -> None:
-        await self._buffer.flush()
-
-    async def close(self) -> None:
-        await self._buffer.close()

@@ -8,6 +8,7 @@ from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
     AuditSelection,
+    EventDraft,
     Position,
     Subject,
 )
@@ -34,11 +35,17 @@ class MemoryAuditLog:
         self._erased: dict[Subject, datetime] = {}
 
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        self._keep(events)
+
+    def _keep(self, events: Sequence[AuditEvent]) -> None:
         for event in events:
             subject = Subject(event.scope or "", event.entity_id or "")
             erased = self._erased.get(subject)
             if erased is None or event.at > erased or event.operation == PURGE:
                 self.events.append(event)
+
+    def record_later(self, draft: EventDraft) -> None:
+        self._keep(draft.events())
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int

@@ -177,7 +177,7 @@ async def open_audit_log(
                 path, max_days=max_days, synchronous=sqlite_synchronous
             ) as log:
                 if isinstance(storage, SqliteStorage):
-                    await storage.share_audit_log(path)
+                    await storage.share_audit_log(path, log.staged)
                 yield log
         case Backend.FILE:
             log = FileAuditLog(filesystem_root(url), max_days=max_days)

@@ -2,12 +2,14 @@
 
 When the audit log lives in the storage database, a mutation's write carries
 its call's event in the row's ``audit_event`` column, and per-connection
-triggers copy it into ``audit_events`` — with the version the statement wrote
-(a delete: the version it removed) — within the very statement that changed
-the row. So a change commits exactly when its event does: no crash between
-them, and no second commit. An event of an entity erased after it happened is
-dropped, as the log's own writes drop it. A row keeps the JSON of its last
-event (the ids make a stray re-fire a no-op), never content.
+triggers append it — with the version the statement wrote (a delete: the
+version it removed) — to ``audit_staged`` within the very statement that
+changed the row. So a change commits exactly when its event does: no crash
+between them, and no second commit. The staging table has no index, so the
+write pays one appended row; the log moves staged events into the indexed
+``audit_events`` in batches (``sqlite_audit_log``), and every query, erasure
+and shutdown moves them first. A row keeps the JSON of its last event, never
+content.
 """
 
 import os
@@ -25,32 +27,21 @@ from .sqlite_audit_log import AUDIT_SCHEMA
 from .sqlite_connection import translate_sqlite_error
 
 
-def _copy(version: str) -> str:
-    return f"""
-    INSERT OR IGNORE INTO audit_events
-        (id, at, scope, entity_id, operation, area, name, record)
-    SELECT json_extract(r, '$.id'), json_extract(r, '$.at'),
-        json_extract(r, '$.scope'), json_extract(r, '$.entity_id'),
-        json_extract(r, '$.operation'), json_extract(r, '$.area'),
-        json_extract(r, '$.name'),
-        json_set(json_remove(r, '$.subject'), '$.version', {version})
-    FROM (SELECT NEW.audit_event AS r)
-    WHERE NOT EXISTS (
-        SELECT 1 FROM audit_erasures AS e
-        WHERE e.subject = json_extract(r, '$.subject')
-          AND e.erased_at >= json_extract(r, '$.at')
-    );
-"""
+def _stage(version: str) -> str:
+    return (
+        "INSERT INTO audit_staged (record, version) "
+        f"VALUES (NEW.audit_event, {version});"
+    )
 
 
 _TRIGGERS = [
     "DROP TRIGGER IF EXISTS temp.audit_on_insert",
     "DROP TRIGGER IF EXISTS temp.audit_on_update",
     "CREATE TEMP TRIGGER audit_on_insert AFTER INSERT ON memory_objects "
-    f"WHEN NEW.audit_event IS NOT NULL BEGIN {_copy('NEW.version')} END",
+    f"WHEN NEW.audit_event IS NOT NULL BEGIN {_stage('NEW.version')} END",
     "CREATE TEMP TRIGGER audit_on_update AFTER UPDATE ON memory_objects "
     "WHEN NEW.audit_event IS NOT NULL BEGIN "
-    f"{_copy('CASE NEW.tombstone WHEN 1 THEN OLD.version ELSE NEW.version END')} END",
+    f"{_stage('CASE NEW.tombstone WHEN 1 THEN OLD.version ELSE NEW.version END')} END",
 ]
 
 
@@ -72,29 +63,39 @@ async def install_audit_triggers(connection: aiosqlite.Connection, path: str) ->
     return True
 
 
-def _column(event: AuditEvent) -> str:
+def staged_record(event: AuditEvent) -> str:
+    """The JSON a write stages: the record plus its erasure subject."""
     return event_to_json(event, subject=erasure_key(event.scope, event.entity_id))
 
 
 type Run = Callable[[str, Sequence[Any]], Awaitable[aiosqlite.Cursor]]
+type Staged = Callable[[], None]
+"""Told each time a write statement staged an event (the log moves them later)."""
 
 
 async def write_with_event(
-    run: Run, sql: str, values: Callable[[str | None], Sequence[Any]], *, offer: bool
+    run: Run,
+    sql: str,
+    values: Callable[[str | None], Sequence[Any]],
+    *,
+    staged: Staged | None,
 ) -> bool:
     """Run one write statement; True if it changed a row.
 
-    With ``offer``, the current call's pending event (if still unwritten) is
-    the statement's ``audit_event`` value, given to ``values``; the event is
-    written exactly when the statement lands.
+    With ``staged`` (the log shares this database and the write is a change),
+    the current call's pending event (if still unwritten) is the statement's
+    ``audit_event`` value, given to ``values``; the event is staged exactly
+    when the statement lands, and ``staged`` is then called.
     """
-    pending = pending_event() if offer else None
+    pending = pending_event() if staged is not None else None
     event = pending.claim() if pending is not None else None
     landed = False
     try:
-        cursor = await run(sql, values(_column(event) if event else None))
+        cursor = await run(sql, values(staged_record(event) if event else None))
         landed = cursor.rowcount == 1
     finally:
         if pending is not None and event is not None:
             pending.settle(landed=landed)
+    if landed and event is not None and staged is not None:
+        staged()
     return landed

@@ -4,8 +4,13 @@ Events live in their own table of the same file (its own connection, so an
 audit write never waits behind a storage statement in this process). Each
 batch is one ``INSERT … SELECT`` statement that also drops events of an entity
 erased after they happened, so a purge in one process wins over another
-process's buffer. Erasure writes its marker first and then deletes, each one
-statement: a crash between the two leaves events a re-run purge removes.
+process's buffer. Events that mutations staged (``sqlite_audit_events``, any
+process) are moved into the indexed table by one ``DELETE FROM audit_staged``
+(a trigger of this connection copies each row it deletes, with the same
+erasure check) at every write of the buffer: within a second of being staged,
+or at once after 256, and before every query and erasure, so neither misses
+one. Erasure writes its marker first, then moves and deletes, each one
+statement: a crash between them leaves events a re-run purge removes.
 """
 
 import json
@@ -26,7 +31,7 @@ from app.features.audit.ports import (
     Subject,
 )
 
-from .audit_buffer import AuditBuffer
+from .audit_buffer import BufferedLog
 from .audit_records import event_from_record, event_to_json
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
@@ -55,7 +60,30 @@ CREATE TABLE IF NOT EXISTS audit_erasures (
     subject TEXT PRIMARY KEY,
     erased_at TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_staged (
+    record TEXT NOT NULL,
+    version TEXT
+);
 """
+_MOVE_TRIGGER = """
+CREATE TEMP TRIGGER IF NOT EXISTS audit_move AFTER DELETE ON audit_staged BEGIN
+    INSERT OR IGNORE INTO audit_events
+        (id, at, scope, entity_id, operation, area, name, record)
+    SELECT json_extract(r, '$.id'), json_extract(r, '$.at'),
+        json_extract(r, '$.scope'), json_extract(r, '$.entity_id'),
+        json_extract(r, '$.operation'), json_extract(r, '$.area'),
+        json_extract(r, '$.name'),
+        json_set(json_remove(r, '$.subject'), '$.version', OLD.version)
+    FROM (SELECT OLD.record AS r)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM audit_erasures AS e
+        WHERE e.subject = json_extract(r, '$.subject')
+          AND e.erased_at >= json_extract(r, '$.at')
+    );
+END
+"""
+_MOVE = "DELETE FROM audit_staged"
+"""Moves every staged event (``_MOVE_TRIGGER``) in one statement."""
 _INSERT = """
 INSERT OR IGNORE INTO audit_events
     (id, at, scope, entity_id, operation, area, name, record)
@@ -118,11 +146,11 @@ def _where(
     return " AND ".join(clauses), values
 
 
-class SqliteAuditLog:
+class SqliteAuditLog(BufferedLog):
     def __init__(self, connection: aiosqlite.Connection, *, max_days: int) -> None:
+        super().__init__(self._insert)
         self._db = connection
         self._max_age = timedelta(days=max_days)
-        self._buffer = AuditBuffer(self._insert)
         self._swept_at: float | None = None
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
@@ -132,9 +160,11 @@ class SqliteAuditLog:
         return datetime.now(UTC) - self._max_age
 
     async def _insert(self, events: Sequence[AuditEvent]) -> None:
-        rows = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in events)
-        values = [value for event in events for value in _row(event)]
-        await self._rows(_INSERT.format(rows=rows, purge=PURGE), values)
+        if events:
+            rows = ", ".join("(?, ?, ?, ?, ?, ?, ?, ?, ?)" for _ in events)
+            values = [value for event in events for value in _row(event)]
+            await self._rows(_INSERT.format(rows=rows, purge=PURGE), values)
+        await self._rows(_MOVE, ())
         await self._sweep()
 
     async def _sweep(self) -> None:
@@ -146,15 +176,16 @@ class SqliteAuditLog:
         await self._rows("DELETE FROM audit_events WHERE at < ?", (cutoff,))
         await self._rows("DELETE FROM audit_erasures WHERE erased_at < ?", (cutoff,))
 
-    async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
-        await self._buffer.add(events, durable=durable)
+    def staged(self) -> None:
+        """A write of this process staged an event: move it with the next batch."""
+        self._buffer.poke()
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
     ) -> AuditPage:
         if not selection.subjects:
             return AuditPage(events=(), next_position=None)
-        await self._buffer.flush()
+        await self._buffer.flush(force=True)  # and the staged events of any process
         where, values = _where(selection, self._floor(), before)
         rows = await self._rows(
             f"SELECT record FROM audit_events WHERE {where} "
@@ -172,13 +203,8 @@ class SqliteAuditLog:
         until = stamp(at)
         key = erasure_key(subject.scope, subject.entity_id)
         await self._rows(_MARK_ERASED, (key, until))
+        await self._buffer.flush(force=True)  # staged events of ``subject`` drop
         await self._rows(_ERASE, (subject.scope, subject.entity_id, until))
-
-    async def flush(self) -> None:
-        await self._buffer.flush()
-
-    async def close(self) -> None:
-        await self._buffer.close()
 
 
 @asynccontextmanager
@@ -187,7 +213,7 @@ async def open_sqlite_audit_log(
 ) -> AsyncGenerator[SqliteAuditLog]:
     """The log in the database at ``path``; buffered events are written on exit."""
     async with open_sqlite_connection(
-        path, schema=AUDIT_SCHEMA, synchronous=synchronous
+        path, schema=AUDIT_SCHEMA + _MOVE_TRIGGER, synchronous=synchronous
     ) as connection:
         log = SqliteAuditLog(connection, max_days=max_days)
         try:

@@ -30,7 +30,7 @@ from app.features.memory.ports import (
 from app.shared.errors import backend_unavailable_error
 
 from .change_markers import database_id, note_marked, prepare_markers
-from .sqlite_audit_events import install_audit_triggers, write_with_event
+from .sqlite_audit_events import Staged, install_audit_triggers, write_with_event
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -65,12 +65,16 @@ class SqliteStorage:
         self._database = database
         self.search_index = search_index
         """Ranks the files of this database from the postings its triggers keep."""
-        self._audits = False
+        self._staged: Staged | None = None
 
-    async def share_audit_log(self, path: str) -> bool:
-        """Commit each mutation's audit event with its write if the log is ``path``."""
-        self._audits = self._audits or await install_audit_triggers(self._db, path)
-        return self._audits
+    async def share_audit_log(self, path: str, staged: Staged) -> bool:
+        """Commit each mutation's audit event with its write if the log is ``path``.
+
+        ``staged`` is told of each event a write staged (the log moves them).
+        """
+        if await install_audit_triggers(self._db, path):
+            self._staged = staged
+        return self._staged is not None
 
     async def _write(
         self,
@@ -79,8 +83,8 @@ class SqliteStorage:
         change: Change | None,
         values: Callable[[str | None], Any],
     ) -> bool:
-        offer = self._audits and change is not None
-        landed = await write_with_event(self._run, sql, values, offer=offer)
+        staged = self._staged if change is not None else None
+        landed = await write_with_event(self._run, sql, values, staged=staged)
         if landed:
             note_marked(self._database, key)
         return landed

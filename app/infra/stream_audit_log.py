@@ -7,12 +7,12 @@ an erasure is the pipeline's business, and a query is AUDIT_UNAVAILABLE.
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from app.features.audit.ports import (
     AuditEvent,
-    AuditPage,
     AuditSelection,
+    EventDraft,
     Position,
     Subject,
 )
@@ -30,13 +30,19 @@ class StreamAuditLog:
         self._name = name
 
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
+        self._write(events)
+
+    def record_later(self, draft: EventDraft) -> None:
+        self._write(draft.events())
+
+    def _write(self, events: Sequence[AuditEvent]) -> None:
         stream = self._stream()
         stream.write("".join(event_to_line(event) for event in events))
         stream.flush()
 
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
-    ) -> AuditPage:
+    ) -> NoReturn:
         raise audit_unavailable_error(self._name)
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
@@ -52,9 +58,12 @@ class NoAuditLog:
     async def record(self, events: Sequence[AuditEvent], *, durable: bool) -> None:
         return None
 
+    def record_later(self, draft: EventDraft) -> None:
+        return None  # never built: nothing is kept
+
     async def query(
         self, selection: AuditSelection, *, before: Position | None, limit: int
-    ) -> AuditPage:
+    ) -> NoReturn:
         raise audit_unavailable_error("none")
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:

@@ -8,6 +8,7 @@ served, with no code of its own.
 
 import functools
 import os
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from app.features.audit.domain import (
     call_events,
     call_scope,
 )
+from app.features.audit.domain.drafts import draft_call
 from app.features.audit.ports import (
     AuditEvent,
     PendingEvent,
@@ -54,9 +56,22 @@ async def record_call(
     *,
     durable: bool,
 ) -> None:
+    if not durable:
+        return record_later(context, operation, request, outcome)
     call = _call(context, operation)
     events = call_events(call, request, outcome, at=context.clock())
-    await context.audit.record(events, durable=durable)
+    await context.audit.record(events, durable=True)
+
+
+def record_later(
+    context: "AppContext", operation: str, request: object, outcome: Outcome
+) -> None:
+    """Record a call whose events may wait: they are built when the log writes."""
+    call = _call(context, operation)
+    at, made_ns = context.clock(), time.time_ns()
+    context.audit.record_later(
+        draft_call(call, request, outcome, at=at, made_ns=made_ns)
+    )
 
 
 def _pending(
@@ -99,10 +114,10 @@ async def audited[T](
     try:
         result = await run()
     except AppError as exc:
-        await _record_refusal(context, operation, request, exc.code, pending)
+        _record_refusal(context, operation, request, exc.code, pending)
         raise
     except Exception:
-        await _record_refusal(context, operation, request, INTERNAL, pending)
+        _record_refusal(context, operation, request, INTERNAL, pending)
         raise
     finally:
         if token is not None:
@@ -110,11 +125,14 @@ async def audited[T](
     if pending is not None and pending.committed:
         return result
     outcome = Outcome("ok", result)
-    await record_call(context, operation, request, outcome, durable=mutates)
+    if mutates:
+        await record_call(context, operation, request, outcome, durable=True)
+    else:
+        record_later(context, operation, request, outcome)
     return result
 
 
-async def _record_refusal(
+def _record_refusal(
     context: "AppContext",
     operation: str,
     request: object,
@@ -123,7 +141,7 @@ async def _record_refusal(
 ) -> None:
     if pending is not None and pending.committed:
         return  # its change landed: the event committed with it is the call's
-    await record_call(context, operation, request, Outcome(code), durable=False)
+    record_later(context, operation, request, Outcome(code))
 
 
 def audited_use_case[T](

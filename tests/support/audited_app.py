@@ -1,7 +1,8 @@
 """A served app on SQLite (the audit log in the same database) and its tokens."""
 
+import sqlite3
 from collections.abc import AsyncGenerator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,9 +11,12 @@ from typing import Any
 import httpx
 from tenchi.testing import open_http
 
+from app.features.audit.domain import new_event_id
+from app.features.audit.ports import AuditEvent
 from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata, Write
 from app.infra.port_wiring import open_storage
+from app.infra.sqlite_audit_events import staged_record
 from app.infra.token_file import create_token
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
@@ -78,3 +82,38 @@ def raw_bytes(root: Path) -> bytes:
     """The database, its WAL and shared-memory file, byte for byte."""
     paths = [root / f"wenchang.db{suffix}" for suffix in ("", "-wal", "-shm")]
     return b"".join(path.read_bytes() for path in paths if path.exists())
+
+
+def staged_write(
+    name: str, *, entity_id: str = "alice", area: str = "notes"
+) -> AuditEvent:
+    """A ``write_file`` of ``user`` ``area/name`` (Alice's ``notes`` unless told)."""
+    return AuditEvent(
+        id=new_event_id(),
+        at=datetime.now(UTC),
+        request_id="5" * 32,
+        surface="http",
+        actor="claude",
+        token_id=None,
+        operation="write_file",
+        scope="user",
+        entity_id=entity_id,
+        area=area,
+        name=name,
+        outcome="ok",
+        version=None,
+    )
+
+
+def stage_event(database: Path, event: AuditEvent, version: str) -> None:
+    """Leave ``event`` staged, as a write of a process killed before it moved it."""
+    with closing(sqlite3.connect(database, isolation_level=None)) as connection:
+        connection.execute(
+            "INSERT INTO audit_staged (record, version) VALUES (?, ?)",
+            (staged_record(event), version),
+        )
+
+
+def staged_count(database: Path) -> int:
+    with closing(sqlite3.connect(database)) as connection:
+        return connection.execute("SELECT count(*) FROM audit_staged").fetchone()[0]

@@ -69,6 +69,21 @@ class AuditPage:
     next_position: Position | None
 
 
+class EventDraft(Protocol):
+    """The events of one call, built only when a log writes them.
+
+    A read's events wait in a buffer anyway: building them there (the
+    record, the files a listing served) takes that work off the request.
+    """
+
+    @property
+    def size(self) -> int:
+        """How many events ``events`` gives (what a buffer counts)."""
+        ...
+
+    def events(self) -> Sequence[AuditEvent]: ...
+
+
 class AuditLog(Protocol):
     """Where audit events go: a queryable store, a log stream, or nowhere.
 
@@ -86,6 +101,14 @@ class AuditLog(Protocol):
         256 events. If an erasure of an event's entity was recorded at or
         after the time the event happened, the event is dropped instead of
         kept, unless it is the ``memory.purge`` event that follows an erasure.
+        """
+        ...
+
+    def record_later(self, draft: EventDraft) -> None:
+        """Keep the events of ``draft`` as ``record`` does without ``durable``.
+
+        A buffering log builds them when it writes its buffer (within one
+        second or 256 events); a log that keeps nothing never builds them.
         """
         ...
 

@@ -2,7 +2,7 @@ from app.server.context import AppContext
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import require_identity
 
-from ..domain import decode_position, encode_position, render_event
+from ..domain.pages import decode_position, encode_position, render_event
 from ..policy import audit_subjects
 from ..ports import AuditSelection, Position
 from ..schemas import PAGE_SIZE, AuditEvents, AuditFilters, ReadAudit

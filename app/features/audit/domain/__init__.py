@@ -22,9 +22,7 @@ from pydantic import BaseModel
 
 from app.shared.identity import Grant
 
-from ..memory.domain import decode_cursor, encode_cursor, format_timestamp
-from .ports import AuditEvent, AuditSelection, Position
-from .schemas import AuditEventView
+from ..ports import AuditEvent
 
 MAX_FILES = 1000
 PURGE = "memory.purge"
@@ -144,19 +142,28 @@ class Outcome:
     result: object | None = None
 
 
-def new_event_id() -> str:
-    """32 hex digits: the microsecond, then 72 random bits.
+def new_event_id(made_ns: int | None = None) -> str:
+    """32 hex digits: the microsecond (of ``made_ns``, else now), then 72 random bits.
 
     Ids of events written one after another sort one after another, so each
     lands at the end of a store's id index instead of a random page of it.
     """
-    return f"{time.time_ns() // 1000:014x}{os.urandom(9).hex()}"
+    made = time.time_ns() if made_ns is None else made_ns
+    return f"{made // 1000:014x}{os.urandom(9).hex()}"
 
 
 def call_events(
-    call: Call, request: object, outcome: Outcome, *, at: datetime
+    call: Call,
+    request: object,
+    outcome: Outcome,
+    *,
+    at: datetime,
+    made_ns: int | None = None,
 ) -> list[AuditEvent]:
-    """The events of one call, one per scope it touched."""
+    """The events of one call, one per scope it touched.
+
+    ``made_ns`` is when the call's events were made, for their ids (else now).
+    """
     ok = outcome.code == "ok"
     served = _served(outcome.result) if ok else {}
     version = _version(request, outcome.result) if ok else None
@@ -166,7 +173,7 @@ def call_events(
         files = served.get(scope or "", [])
         events.append(
             AuditEvent(
-                id=new_event_id(),
+                id=new_event_id(made_ns),
                 at=at,
                 request_id=call.request_id,
                 surface=call.surface,
@@ -186,6 +193,11 @@ def call_events(
     return events
 
 
+def lists_nothing(result: object) -> bool:
+    """True for a result that served no listing (a file, a version, a delete)."""
+    return result is not None and _listed(result) is None
+
+
 @lru_cache(maxsize=1024)
 def erasure_key(scope: str | None, entity_id: str | None) -> str:
     """How an erasure names its entity: a digest, so no byte of the id is kept."""
@@ -202,48 +214,3 @@ def stamp(moment: datetime) -> str:
 
 def parse_stamp(text: str) -> datetime:
     return datetime.fromisoformat(text).astimezone(UTC)
-
-
-def _listing(selection: AuditSelection) -> str:
-    """What a cursor is bound to: the caller's subjects and every filter."""
-    parts = [f"{s.scope}\0{s.entity_id}" for s in selection.subjects]
-    bounds = (selection.since, selection.until)
-    parts += [stamp(b) if b is not None else "" for b in bounds]
-    parts += [selection.operation or "", selection.area or "", selection.name or ""]
-    return "audit\0" + "\0".join(parts)
-
-
-def encode_position(key: bytes, selection: AuditSelection, position: Position) -> str:
-    return encode_cursor(
-        key, _listing(selection), f"{stamp(position.at)}|{position.id}"
-    )
-
-
-def decode_position(
-    key: bytes, selection: AuditSelection, cursor: str
-) -> Position | None:
-    """The position in ``cursor`` if it was issued for ``selection``, else None."""
-    decoded = decode_cursor(key, _listing(selection), cursor)
-    if decoded is None:
-        return None
-    at, _, event_id = decoded.partition("|")
-    return Position(at=parse_stamp(at), id=event_id)
-
-
-def render_event(event: AuditEvent) -> AuditEventView:
-    """What a caller sees of an event: everything but the entity id."""
-    return AuditEventView(
-        at=format_timestamp(event.at),
-        request_id=event.request_id,
-        surface=event.surface,
-        actor=event.actor,
-        token_id=event.token_id,
-        operation=event.operation,
-        scope=event.scope,
-        area=event.area,
-        name=event.name,
-        outcome=event.outcome,
-        version=event.version,
-        files=list(event.files),
-        files_omitted=event.files_omitted,
-    )

@@ -1,0 +1,56 @@
+"""A call's audit events as a draft: what building them needs, built later."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..ports import AuditEvent
+from . import Call, Outcome, call_events, call_scope, lists_nothing
+
+
+@dataclass(frozen=True, slots=True)
+class _Answered:
+    """What events need of a result that lists nothing: its version."""
+
+    version: str | None
+
+
+@dataclass(slots=True)  # not frozen: built per call, see AuditEvent
+class CallDraft:
+    """A call's events, to be built when a buffered log writes them.
+
+    Holds what building needs, taken when the call ended (``draft_call``):
+    the events are the ones building them then would have given.
+    """
+
+    call: Call
+    request: object
+    outcome: Outcome
+    at: datetime
+    made_ns: int
+
+    @property
+    def size(self) -> int:
+        if call_scope(self.request) is not None or not self.call.grants:
+            return 1
+        return len(self.call.grants)
+
+    def events(self) -> list[AuditEvent]:
+        return call_events(
+            self.call, self.request, self.outcome, at=self.at, made_ns=self.made_ns
+        )
+
+
+def draft_call(
+    call: Call, request: object, outcome: Outcome, *, at: datetime, made_ns: int
+) -> CallDraft:
+    """A draft of the call's events that keeps no file content.
+
+    A result that lists nothing (a file read) is kept as its version only, so
+    a buffer of drafts never holds the bodies its reads answered.
+    """
+    result = outcome.result
+    if lists_nothing(result):
+        version = getattr(result, "version", None)
+        answered = _Answered(version if isinstance(version, str) else None)
+        outcome = Outcome(outcome.code, answered)
+    return CallDraft(call, request, outcome, at, made_ns)
