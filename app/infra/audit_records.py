@@ -57,6 +57,10 @@ def event_to_json(event: AuditEvent, *, subject: str | None = None) -> str:
     record = event_to_record(event)
     if subject is not None:
         record["subject"] = subject
+    return record_to_json(record)
+
+
+def record_to_json(record: dict[str, Any]) -> str:
     return "".join(_encode(record, 0))
 
 

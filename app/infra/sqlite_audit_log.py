@@ -32,7 +32,7 @@ from app.features.audit.ports import (
 )
 
 from .audit_buffer import BufferedLog
-from .audit_records import event_from_record, event_to_json
+from .audit_records import event_from_record, event_to_record, record_to_json
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -104,16 +104,16 @@ _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?
 
 
 def _row(event: AuditEvent) -> tuple[str | None, ...]:
-    record = event_to_json(event)
+    record = event_to_record(event)
     return (
         event.id,
-        stamp(event.at),
+        record["at"],
         event.scope,
         event.entity_id,
         event.operation,
         event.area,
         event.name,
-        record,
+        record_to_json(record),
         erasure_key(event.scope, event.entity_id),
     )
 
