@@ -12,6 +12,7 @@ from tenchi.server import create_app
 
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.front_door import FrontDoor
+from app.server.heap import frozen_after_start
 from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp import SharedContext
 from app.server.mcp_http import HttpMcp
@@ -32,8 +33,13 @@ def build_app(
     resolver: Resolver | None = None,
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
     telemetry: Telemetry | None = None,
+    freeze_heap: bool = False,
 ) -> Starlette:
-    """The app; ``telemetry`` (OpenTelemetry) observes it when given."""
+    """The app; ``telemetry`` (OpenTelemetry) observes it when given.
+
+    ``freeze_heap``: a serving process's start-up objects leave the garbage
+    collector's full passes once it has started (``app.server.heap``).
+    """
     resolver = resolver or TokenFileResolver(settings.tokens_path)
     rate_limit = rate_limit_from(settings)
     if telemetry is not None:
@@ -41,12 +47,11 @@ def build_app(
     mcp = HttpMcp(settings, resolver=resolver, rate_limit=rate_limit, on_call=on_call)
     running = SharedContext()
     refusals = RefusalAudit(api_routes, resolver, running)
+    lifespan = mcp.lifespan(functools.partial(running.open, create_lifespan(settings)))
     app = create_app(
         routes=served_routes,
         context_factory=create_context,
-        lifespan=mcp.lifespan(
-            functools.partial(running.open, create_lifespan(settings))
-        ),
+        lifespan=frozen_after_start(lifespan) if freeze_heap else lifespan,
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
         middleware=(
@@ -73,5 +78,5 @@ def __getattr__(name: str) -> Starlette:
     # Built on first access so importing this module (tests, tooling) reads no
     # settings and touches no files.
     if name == "app":
-        return build_app(load_settings())
+        return build_app(load_settings(), freeze_heap=True)
     raise AttributeError(name)

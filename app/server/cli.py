@@ -169,7 +169,8 @@ def _serve(arguments: argparse.Namespace) -> int:
         print(notice, flush=True)
     if arguments.workers != 1:
         return run_workers(settings, arguments.host, arguments.port, arguments.workers)
-    app = build_app(settings, telemetry=telemetry_from_environment(os.environ))
+    telemetry = telemetry_from_environment(os.environ)
+    app = build_app(settings, telemetry=telemetry, freeze_heap=True)
     uvicorn.run(
         app,
         host=arguments.host,

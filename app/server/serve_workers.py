@@ -24,7 +24,9 @@ def served_app() -> Starlette:
 
     settings = load_settings()
     configured_logging(settings)
-    return build_app(settings, telemetry=telemetry_from_environment(os.environ))
+    return build_app(
+        settings, telemetry=telemetry_from_environment(os.environ), freeze_heap=True
+    )
 
 
 def require_shared_storage(settings: Settings, workers: int) -> None:
