@@ -69,15 +69,9 @@ def test_a_draft_keeps_no_content_of_what_the_call_answered() -> None:
 
 
 def test_a_refused_write_is_drafted_without_its_body() -> None:
-    write = WriteFile(
-        scope="user",
-        area="notes",
-        name="tea",
-        content=SECRET,
-        description="d",
-        aliases=[],
-        expected_version="v2",
-    )
+    _, answer = read()
+    kept = {"scope", "area", "name", "content", "description", "aliases"}
+    write = WriteFile(**answer.model_dump(include=kept), expected_version="v2")
     refused = Outcome("VERSION_CONFLICT")
 
     draft = draft_call(CALL, write, refused, at=AT, made_ns=0)
