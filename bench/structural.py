@@ -162,9 +162,7 @@ def _tenchi_apps() -> dict[str, Any]:
     from tenchi.routes import route, route_group
     from tenchi.server import RequestInfo, create_app
 
-    from app.server.encoded_slash_guard import EncodedSlashGuard
-    from app.server.error_envelope import ErrorEnvelope
-    from app.server.request_log import RequestIds
+    from app.server.front_door import FrontDoor
 
     body = _file()
     raw = body.__pydantic_serializer__.to_json(body)
@@ -183,11 +181,7 @@ def _tenchi_apps() -> dict[str, Any]:
 
     checked = contract(method="GET", path="/file", response=MemoryFile, name="file")
     through = contract(method="GET", path="/file", responses=(passing,), name="file")
-    ours = (
-        Middleware(RequestIds),
-        Middleware(ErrorEnvelope),
-        Middleware(EncodedSlashGuard, resolver=_NoResolver()),
-    )
+    ours = (Middleware(FrontDoor, resolver=_NoResolver()),)
 
     def build(declared: Any, middleware: Any = (), **binding: Any) -> Any:
         return create_app(
@@ -204,7 +198,7 @@ def _tenchi_apps() -> dict[str, Any]:
         "the same, body passed through (`passthrough=True`)": build(
             through, present=passed
         ),
-        "the same passed-through route + Wenchang's 3 ASGI middlewares": build(
+        "the same passed-through route + Wenchang's ASGI front door": build(
             through, ours, present=passed
         ),
     }

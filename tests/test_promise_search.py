@@ -17,7 +17,7 @@ from app.features.memory.schemas import PurgeMemory
 from app.features.memory.use_cases.purge_memory import purge_memory
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
-from tests.http_support import file_body
+from tests.http_support import file_body, open_api
 from tests.support.replicas import two_replicas
 from tests.support.storage_adapters import storage_url
 
@@ -79,3 +79,30 @@ async def test_every_replica_finds_a_write_at_once_and_a_delete_never(
             purge = PurgeMemory(scope="user", entity_id="alice", dry_run=False)
             assert (await purge_memory(purge, runtime.context)).objects == 1
         assert await warmed(replicas, auth, "oolong") == [[], []]
+
+
+async def test_another_entitys_search_cursor_is_refused(tmp_path: Path) -> None:
+    """A cursor is bound to the caller's reach: bob presenting alice's, with the
+    same query and scope, is INVALID_ARGUMENT(cursor), as a forged one is."""
+    async with open_api(tmp_path) as api:
+        for name in ("a", "b"):
+            made = await api.http.put(
+                f"/v1/files/user/notes/{name}",
+                json=file_body("- [stated] oolong\n"),
+                headers=api.alice | {"If-None-Match": "*"},
+            )
+            assert made.status_code == 201, made.text
+        query = {"q": "oolong", "scope": "user", "limit": 1}
+        first = await api.http.get("/v1/search", params=query, headers=api.alice)
+        cursor = first.json()["next_cursor"]
+        assert cursor
+        theirs = await api.http.get(
+            "/v1/search", params=query | {"cursor": cursor}, headers=api.bob
+        )
+        forged = await api.http.get(
+            "/v1/search", params=query | {"cursor": cursor[::-1]}, headers=api.bob
+        )
+
+    for refused in (theirs, forged):
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["details"]["argument"] == "cursor"

@@ -27,7 +27,7 @@ class TokenFileResolver:
     ) -> None:
         self._path = path
         self._clock = clock
-        self._by_digest: dict[str, TokenRecord] = {}
+        self._by_digest: dict[str, tuple[TokenRecord, Identity]] = {}
         self._text: str | None = None
         self._checked = 0.0
         self._refresh()
@@ -38,7 +38,10 @@ class TokenFileResolver:
         text = read_token_text(self._path)
         if text != self._text:
             tokens = parse_token_file(self._path, text).tokens
-            self._by_digest = {record.digest: record for record in tokens}
+            # Each token's identity built once per read of the file, not per request.
+            self._by_digest = {
+                record.digest: (record, _identity(record)) for record in tokens
+            }
             self._text = text
         self._checked = time.monotonic()
 
@@ -46,14 +49,17 @@ class TokenFileResolver:
         if time.monotonic() - self._checked >= RELOAD_INTERVAL_SECONDS:
             self._refresh()
         digest = _digest(credentials)
-        record = self._by_digest.get(digest)
-        if record is None or not hmac.compare_digest(record.digest, digest):
+        found = self._by_digest.get(digest)
+        if found is None or not hmac.compare_digest(found[0].digest, digest):
             return ResolutionFailure("The bearer token is not valid.")
+        record, identity = found
         if record.expires_at is not None and record.expires_at <= self._clock():
             return ResolutionFailure("The bearer token has expired.")
-        return Identity(
-            grants=record.grants, label=record.label, token_id=record.token_id
-        )
+        return identity
+
+
+def _identity(record: TokenRecord) -> Identity:
+    return Identity(grants=record.grants, label=record.label, token_id=record.token_id)
 
 
 class FixedResolver:

@@ -11,14 +11,12 @@ from starlette.middleware import Middleware
 from tenchi.server import create_app
 
 from app.infra.token_file_resolver import TokenFileResolver
-from app.server.encoded_slash_guard import EncodedSlashGuard
-from app.server.error_envelope import ErrorEnvelope
+from app.server.front_door import FrontDoor
 from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp import SharedContext
 from app.server.mcp_http import HttpMcp
 from app.server.otel import Telemetry
 from app.server.refusal_audit import RefusalAudit
-from app.server.request_log import RequestIds
 from app.server.route_order import hot_first
 from app.server.routes import api_routes, served_routes
 from app.server.runtime import create_context, create_lifespan
@@ -52,12 +50,11 @@ def build_app(
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
         max_request_bytes=settings.max_request_bytes,
         middleware=(
-            Middleware(RequestIds),
             Middleware(
-                ErrorEnvelope,
+                FrontDoor,
+                resolver=resolver,
                 on_refusal=telemetry.observe_refusal if telemetry else None,
             ),
-            Middleware(EncodedSlashGuard, resolver=resolver),
         ),
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),

@@ -1,7 +1,7 @@
 """The per-call context every memory use case receives."""
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
@@ -57,9 +57,38 @@ class AppContext:
         """Run one call of ``operation`` and record it in the audit log."""
         return await audited(self, operation, request, run, mutates=mutates)
 
+    def for_call(
+        self,
+        identity: Identity,
+        *,
+        request_id: str,
+        caller: str | None = None,
+        surface: str | None = None,
+    ) -> "AppContext":
+        """This context for one authenticated call: who makes it, which request.
+
+        ``dataclasses.replace`` does the same at twice the cost (it collects
+        the fields as keywords for ``__init__``, whose frozen assignments then
+        run one by one), and every request and tool call makes one.
+        """
+        copied = object.__new__(AppContext)
+        for name in _FIELDS:
+            _set(copied, name, getattr(self, name))
+        _set(copied, "identity", identity)
+        _set(copied, "request_id", request_id)
+        if caller is not None:
+            _set(copied, "caller", caller)
+        if surface is not None:
+            _set(copied, "surface", surface)
+        return copied
+
     @property
     def source(self) -> str:
         """Who a write is recorded as: the token's label, else the surface."""
         if self.identity is not None and self.identity.label:
             return self.identity.label
         return self.surface
+
+
+_FIELDS = tuple(f.name for f in fields(AppContext))
+_set = object.__setattr__  # how a frozen dataclass's own __init__ assigns

@@ -9,7 +9,7 @@ first, as the HTTP check order requires.
 """
 
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Scope
 from tenchi.errors import AppError
 
 from app.server.hooks import authenticate, refusal
@@ -31,25 +31,20 @@ def encoded_slash_argument(raw_path: bytes) -> str | None:
     return None
 
 
-class EncodedSlashGuard:
-    def __init__(self, app: ASGIApp, *, resolver: Resolver) -> None:
-        self._app = app
-        self._resolver = resolver
+def _authenticated(scope: Scope, resolver: Resolver) -> bool:
+    try:
+        authenticate(resolver, Headers(scope=scope).get("authorization", ""))
+    except AppError:
+        return False
+    return True
 
-    def _authenticated(self, scope: Scope) -> bool:
-        try:
-            authenticate(self._resolver, Headers(scope=scope).get("authorization", ""))
-        except AppError:
-            return False
-        return True
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raw_path: bytes = scope.get("raw_path") or b""
-        argument = encoded_slash_argument(raw_path) if scope["type"] == "http" else None
-        if argument is None or not self._authenticated(scope):
-            await self._app(scope, receive, send)
-            return
-        error = invalid_argument_error(
-            argument, f"{argument} must not contain '/' (sent encoded as %2F)"
-        )
-        await refusal(error)(scope, receive, send)
+def encoded_slash_refusal(scope: Scope, resolver: Resolver) -> ASGIApp | None:
+    """The refusal of an authenticated HTTP request whose path hides a ``%2F``."""
+    argument = encoded_slash_argument(scope.get("raw_path") or b"")
+    if argument is None or not _authenticated(scope, resolver):
+        return None
+    error = invalid_argument_error(
+        argument, f"{argument} must not contain '/' (sent encoded as %2F)"
+    )
+    return refusal(error)

@@ -17,10 +17,9 @@ from typing import Any, cast
 from uuid import uuid4
 
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Scope, Send
 from tenchi.errors import REQUEST_ID_HEADER
 
-from app.server.http_middleware import HttpMiddleware
 from app.server.refusals import code_for_status, refusal_for, sentence
 
 SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,200}$")
@@ -94,32 +93,26 @@ def rewritten(
     return {**start, "headers": headers.raw}, encoded, str(answer["code"])
 
 
-class ErrorEnvelope(HttpMiddleware):
-    """ASGI middleware: holds an error response's body and sends the envelope."""
+def enveloped(
+    scope: Scope, send: Send, on_refusal: Callable[[str], None] | None = None
+) -> Send:
+    """``send``, holding an error response's body to send the envelope instead."""
+    held: list[Message] = []
+    chunks: list[bytes] = []
 
-    def __init__(
-        self, app: ASGIApp, *, on_refusal: Callable[[str], None] | None = None
-    ) -> None:
-        super().__init__(app)
-        self._on_refusal = on_refusal
+    async def capture(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] >= 400:
+            held.append(message)
+            return
+        if not held or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            start, body, code = rewritten(scope, held[0], b"".join(chunks))
+            if on_refusal is not None and code is not None:
+                on_refusal(code)
+            await send(start)
+            await send({"type": "http.response.body", "body": body})
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        held: list[Message] = []
-        chunks: list[bytes] = []
-
-        async def capture(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] >= 400:
-                held.append(message)
-                return
-            if not held or message["type"] != "http.response.body":
-                await send(message)
-                return
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                start, body, code = rewritten(scope, held[0], b"".join(chunks))
-                if self._on_refusal is not None and code is not None:
-                    self._on_refusal(code)
-                await send(start)
-                await send({"type": "http.response.body", "body": body})
-
-        await self._app(scope, receive, capture)
+    return capture

@@ -5,7 +5,7 @@ limit, so one runaway client cannot starve the others.
 """
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from starlette.responses import JSONResponse
 from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
@@ -92,8 +92,6 @@ def create_bearer_hook(
         identity = authenticate(resolver, authorization)
         caller = caller_id(authorization)
         await require_allowance(context, caller, rate_limit)
-        return replace(
-            context, identity=identity, caller=caller, request_id=info.request_id
-        )
+        return context.for_call(identity, caller=caller, request_id=info.request_id)
 
     return bearer

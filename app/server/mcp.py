@@ -10,7 +10,7 @@ approval gate (`approval_gate`), and per-call telemetry.
 import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -58,11 +58,8 @@ def _call_context(context: Callable[[], AppContext]) -> Callable[[], AppContext]
         identity = caller.get()
         if identity is None:
             raise RuntimeError("an MCP call's context was asked for outside a call")
-        return replace(
-            context(),
-            identity=identity,
-            surface=SURFACE,
-            request_id=call_request_id.get(),
+        return context().for_call(
+            identity, surface=SURFACE, request_id=call_request_id.get()
         )
 
     return call_context

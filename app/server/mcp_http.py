@@ -11,7 +11,6 @@ manager beside it.
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -100,11 +99,8 @@ class BearerGuard(HttpMiddleware):
         await self._app(scope, receive, send)
 
     async def _record_refused(self, identity: Identity, body: bytes, code: str) -> None:
-        context = replace(
-            self._context(),
-            identity=identity,
-            surface=SURFACE,
-            request_id=current_request_id.get(),
+        context = self._context().for_call(
+            identity, surface=SURFACE, request_id=current_request_id.get() or ""
         )
         for tool, arguments in tool_calls(body):
             await self._refusals.record(context, tool, arguments, code)

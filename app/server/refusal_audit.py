@@ -12,7 +12,6 @@ without a token grow the log.
 """
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from urllib.parse import unquote
 
 from tenchi.errors import AppError
@@ -75,8 +74,6 @@ class RefusalAudit:
         except AppError:
             return
         operation, template = served
-        context = replace(
-            self._context(), identity=identity, request_id=request.request_id
-        )
+        context = self._context().for_call(identity, request_id=request.request_id)
         fields = path_fields(template, request.path)
         await record_call(context, operation, fields, Outcome(code), durable=False)

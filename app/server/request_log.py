@@ -1,9 +1,10 @@
 """Request ids on every log line, and JSON-lines logs (``WENCHANG_LOG_FORMAT=json``).
 
-``RequestIds`` gives every HTTP request its id before anything else runs: the
-caller's ``x-request-id`` when it is safe, else a new one, written into the
-request so Tenchi, the guards and the error envelope all use that same id. Log
-records made while the request runs carry it as ``request_id``.
+``identified`` gives every HTTP request its id before anything else runs (the
+front door calls it): the caller's ``x-request-id`` when it is safe, else a new
+one, written into the request so Tenchi, the guards and the error envelope all
+use that same id. Log records made while the request runs carry it as
+``request_id``.
 """
 
 import json
@@ -14,10 +15,9 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
-from starlette.types import Receive, Scope, Send
+from starlette.types import Scope
 
 from app.server.error_envelope import SAFE_REQUEST_ID
-from app.server.http_middleware import HttpMiddleware
 
 HEADER = b"x-request-id"
 current_request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -31,20 +31,19 @@ def inbound_request_id(scope: Scope) -> str | None:
     return None
 
 
-class RequestIds(HttpMiddleware):
-    """ASGI middleware: one safe ``x-request-id`` per request, in a context var."""
+def identified(scope: Scope) -> tuple[Scope, str]:
+    """The request with one safe ``x-request-id``, and that id.
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request_id = inbound_request_id(scope)
-        if request_id is None:
-            request_id = os.urandom(16).hex()  # as uuid4().hex, at a fifth of its cost
-            kept = [item for item in scope["headers"] if item[0] != HEADER]
-            scope = {**scope, "headers": [*kept, (HEADER, request_id.encode())]}
-        token = current_request_id.set(request_id)
-        try:
-            await self._app(scope, receive, send)
-        finally:
-            current_request_id.reset(token)
+    A minted id is written into the request (Tenchi answers with it) rather
+    than left for Tenchi to mint, so the log lines of the whole request, the
+    guards before Tenchi and the response all name one id.
+    """
+    request_id = inbound_request_id(scope)
+    if request_id is not None:
+        return scope, request_id
+    request_id = os.urandom(16).hex()  # as uuid4().hex, at a fifth of its cost
+    kept = [item for item in scope["headers"] if item[0] != HEADER]
+    return {**scope, "headers": [*kept, (HEADER, request_id.encode())]}, request_id
 
 
 class JsonLines(logging.Formatter):

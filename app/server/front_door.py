@@ -1,0 +1,42 @@
+"""The one ASGI layer in front of every HTTP request: its id, the ``%2F`` guard
+and the error envelope.
+
+Each request needs all three, in this order: the id first (everything after
+names it), then the envelope around everything that can refuse, the guard
+included. One layer does them because a layer of its own costs every request
+a coroutine and a frame or two (``request_log``, ``encoded_slash_guard`` and
+``error_envelope`` each keep their rule).
+"""
+
+from collections.abc import Callable
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.server.encoded_slash_guard import encoded_slash_refusal
+from app.server.error_envelope import enveloped
+from app.server.http_middleware import HttpMiddleware
+from app.server.request_log import current_request_id, identified
+from app.shared.identity import Resolver
+
+
+class FrontDoor(HttpMiddleware):
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        resolver: Resolver,
+        on_refusal: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__(app)
+        self._resolver = resolver
+        self._on_refusal = on_refusal
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope, request_id = identified(scope)
+        token = current_request_id.set(request_id)
+        try:
+            send = enveloped(scope, send, self._on_refusal)
+            refused = encoded_slash_refusal(scope, self._resolver)
+            await (refused or self._app)(scope, receive, send)
+        finally:
+            current_request_id.reset(token)

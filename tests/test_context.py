@@ -1,0 +1,37 @@
+"""The per-call copy of the app's context keeps every shared field."""
+
+from dataclasses import fields, replace
+from typing import Any
+
+from app.server.context import AppContext
+from app.shared.identity import Grant, Identity
+
+NAMES = [f.name for f in fields(AppContext)]
+
+
+def _context_of_distinct_values() -> AppContext:
+    values: dict[str, Any] = {name: object() for name in NAMES}
+    return AppContext(**values)
+
+
+def test_a_call_copy_changes_only_who_calls_and_which_request() -> None:
+    base = _context_of_distinct_values()
+    identity = Identity(grants={"user": Grant("alice", "owner")})
+
+    called = base.for_call(identity, request_id="r-1", caller="c-1", surface="mcp")
+
+    expected = replace(
+        base, identity=identity, request_id="r-1", caller="c-1", surface="mcp"
+    )
+    assert [getattr(called, n) for n in NAMES] == [getattr(expected, n) for n in NAMES]
+
+
+def test_a_call_copy_keeps_the_caller_and_surface_it_is_not_given() -> None:
+    base = _context_of_distinct_values()
+    identity = Identity(grants={})
+
+    called = base.for_call(identity, request_id="r-2")
+
+    assert called.caller is base.caller
+    assert called.surface is base.surface
+    assert called.identity is identity and called.request_id == "r-2"
