@@ -193,6 +193,14 @@ def call_events(
     return events
 
 
+_READ_FIELDS = ("scope", "entity_id", "area", "name", "expected_version")
+
+
+def read_fields(request: object) -> dict[str, str | None]:
+    """The fields of a request its events read (never a body): the same events."""
+    return {name: _field(request, name) for name in _READ_FIELDS}
+
+
 def lists_nothing(result: object) -> bool:
     """True for a result that served no listing (a file, a version, a delete)."""
     return result is not None and _listed(result) is None

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..ports import AuditEvent
-from . import Call, Outcome, call_events, call_scope, lists_nothing
+from . import Call, Outcome, call_events, call_scope, lists_nothing, read_fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +45,12 @@ def draft_call(
 ) -> CallDraft:
     """A draft of the call's events that keeps no file content.
 
-    A result that lists nothing (a file read) is kept as its version only, so
-    a buffer of drafts never holds the bodies its reads answered.
+    A result that lists nothing (a file read) is kept as its version only, and
+    a refused call's request as the fields its events read, so a buffer of
+    drafts never holds the bodies its reads answered or its refused writes sent.
     """
+    if outcome.code != "ok":
+        request = read_fields(request)
     result = outcome.result
     if lists_nothing(result):
         version = getattr(result, "version", None)

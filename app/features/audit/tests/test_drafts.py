@@ -14,6 +14,7 @@ from app.features.memory.schemas import (
     FileListing,
     MemoryFile,
     ReadFile,
+    WriteFile,
 )
 from app.shared.identity import Grant
 
@@ -65,6 +66,20 @@ def test_a_draft_keeps_no_content_of_what_the_call_answered() -> None:
 
     assert SECRET not in repr(draft)
     assert draft.events()[0].version == "v7"
+
+
+def test_a_refused_write_is_drafted_without_its_body() -> None:
+    _, answer = read()
+    kept = {"scope", "area", "name", "content", "description", "aliases"}
+    write = WriteFile(**answer.model_dump(include=kept), expected_version="v2")
+    refused = Outcome("VERSION_CONFLICT")
+
+    draft = draft_call(CALL, write, refused, at=AT, made_ns=0)
+
+    assert SECRET not in repr(draft)
+    assert without_id(draft.events()) == without_id(
+        call_events(CALL, write, refused, at=AT)
+    )
 
 
 def test_a_drafted_listing_keeps_its_files_and_a_delete_its_version() -> None:
