@@ -88,7 +88,7 @@ def _may_name(kind: type) -> bool:
     return not issubclass(kind, BaseModel) or all(_has(kind, f) for f in fields)
 
 
-def _served(result: object) -> dict[str, list[str]]:
+def served_files(result: object) -> dict[str, list[str]]:
     """``area/name`` of each entry a listing-shaped result returned, by scope."""
     entries = _listed(result)
     served: dict[str, list[str]] = {}
@@ -159,13 +159,18 @@ def call_events(
     *,
     at: datetime,
     made_ns: int | None = None,
+    served: Mapping[str, list[str]] | None = None,
 ) -> list[AuditEvent]:
     """The events of one call, one per scope it touched.
 
-    ``made_ns`` is when the call's events were made, for their ids (else now).
+    ``made_ns`` is when the call's events were made, for their ids (else now);
+    ``served`` is ``served_files`` of the result, when taken already.
     """
     ok = outcome.code == "ok"
-    served = _served(outcome.result) if ok else {}
+    if not ok:
+        served = {}
+    elif served is None:
+        served = served_files(outcome.result)
     version = _version(request, outcome.result) if ok else None
     area, name = _field(request, "area"), _field(request, "name")
     events: list[AuditEvent] = []

@@ -4,7 +4,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..ports import AuditEvent
-from . import Call, Outcome, call_events, call_scope, lists_nothing, read_fields
+from . import (
+    Call,
+    Outcome,
+    call_events,
+    call_scope,
+    lists_nothing,
+    read_fields,
+    served_files,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +35,7 @@ class CallDraft:
     outcome: Outcome
     at: datetime
     made_ns: int
+    served: dict[str, list[str]] | None = None
 
     @property
     def size(self) -> int:
@@ -36,7 +45,12 @@ class CallDraft:
 
     def events(self) -> list[AuditEvent]:
         return call_events(
-            self.call, self.request, self.outcome, at=self.at, made_ns=self.made_ns
+            self.call,
+            self.request,
+            self.outcome,
+            at=self.at,
+            made_ns=self.made_ns,
+            served=self.served,
         )
 
 
@@ -45,15 +59,18 @@ def draft_call(
 ) -> CallDraft:
     """A draft of the call's events that keeps no file content.
 
-    A result that lists nothing (a file read) is kept as its version only, and
+    A result is kept as its version and the ``area/name`` texts it listed, and
     a refused call's request as the fields its events read, so a buffer of
-    drafts never holds the bodies its reads answered or its refused writes sent.
+    drafts never holds the bodies its reads answered or its refused writes
+    sent, nor the models an index answered: hundreds of tracked objects per
+    call, which the garbage collector would walk for as long as the draft waits.
     """
     if outcome.code != "ok":
-        request = read_fields(request)
+        return CallDraft(call, read_fields(request), outcome, at, made_ns)
     result = outcome.result
-    if lists_nothing(result):
-        version = getattr(result, "version", None)
-        answered = _Answered(version if isinstance(version, str) else None)
-        outcome = Outcome(outcome.code, answered)
-    return CallDraft(call, request, outcome, at, made_ns)
+    if result is None:
+        return CallDraft(call, request, outcome, at, made_ns)
+    served = None if lists_nothing(result) else served_files(result)
+    version = getattr(result, "version", None)
+    answered = _Answered(version if isinstance(version, str) else None)
+    return CallDraft(call, request, Outcome("ok", answered), at, made_ns, served)

@@ -101,6 +101,31 @@ def test_a_drafted_listing_keeps_its_files_and_a_delete_its_version() -> None:
     assert deleted.events()[0].version == "v3"
 
 
+def test_a_drafted_index_holds_texts_not_the_models_it_answered() -> None:
+    grants = {"user": Grant("a", "owner"), "team": Grant("t", "member")}
+    index = Call("get_memory_index", "http", "c", None, "r", grants)
+    entries = [
+        FileEntry.model_construct(scope=scope, area="notes", name=f"n{i}")
+        for i in range(3)
+        for scope in ("user", "team")
+    ]
+    answer = FileListing(entries=entries, next_cursor=None)
+    outcome = Outcome("ok", answer)
+
+    draft = draft_call(index, None, outcome, at=AT, made_ns=0)
+
+    # A waiting draft that held the answer's models would make every garbage
+    # collection walk them: hundreds per index call.
+    assert "FileEntry" not in repr(draft)
+    assert without_id(draft.events()) == without_id(
+        call_events(index, None, outcome, at=AT)
+    )
+    assert [event.files for event in draft.events()] == [
+        ("notes/n0", "notes/n1", "notes/n2"),
+        ("notes/n0", "notes/n1", "notes/n2"),
+    ]
+
+
 def test_a_draft_over_every_scope_counts_one_event_per_scope() -> None:
     grants = {"user": Grant("a", "owner"), "team": Grant("t", "member")}
     index = Call("get_memory_index", "http", "c", None, "r", grants)
