@@ -6,7 +6,14 @@ import secrets
 from typing import Any
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
-from app.features.memory.ports import Change, FileMetadata, VersionRecord, Write
+from app.features.memory.ports import (
+    Change,
+    FileMetadata,
+    ListedObject,
+    StoredObject,
+    VersionRecord,
+    Write,
+)
 
 COLUMNS = "description, aliases, sources, last_updated, version"
 WRITTEN = f"{COLUMNS}, operation, actor, changed_at, audit_event"
@@ -59,6 +66,16 @@ def record_from(row: Any, data: bytes | None) -> VersionRecord:
         metadata=meta_from(row, 5),
         data=data,
     )
+
+
+def stored_from(row: Any) -> StoredObject:
+    """A ``SELECT data, {COLUMNS}`` row."""
+    return StoredObject(data=bytes(row[0]), metadata=meta_from(row, 1), version=row[5])
+
+
+def listed_from(row: Any) -> ListedObject:
+    """A ``SELECT key, {COLUMNS}`` row."""
+    return ListedObject(key=row[0], metadata=meta_from(row, 1), version=row[5])
 
 
 def meta_from(row: Any, offset: int) -> FileMetadata:

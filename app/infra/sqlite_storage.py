@@ -43,9 +43,10 @@ from .sqlite_rows import (
     COLUMNS,
     WRITTEN,
     change_values,
-    meta_from,
+    listed_from,
     new_version,
     record_from,
+    stored_from,
     upper_bound,
     written_values,
 )
@@ -102,12 +103,7 @@ class SqliteStorage:
         rows = await self._rows(
             f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?", (key,)
         )
-        if not rows:
-            return None
-        row = rows[0]
-        return StoredObject(
-            data=bytes(row[0]), metadata=meta_from(row, 1), version=row[5]
-        )
+        return stored_from(rows[0]) if rows else None
 
     async def put(self, write: Write) -> str:
         version = new_version()
@@ -202,10 +198,7 @@ class SqliteStorage:
             f"WHERE key {comparison} ? AND key < ? ORDER BY key LIMIT ?",
             (lower, upper_bound(prefix), limit),
         )
-        return [
-            ListedObject(key=row[0], metadata=meta_from(row, 1), version=row[5])
-            for row in rows
-        ]
+        return [listed_from(row) for row in rows]
 
     async def count(self, prefix: str) -> int:
         rows = await self._rows(
