@@ -206,11 +206,6 @@ def read_fields(request: object) -> dict[str, str | None]:
     return {name: _field(request, name) for name in _READ_FIELDS}
 
 
-def lists_nothing(result: object) -> bool:
-    """True for a result that served no listing (a file, a version, a delete)."""
-    return result is not None and _listed(result) is None
-
-
 @lru_cache(maxsize=1024)
 def erasure_key(scope: str | None, entity_id: str | None) -> str:
     """How an erasure names its entity: a digest, so no byte of the id is kept."""

@@ -9,7 +9,6 @@ from . import (
     Outcome,
     call_events,
     call_scope,
-    lists_nothing,
     read_fields,
     served_files,
 )
@@ -17,7 +16,7 @@ from . import (
 
 @dataclass(frozen=True, slots=True)
 class _Answered:
-    """What events need of a result that lists nothing: its version."""
+    """What events need of a result besides the files it listed: its version."""
 
     version: str | None
 
@@ -70,7 +69,7 @@ def draft_call(
     result = outcome.result
     if result is None:
         return CallDraft(call, request, outcome, at, made_ns)
-    served = None if lists_nothing(result) else served_files(result)
+    served = served_files(result)  # {} for a result that lists nothing
     version = getattr(result, "version", None)
     answered = _Answered(version if isinstance(version, str) else None)
     return CallDraft(call, request, Outcome("ok", answered), at, made_ns, served)
