@@ -32,6 +32,18 @@ async def search(api: Api, **params: Any) -> dict[str, Any]:
     return page
 
 
+async def assert_refused(api: Api, argument: str, **params: Any) -> None:
+    refused = await api.http.get("/v1/search", params=params, headers=api.alice)
+    assert_app_error(
+        refused,
+        422,
+        "INVALID_ARGUMENT",
+        error="InvalidArgumentError",
+        category="recoverable",
+        argument=argument,
+    )
+
+
 @pytest.fixture
 async def api(tmp_path: Path) -> Any:
     async with open_api(tmp_path, max_file_bytes=4096) as api:
@@ -52,17 +64,7 @@ async def test_the_default_page_holds_ten_hits(api: Api) -> None:
 
 @pytest.mark.parametrize("limit", [0, 51, -1])
 async def test_a_limit_outside_one_to_fifty_is_invalid(api: Api, limit: int) -> None:
-    refused = await api.http.get(
-        "/v1/search", params={"q": "tea", "limit": limit}, headers=api.alice
-    )
-    assert_app_error(
-        refused,
-        422,
-        "INVALID_ARGUMENT",
-        error="InvalidArgumentError",
-        category="recoverable",
-        argument="limit",
-    )
+    await assert_refused(api, "limit", q="tea", limit=limit)
 
 
 async def test_fifty_is_the_largest_page(api: Api) -> None:
@@ -72,17 +74,7 @@ async def test_fifty_is_the_largest_page(api: Api) -> None:
 
 async def test_an_area_without_a_scope_is_invalid(api: Api) -> None:
     await put(api, "notes", "tea")
-    refused = await api.http.get(
-        "/v1/search", params={"q": "genmaicha", "area": "notes"}, headers=api.alice
-    )
-    assert_app_error(
-        refused,
-        422,
-        "INVALID_ARGUMENT",
-        error="InvalidArgumentError",
-        category="recoverable",
-        argument="area",
-    )
+    await assert_refused(api, "area", q="genmaicha", area="notes")
 
 
 async def test_a_query_of_punctuation_only_finds_nothing(api: Api) -> None:
