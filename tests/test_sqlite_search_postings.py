@@ -28,6 +28,7 @@ from app.features.search.ports import SearchQuery
 from app.infra import sqlite_search_postings
 from app.infra.port_wiring import open_storage
 from app.infra.sqlite_search_postings import analyse_row, term_rows
+from app.infra.sqlite_storage import open_sqlite_storage
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 
@@ -330,11 +331,11 @@ async def test_a_database_indexed_by_word_first_is_indexed_again(
         )
     connection.close()
 
-    async with open_storage(url) as storage:
+    async with open_sqlite_storage(str(database)) as storage:
         assert indexed(database, KEY) == {}  # the old rows are gone
-        search = getattr(storage, "search_index")
         terms = query_terms("oolong")
-        page = await search.search(SearchQuery(["user/alice/"], terms, None, 5))
+        query = SearchQuery(["user/alice/"], terms, None, 5)
+        page = await storage.search_index.search(query)
         meta = FileMetadata("Tea", (), ("http",), AT)
         await storage.put(Write(KEY, b"green tea\n", meta, change=CHANGE))
 
