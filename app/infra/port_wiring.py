@@ -29,7 +29,6 @@ from .change_markers import (
 )
 from .file_audit_log import FileAuditLog
 from .filesystem_storage import FilesystemStorage, filesystem_root
-from .gcs_storage import open_gcs_storage
 from .memory_audit_log import MemoryAuditLog
 from .memory_index_cache import MemoryIndexCache, NoIndexCache
 from .memory_storage import MemoryStorage
@@ -70,6 +69,9 @@ async def open_storage(
             root.mkdir(parents=True, exist_ok=True)
             yield FilesystemStorage(root, retention=retention)
         case Backend.GCS:
+            # gcloud-aio costs ~170 ms of start-up: only a GCS deployment pays it.
+            from .gcs_storage import open_gcs_storage
+
             async with open_gcs_storage(url, retention=retention) as storage:
                 yield storage
         case _:
