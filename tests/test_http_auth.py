@@ -9,6 +9,7 @@ import pytest
 
 from tests.http_support import (
     FILE,
+    MCP_WRITE,
     Api,
     Headers,
     assert_app_error,
@@ -140,19 +141,6 @@ async def test_public_routes_need_no_token(api: Api, path: str) -> None:
     response = await api.http.get(path)
 
     assert response.status_code == 200
-
-
-MCP_WRITE: dict[str, Any] = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {
-        "name": "write_file",
-        "arguments": {"scope": "user", "area": "notes", "name": "tea"}
-        | file_body()
-        | {"expected_version": None},
-    },
-}
 
 
 async def test_two_authorization_headers_are_401_on_every_surface(api: Api) -> None:

@@ -20,7 +20,15 @@ from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant
-from tests.http_support import FILE, Api, bearer, file_body, if_match, open_api
+from tests.http_support import (
+    FILE,
+    MCP_WRITE,
+    Api,
+    bearer,
+    file_body,
+    if_match,
+    open_api,
+)
 from tests.support.redis_server import RedisServer
 
 ALICE = {"user": Grant("alice", "owner")}
@@ -383,20 +391,10 @@ async def test_mcp_refuses_a_body_that_is_not_json_as_415(
     tmp_path: Path, media: str | None
 ) -> None:
     """A POST to /mcp not sent as JSON is UNSUPPORTED_MEDIA_TYPE, as on /v1."""
-    call = {
-        **MCP_LIST,
-        "method": "tools/call",
-        "params": {
-            "name": "write_file",
-            "arguments": {"scope": "user", "area": "notes", "name": "tea"}
-            | file_body()
-            | {"expected_version": None},
-        },
-    }
     async with open_api(tmp_path) as api:
         headers = api.alice | MCP_ACCEPT | {"Host": "127.0.0.1:8000"}
         request = api.http.build_request(
-            "POST", "/mcp", content=json.dumps(call).encode(), headers=headers
+            "POST", "/mcp", content=json.dumps(MCP_WRITE).encode(), headers=headers
         )
         if media is not None:  # bytes alone carry no content-type
             request.headers["content-type"] = media
