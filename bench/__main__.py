@@ -1,7 +1,7 @@
 """``python -m bench``: the whole suite in one run, and its tables.
 
 ``--profile full`` (the default) is the run ``bench/RESULTS.md`` records (about
-12-15 minutes on a quiet 2-core machine); ``--profile quick`` (a few minutes)
+15-17 minutes on a quiet 2-core machine); ``--profile quick`` (a few minutes)
 gives every row once for development; ``--smoke`` (``--profile smoke``) runs
 every scenario for a fraction of a second so CI keeps the harness working (its
 numbers mean nothing). The full profile rewrites ``bench/RESULTS.md`` between

@@ -105,10 +105,13 @@ class Profile:
     """Also run the servers that isolate one cost (``Entrant.variant``)."""
 
 
+# Five rounds, not three: a write run's throughput swings by a third between runs
+# seconds apart (fsync latency), and a median of three per-round ratios moved
+# targets across their lines from one full run to the next.
 FULL = Profile(
     name="full",
-    rounds=3,
-    duration=1.2,
+    rounds=5,
+    duration=1.0,
     warmup=0.3,
     concurrency=(1, 16),
     store_sizes=(1_000, 100_000, 1_000_000),

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from tenchi.errors import AppError
+from tenchi.tasks import TaskInputError
 
 from app.client import AuditUnavailableError
 from app.infra.token_file_resolver import TokenFileResolver
@@ -215,3 +216,27 @@ async def test_without_a_log_the_client_and_the_task_get_audit_unavailable(
     assert refused.value.store == "none"
     assert task_refused.value.code == "AUDIT_UNAVAILABLE"
     assert task_refused.value.details["store"] == "none"
+
+
+@pytest.mark.parametrize(
+    "bound",
+    ["since=9999-12-31T23:59:59-14:00", "until=0001-01-01T00:00:00%2B14:00"],
+)
+async def test_a_time_bound_beyond_utc_is_a_validation_error(
+    tmp_path: Path, bound: str
+) -> None:
+    """A bound whose offset takes it outside the years UTC can write is a 422."""
+    async with open_audited(tmp_path) as api:
+        answer = await api.http.get(f"/v1/audit?{bound}", headers=api.alice.headers)
+        runner = build_task_runner(api.settings)
+        field, _, moment = bound.replace("%2B", "+").partition("=")
+        with pytest.raises(TaskInputError) as task_refused:
+            await runner.run(
+                "memory.audit",
+                input={"scope": "user", "entity_id": "alice", field: moment},
+            )
+
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["code"] == "VALIDATION_ERROR"
+    assert answer.json()["details"]["errors"][0]["loc"][-1] == field
+    assert task_refused.value.issues == ({"type": "value_error"},)

@@ -197,6 +197,16 @@ async def test_a_path_a_url_cannot_carry_is_rejected_before_sending(
     assert recorder.sent == []
 
 
+async def test_a_version_an_etag_cannot_carry_is_rejected_before_sending(
+    client: MemoryClient, recorder: Recorder
+) -> None:
+    """An expected_version with a quote is a typed error, not a pydantic one."""
+    with pytest.raises(InvalidArgumentError):
+        await client.append_line("user", "notes", "tea", line="x", expected_version='"')
+
+    assert recorder.sent == []
+
+
 async def test_unknown_token_is_resolver_failure(server: Server) -> None:
     """401 becomes ResolverFailureError (permanent)."""
     async with open_memory_client(server.url, token="wct_unknown") as client:

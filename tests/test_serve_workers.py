@@ -94,3 +94,6 @@ def test_workers_must_be_positive(tmp_path: Path, count: str) -> None:
 
     assert completed.returncode == 2
     assert "--workers must be at least 1" in completed.stderr
+    # Refused before anything is made: no token minted, no secret printed.
+    assert completed.stdout == ""
+    assert list(tmp_path.iterdir()) == []

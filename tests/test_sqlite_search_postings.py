@@ -2,7 +2,7 @@
 
 A write rewrites only the postings it changed (terms gone, counts changed, terms
 new), and an edit of a few lines analyses only those lines; whatever the edits,
-what the database holds for a file (postings, term list, field lengths and runs)
+what the database holds for a file (postings, field lengths and runs)
 must equal what indexing the file from scratch gives, and nothing may stay of a
 deleted file.
 """
@@ -23,9 +23,12 @@ from hypothesis import strategies as st
 
 from app.features.memory.domain.edits import appended
 from app.features.memory.ports import Change, FileMetadata, Storage, Write
+from app.features.search.domain.text import query_terms
+from app.features.search.ports import SearchQuery
 from app.infra import sqlite_search_postings
 from app.infra.port_wiring import open_storage
 from app.infra.sqlite_search_postings import analyse_row, term_rows
+from app.infra.sqlite_storage import open_sqlite_storage
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 
@@ -50,19 +53,16 @@ async def storage(tmp_path: Path) -> AsyncGenerator[Storage]:
         yield opened
 
 
-def indexed(database: Path, key: str) -> tuple[dict[str, int], dict[str, int]]:
-    """(postings rows, the document row's term list) of ``key``."""
+def indexed(database: Path, key: str) -> dict[str, int]:
+    """The postings rows of ``key``."""
     connection = sqlite3.connect(database)
     try:
         rows = connection.execute(
             "SELECT term, counts FROM search_terms WHERE key = ?", (key,)
         ).fetchall()
-        document = connection.execute(
-            "SELECT terms FROM search_documents WHERE key = ?", (key,)
-        ).fetchall()
     finally:
         connection.close()
-    return dict(rows), json.loads(document[0][0]) if document else {}
+    return dict(rows)
 
 
 def fresh(
@@ -84,12 +84,12 @@ async def test_every_write_leaves_exactly_a_fresh_index_of_the_file(
         assert version is not None
         want = fresh(content, description, aliases)
 
-        assert indexed(database, KEY) == (want, want)
+        assert indexed(database, KEY) == want
 
     meta = FileMetadata("Tea", (), ("http",), AT)
     await storage.put(Write(KEY, b"espresso now\n", meta))  # replaced whole
     want = fresh("espresso now\n", "Tea", ())
-    assert indexed(database, KEY) == (want, want)
+    assert indexed(database, KEY) == want
 
 
 async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
@@ -104,21 +104,20 @@ async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
 
     assert await storage.delete_if_version(KEY, stored.version, change=CHANGE)
 
-    assert indexed(database, KEY) == ({}, {})
+    assert indexed(database, KEY) == {}
     created = await storage.put_if_version(
         Write(KEY, b"green\n", FileMetadata("", (), ("http",), AT)), None
     )
     assert created is not None
-    assert indexed(database, KEY) == (fresh("green\n", "", ()),) * 2
-    other = fresh("oolong tea\n", "Tea", ("oolong",), OTHER)
-    assert indexed(database, OTHER) == (other, other)
+    assert indexed(database, KEY) == fresh("green\n", "", ())
+    assert indexed(database, OTHER) == fresh("oolong tea\n", "Tea", ("oolong",), OTHER)
 
 
-type Row = tuple[dict[str, int], dict[str, int], tuple[Any, ...]]
+type Row = tuple[dict[str, int], tuple[Any, ...]]
 
 
 def document(database: Path, key: str) -> Row:
-    """(postings rows, term list, lengths and runs) of ``key``'s document."""
+    """(postings rows, lengths and runs) of ``key``'s document."""
     connection = sqlite3.connect(database)
     try:
         row = connection.execute(
@@ -129,7 +128,7 @@ def document(database: Path, key: str) -> Row:
         ).fetchone()
     finally:
         connection.close()
-    return (*indexed(database, key), tuple(row))
+    return indexed(database, key), tuple(row)
 
 
 def fresh_document(
@@ -138,7 +137,7 @@ def fresh_document(
     analysis = analyse_row(key, data, description, json.dumps(list(aliases)))
     postings = term_rows(analysis)
     fields = (*analysis.lengths, *(f.runs for f in analysis.fields))
-    return postings, postings, fields
+    return postings, fields
 
 
 class Whole:
@@ -157,7 +156,7 @@ class Whole:
         def seen(
             key: str, data: bytes, description: str, aliases: str, *rest: Any
         ) -> str:
-            previous = rest[1] if len(rest) > 1 else None
+            previous = rest[0] if rest else None
             if previous is not None and previous.data == data:
                 self.unchanged.append(data)
             return analysis(key, data, description, aliases, *rest)
@@ -299,3 +298,47 @@ def test_any_sequence_of_edits_leaves_exactly_a_fresh_index(
 
         want = fresh_document(content, description, key, aliases)
         assert document(database, key) == want
+
+
+OLD_LAYOUT = """
+CREATE TABLE search_documents (
+    key TEXT PRIMARY KEY, version TEXT NOT NULL, analyser INTEGER NOT NULL,
+    len_name INTEGER NOT NULL, len_aliases INTEGER NOT NULL,
+    len_description INTEGER NOT NULL, len_content INTEGER NOT NULL,
+    runs_name TEXT NOT NULL, runs_aliases TEXT NOT NULL,
+    runs_description TEXT NOT NULL, runs_content TEXT NOT NULL, terms TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE search_terms (
+    term TEXT NOT NULL, key TEXT NOT NULL, counts INTEGER NOT NULL,
+    PRIMARY KEY (term, key)
+) WITHOUT ROWID;
+INSERT INTO search_terms VALUES ('stale', 'user/alice/notes/tea.md', 1);
+"""
+
+
+async def test_a_database_indexed_by_word_first_is_indexed_again(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "wenchang.db"
+    url = f"sqlite:///{database}"
+    async with open_storage(url) as storage:
+        meta = FileMetadata("Tea", (), ("http",), AT)
+        await storage.put(Write(OTHER, b"oolong tea\n", meta, change=CHANGE))
+    connection = sqlite3.connect(database)  # as analyser 7 left it
+    with connection:
+        connection.executescript(
+            "DROP TABLE search_terms; DROP TABLE search_documents;" + OLD_LAYOUT
+        )
+    connection.close()
+
+    async with open_sqlite_storage(str(database)) as storage:
+        assert indexed(database, KEY) == {}  # the old rows are gone
+        terms = query_terms("oolong")
+        query = SearchQuery(["user/alice/"], terms, None, 5)
+        page = await storage.search_index.search(query)
+        meta = FileMetadata("Tea", (), ("http",), AT)
+        await storage.put(Write(KEY, b"green tea\n", meta, change=CHANGE))
+
+    assert [hit.key for hit, _ in page.hits] == [OTHER]
+    assert indexed(database, OTHER) == fresh("oolong tea\n", "Tea", (), OTHER)
+    assert document(database, KEY) == fresh_document(b"green tea\n", "Tea", KEY)

@@ -5,19 +5,19 @@
 ``If-Match: "<version>"`` precondition derived from ``expected_version`` and a
 fresh ``Idempotency-Key`` that every retry of that call reuses, so a retry
 whose first attempt landed gets the first result back (exactly once). Path
-parameters are checked first (``app.client.segments``) and every failure
-becomes a ``WenchangError`` (``app.client.translate``).
+parameters are checked first (``app.client.segments``), a body by the
+contract's own request model, and every failure becomes a ``WenchangError``
+(``app.client.translate``).
 """
 
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
 from tenchi.client import Client
 from tenchi.contracts import Contract
 from tenchi.retries import RetryPolicy
 
-from app.client.preconditions import new_key
+from app.client.preconditions import new_key, precondition
 from app.client.segments import file_path, require_url_segments
 from app.client.translate import translate_errors
 
@@ -48,16 +48,16 @@ class ContractCalls:
         self,
         contract: Contract[T, Any],
         where: tuple[str, str, str],
-        precondition: BaseModel,
-        body: tuple[type[BaseModel], Mapping[str, Any]] | None = None,
+        expected_version: str | None,
+        body: Mapping[str, Any] | None = None,
     ) -> T:
-        """One mutation of the file at ``where``, guarded by ``precondition``."""
+        """One mutation of the file at ``where``, at ``expected_version``."""
         with translate_errors():
             call: dict[str, Any] = {"params": file_path(*where)}
             if body is not None:
-                call["request"] = body[0].model_validate(body[1])
+                call["request"] = body
             # One key per call, the same on each of its retries.
-            keyed = precondition.model_copy(update={"idempotency_key": new_key()})
+            headers = precondition(expected_version) | {"idempotency_key": new_key()}
             return await self._client.call(
-                contract, headers=keyed, retry=self._retry_writes, **call
+                contract, headers=headers, retry=self._retry_writes, **call
             )

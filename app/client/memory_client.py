@@ -15,7 +15,6 @@ from tenchi.client import Client
 from tenchi.retries import RetryPolicy
 
 from app.client.calls import ContractCalls
-from app.client.preconditions import create_or_match, if_match
 from app.client.translate import translate_errors
 from app.features.audit.contracts import read_audit_contract
 from app.features.audit.schemas import AuditEvents
@@ -23,15 +22,11 @@ from app.features.memory import contracts
 from app.features.memory.schemas import (
     SEARCH_LIMIT_DEFAULT,
     Deleted,
-    FileBody,
     FileListing,
     FileVersion,
     IndexConditionHeaders,
-    LineBody,
     MemoryFile,
     MemoryIndex,
-    ReplaceBody,
-    RestoreBody,
     SearchResults,
     VersionListing,
 )
@@ -135,8 +130,8 @@ class MemoryClient(ContractCalls):
         return await self._mutate(
             contracts.write_file_contract,
             (scope, area, name),
-            create_or_match(expected_version),
-            (FileBody, body),
+            expected_version,
+            body,
         )
 
     async def append_line(
@@ -154,8 +149,8 @@ class MemoryClient(ContractCalls):
         return await self._mutate(
             contracts.append_line_contract,
             (scope, area, name),
-            if_match(expected_version),
-            (LineBody, body),
+            expected_version,
+            body,
         )
 
     async def replace_fact(
@@ -179,8 +174,8 @@ class MemoryClient(ContractCalls):
         return await self._mutate(
             contracts.replace_fact_contract,
             (scope, area, name),
-            if_match(expected_version),
-            (ReplaceBody, body),
+            expected_version,
+            body,
         )
 
     async def delete_file(
@@ -189,7 +184,7 @@ class MemoryClient(ContractCalls):
         await self._mutate(
             contracts.delete_file_contract,
             (scope, area, name),
-            if_match(expected_version),
+            expected_version,
         )
         return Deleted()
 
@@ -227,6 +222,6 @@ class MemoryClient(ContractCalls):
         return await self._mutate(
             contracts.restore_version_contract,
             (scope, area, name),
-            create_or_match(expected_version),
-            (RestoreBody, {"version": version}),
+            expected_version,
+            {"version": version},
         )

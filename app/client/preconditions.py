@@ -2,7 +2,6 @@
 
 import uuid
 
-from app.features.memory.schemas import CreateOrMatchHeaders, MatchHeaders
 from app.shared.errors import etag
 
 
@@ -11,11 +10,8 @@ def new_key() -> str:
     return f"wc-{uuid.uuid4().hex}"
 
 
-def create_or_match(expected_version: str | None) -> CreateOrMatchHeaders:
+def precondition(expected_version: str | None) -> dict[str, str]:
+    """``If-Match`` on ``expected_version``; None asks the file not to exist."""
     if expected_version is None:
-        return CreateOrMatchHeaders(if_none_match="*")
-    return CreateOrMatchHeaders(if_match=etag(expected_version))
-
-
-def if_match(version: str) -> MatchHeaders:
-    return MatchHeaders(if_match=etag(version))
+        return {"if_none_match": "*"}
+    return {"if_match": etag(expected_version)}

@@ -8,7 +8,8 @@ import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from app.infra.gcs_client import GcsClient, GcsLocation
+from app.infra.gcs_client import GcsClient
+from app.infra.gcs_location import GcsLocation
 from app.infra.gcs_requests import (
     NOT_FOUND,
     PRECONDITION_FAILED,

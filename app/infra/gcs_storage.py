@@ -14,7 +14,7 @@ import aiohttp
 from tenchi.errors import AppError
 
 from app.features.memory import ports
-from app.infra.gcs_client import GcsClient, GcsLocation, parse_gcs_url
+from app.infra.gcs_client import GcsClient
 from app.infra.gcs_history import (
     HISTORY,
     GcsHistory,
@@ -23,6 +23,7 @@ from app.infra.gcs_history import (
     is_tombstone,
     is_tracked,
 )
+from app.infra.gcs_location import GcsLocation, parse_gcs_url
 from app.infra.gcs_objects import GcsObjects
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map

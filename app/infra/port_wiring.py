@@ -29,14 +29,10 @@ from .change_markers import (
 )
 from .file_audit_log import FileAuditLog
 from .filesystem_storage import FilesystemStorage, filesystem_root
-from .gcs_storage import open_gcs_storage
 from .memory_audit_log import MemoryAuditLog
 from .memory_index_cache import MemoryIndexCache, NoIndexCache
 from .memory_storage import MemoryStorage
 from .process_rate_limit_store import ProcessRateLimitStore
-from .redis_idempotency_store import open_redis_idempotency_store
-from .redis_index_cache import open_redis_index_cache
-from .redis_rate_limit_store import open_redis_rate_limit_store
 from .sqlite_audit_log import open_sqlite_audit_log
 from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
 from .sqlite_idempotency_store import open_sqlite_idempotency_store
@@ -70,6 +66,8 @@ async def open_storage(
             root.mkdir(parents=True, exist_ok=True)
             yield FilesystemStorage(root, retention=retention)
         case Backend.GCS:
+            from .gcs_storage import open_gcs_storage
+
             async with open_gcs_storage(url, retention=retention) as storage:
                 yield storage
         case _:
@@ -103,6 +101,8 @@ async def open_index_cache(
     ``storage``'s backend, Redis keeps its own shared stamps."""
     backend = backend_of(url, INDEX_CACHE_URLS)
     if backend is Backend.REDIS:
+        from .redis_index_cache import open_redis_index_cache
+
         async with open_redis_index_cache(url, ttl=ttl) as cache:
             yield cache
         return
@@ -111,6 +111,20 @@ async def open_index_cache(
             yield MemoryIndexCache(ttl=ttl, markers=markers)
         else:
             yield NoIndexCache(markers)
+
+
+# The Redis client (~110 ms) and gcloud-aio (~170 ms) are imported only by a
+# deployment that uses them: every CLI start and task run pays what it imports.
+def _redis_idempotency_store(url: str) -> AbstractAsyncContextManager[IdempotencyStore]:
+    from .redis_idempotency_store import open_redis_idempotency_store
+
+    return open_redis_idempotency_store(url)
+
+
+def _redis_rate_limit_store(url: str) -> AbstractAsyncContextManager[RateLimitStore]:
+    from .redis_rate_limit_store import open_redis_rate_limit_store
+
+    return open_redis_rate_limit_store(url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +141,14 @@ IDEMPOTENCY_STORES: RequestStoreAdapters[IdempotencyStore] = RequestStoreAdapter
     lambda path, synchronous: open_sqlite_idempotency_store(
         path, synchronous=synchronous
     ),
-    open_redis_idempotency_store,
+    _redis_idempotency_store,
 )
 # WENCHANG_SQLITE_SYNCHRONOUS is for what a write's durability rests on;
 # rate-limit windows keep the default.
 RATE_LIMIT_STORES: RequestStoreAdapters[RateLimitStore] = RequestStoreAdapters(
     ProcessRateLimitStore,
     lambda path, _: open_sqlite_rate_limit_store(path),
-    open_redis_rate_limit_store,
+    _redis_rate_limit_store,
 )
 
 

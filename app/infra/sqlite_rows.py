@@ -29,11 +29,17 @@ def upper_bound(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else "\U0010ffff"
 
 
+@functools.lru_cache(maxsize=4096)
+def _json_strings(strings: tuple[str, ...]) -> str:
+    # A file's aliases and sources repeat from write to write: encoded once.
+    return json.dumps(list(strings))
+
+
 def meta_values(meta: FileMetadata) -> tuple[str, str, str, str]:
     return (
         meta.description,
-        json.dumps(list(meta.aliases)),
-        json.dumps(list(meta.sources)),
+        _json_strings(tuple(meta.aliases)),
+        _json_strings(tuple(meta.sources)),
         format_timestamp(meta.last_updated),
     )
 
@@ -53,7 +59,13 @@ def change_values(change: Change | None) -> tuple[str | None, ...]:
 
 def written_values(write: Write, version: str) -> tuple[str | None, ...]:
     """The metadata, version and change columns of ``write`` landing as ``version``."""
-    return (*meta_values(write.metadata), version, *change_values(write.change))
+    meta, change = write.metadata, write.change
+    values = meta_values(meta)
+    if change is None:
+        return (*values, version, None, None, None)
+    # An edit's change is stamped with the moment it gives the file: format once.
+    at = values[3] if change.at is meta.last_updated else format_timestamp(change.at)
+    return (*values, version, change.operation, change.actor, at)
 
 
 def record_from(row: Any, data: bytes | None) -> VersionRecord:

@@ -1,14 +1,13 @@
 """A file's search postings, as the write triggers' analysis function gives them.
 
 A new file, a new description or aliases, or a row not indexed at the version
-being replaced is analysed whole. An edit of the content alone (an appended
-line, a replaced fact, a rewrite keeping most lines) analyses only the lines it
-removed and added and moves their words' counts in the postings the row is
-indexed under: the result equals a fresh analysis of the whole file
-(``tests/test_sqlite_search_postings.py`` holds them equal).
+being replaced is analysed whole (its postings are replaced). An edit of the
+content alone (an appended line, a replaced fact, a rewrite keeping most lines)
+analyses only the lines it removed and added and moves their words' counts in
+the postings the row is indexed under: the result equals a fresh analysis of
+the whole file (``tests/test_sqlite_search_postings.py`` holds them equal).
 """
 
-import functools
 import json
 from typing import Any, NamedTuple
 
@@ -75,40 +74,29 @@ class Previous(NamedTuple):
     runs_aliases, runs_description, runs_content]``."""
 
 
-@functools.lru_cache(maxsize=8)
 def analysis_json(
     key: str,
     data: bytes,
     description: str,
     aliases: str,
-    indexed: str | None,
     previous: Previous | None = None,
 ) -> str:
-    """The row's analysis as JSON: lengths (``l``), runs (``r``) and what to
-    add to each postings row it changes (``d``; a row reaching 0 is gone),
-    from the postings ``indexed`` now.
+    """The row's analysis as JSON: lengths (``l``), runs (``r``), what to add
+    to each postings row it changes (``d``), the rows that may reach 0 and go
+    (``z``), and ``w`` when the file's postings are replaced by ``d``.
 
-    A trigger calls this once per statement for the same row; the cache
-    analyses once.
+    A trigger calls this once per statement.
     """
-    if previous is not None and indexed is not None:
+    if previous is not None:
         edited = _edited_json(data, description, aliases, previous)
         if edited is not None:
             return edited
     analysis = analyse_row(key, data, description, aliases)
-    postings = term_rows(analysis)
-    before: dict[str, int] = json.loads(indexed) if indexed else {}
-    steps = {t: n - before.get(t, 0) for t, n in postings.items()}
-    # A term gone is listed even at a step of 0, so its row (0) is dropped.
-    gone = {t: -n for t, n in before.items() if t not in postings}
-    changed = {t: step for t, step in steps.items() if step}
-    return _json(
-        list(analysis.lengths), [f.runs for f in analysis.fields], changed | gone
+    lengths, runs = list(analysis.lengths), [f.runs for f in analysis.fields]
+    return json.dumps(
+        {"w": 1, "l": lengths, "r": runs, "d": term_rows(analysis), "z": []},
+        ensure_ascii=False,
     )
-
-
-def _json(lengths: list[int], runs: list[str], steps: dict[str, int]) -> str:
-    return json.dumps({"l": lengths, "r": runs, "d": steps}, ensure_ascii=False)
 
 
 def _edited_json(
@@ -129,25 +117,33 @@ def _edited_json(
     document = json.loads(previous.document)
     lengths: list[int] = document[:4]
     lengths[_CONTENT] += change.length
-    return _json(lengths, document[4:], _count_steps(change))
+    steps = _count_steps(change)
+    falling = [term for term, step in steps.items() if step < 0]
+    return json.dumps(
+        {"w": 0, "l": lengths, "r": document[4:], "d": steps, "z": falling},
+        ensure_ascii=False,
+    )
 
 
 def _count_steps(change: WordChange) -> dict[str, int]:
     """What to add to each postings row the content's word change moves."""
     steps: dict[str, int] = {}
+    prefixes: dict[str, int] = {}
+    shift = _SHIFTS[_CONTENT]
     for word, delta in change.counts.items():
         if delta:
-            step = delta << _SHIFTS[_CONTENT]
-            for term in (word, PREFIX_MARK + word[:PREFIX_INDEX]):
-                steps[term] = steps.get(term, 0) + step
-    return {term: step for term, step in steps.items() if step}
+            # Each word is counted once; only its prefix's row gathers several.
+            steps[word] = step = delta << shift
+            prefix = PREFIX_MARK + word[:PREFIX_INDEX]
+            prefixes[prefix] = prefixes.get(prefix, 0) + step
+    return steps | {prefix: step for prefix, step in prefixes.items() if step}
 
 
 def sql_analysis(*values: Any) -> str:
-    """The triggers' function: (key, data, description, aliases, indexed terms)
-    of the row written, then, on an update, (data, description, aliases) of
-    the row replaced and its document row (``Previous.document``)."""
-    key, data, description, aliases, indexed, *replaced = values
+    """The triggers' function: (key, data, description, aliases) of the row
+    written, then, on an update, (data, description, aliases) of the row
+    replaced and its document row (``Previous.document``)."""
+    key, data, description, aliases, *replaced = values
     previous = None
     if replaced and replaced[0] is not None:
         old_data, old_description, old_aliases, document = replaced
@@ -162,6 +158,5 @@ def sql_analysis(*values: Any) -> str:
         bytes(data),
         str(description),
         str(aliases),
-        None if indexed is None else str(indexed),
         previous,
     )

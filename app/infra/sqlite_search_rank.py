@@ -29,6 +29,8 @@ _RUN_ROWS = (
 )
 
 
+_BY_TERM = "INDEXED BY search_terms_by_term"
+"""A prefix's rows are a range of terms: never a scan of the reach's postings."""
 _AFTER = ":after IS NULL OR score < :after OR (score = :after AND key > :after_key)"
 
 
@@ -53,7 +55,7 @@ def _source(i: int, term: Term, where: str) -> tuple[str, dict[str, object]]:
         return sql, {f"word{i}": PREFIX_MARK + term.text}
     if term.prefix:
         sql = (
-            f"(SELECT key, {_SUMS} FROM search_terms WHERE term >= :word{i} "
+            f"(SELECT key, {_SUMS} FROM search_terms {_BY_TERM} WHERE term >= :word{i} "
             f"AND term < :upto{i} AND {where} GROUP BY key)"
         )
         return sql, {f"word{i}": term.text, f"upto{i}": upper_bound(term.text)}

@@ -14,7 +14,7 @@ import aiosqlite
 
 from app.features.search.domain.analysis import COUNT_BITS
 
-from .sqlite_connection import install_triggers
+from .sqlite_connection import fetch_rows, install_triggers
 from .sqlite_search_postings import (
     GRAM_MARK,
     PREFIX_INDEX,
@@ -26,7 +26,7 @@ from .sqlite_search_postings import (
 
 __all__ = ["GRAM_MARK", "PREFIX_INDEX", "PREFIX_MARK"]
 
-ANALYSER_VERSION = 7
+ANALYSER_VERSION = 8
 """Bump when folding, tokens or postings change: every row is then re-indexed
 lazily."""
 FUNCTION = "wenchang_search_analysis"
@@ -43,18 +43,18 @@ CREATE TABLE IF NOT EXISTS search_documents (
     runs_name TEXT NOT NULL,
     runs_aliases TEXT NOT NULL,
     runs_description TEXT NOT NULL,
-    runs_content TEXT NOT NULL,
-    terms TEXT NOT NULL
+    runs_content TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS search_documents_lengths ON search_documents (
     key, len_name, len_aliases, len_description, len_content
 );
 CREATE TABLE IF NOT EXISTS search_terms (
-    term TEXT NOT NULL,
     key TEXT NOT NULL,
+    term TEXT NOT NULL,
     counts INTEGER NOT NULL,
-    PRIMARY KEY (term, key)
+    PRIMARY KEY (key, term)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS search_terms_by_term ON search_terms (term, key);
 """
 SEARCH_TABLES = ("search_terms", "search_documents")
 
@@ -71,44 +71,47 @@ def _unpacked() -> tuple[str, ...]:
 UNPACKED = _unpacked()
 """SQL for each field's count in a ``search_terms`` row, in field order."""
 
-# The document row lists its terms, so forgetting them is one primary-key
-# lookup each and the postings need no second index by key.
+# A file's postings are keyed by the file first: the rows one write changes
+# lie side by side on a page or two (one per word would be scattered over the
+# whole table), and forgetting a file is one range. Searches find a word's
+# files through ``search_terms_by_term``; a write touches that index only for
+# a word the file gains or loses, never for a count.
 _FORGET = """
-    DELETE FROM search_terms WHERE key = {row}.key AND term IN (
-        SELECT key FROM json_each((
-            SELECT terms FROM search_documents WHERE key = {row}.key)));
+    DELETE FROM search_terms WHERE key = {row}.key;
     DELETE FROM search_documents WHERE key = {row}.key;
 """
-# One call per statement: the analysis is a scalar subquery, cached by Python.
-# It is given the terms the row is indexed under now, and names the postings
-# to drop ('$.g') and to set ('$.s'): a write that changes a line rewrites
-# the few postings it changed, not all of them. An update also gives the row
+# The analysis runs once per statement and waits in the connection's own TEMP
+# table ``search_step`` for the statements that apply it (a TEMP trigger
+# resolves the name there first; the row goes before the statement ends).
+# It names what to add to each postings row it changes ('$.d'), the rows that
+# may reach 0 ('$.z'), and whether it is a whole analysis ('$.w': every row of
+# the file is dropped first and '$.d' is all of them). An update gives the row
 # it replaces and, if the index holds that very version, its document row:
 # then only the lines the write changed are analysed. The document row goes
-# last, so every statement sees the same previous terms.
+# last, so every statement sees the same previous one.
 _REPLACED = f"""OLD.data, OLD.description, OLD.aliases,
     (SELECT json_array(len_name, len_aliases, len_description, len_content,
         runs_name, runs_aliases, runs_description, runs_content)
      FROM search_documents
      WHERE key = NEW.key AND version = OLD.version AND analyser = {ANALYSER_VERSION})"""
 _ANALYSIS = f"""(SELECT {FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases,
-    (SELECT terms FROM search_documents WHERE key = NEW.key), {{replaced}}))"""
+    {{replaced}}))"""
 _INDEX = """
-    INSERT INTO search_terms
-    SELECT key, NEW.key, value FROM json_each({analysis}, '$.d') WHERE true
-    ON CONFLICT (term, key) DO UPDATE SET counts = counts + excluded.counts;
+    INSERT INTO search_step VALUES ({analysis});
+    DELETE FROM search_terms WHERE key = NEW.key
+        AND (SELECT j ->> '$.w' FROM search_step);
+    INSERT INTO search_terms (key, term, counts)
+    SELECT NEW.key, e.key, e.value FROM search_step, json_each(j, '$.d') AS e
+    WHERE true
+    ON CONFLICT (key, term) DO UPDATE SET counts = counts + excluded.counts;
     DELETE FROM search_terms WHERE key = NEW.key AND counts = 0 AND term IN (
-        SELECT key FROM json_each({analysis}, '$.d'));
+        SELECT e.value FROM search_step, json_each(j, '$.z') AS e);
     INSERT OR REPLACE INTO search_documents
     SELECT NEW.key, NEW.version, {version},
         j ->> '$.l[0]', j ->> '$.l[1]', j ->> '$.l[2]', j ->> '$.l[3]',
-        j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]',
-        json_patch(
-            coalesce((SELECT terms FROM search_documents WHERE key = NEW.key), '{{}}'),
-            (SELECT json_group_object(e.key, (SELECT counts FROM search_terms
-                WHERE term = e.key AND key = NEW.key))
-             FROM json_each(j, '$.d') AS e))
-    FROM (SELECT {analysis} AS j);
+        j ->> '$.r[0]', j ->> '$.r[1]', j ->> '$.r[2]', j ->> '$.r[3]'
+    FROM search_step;
+    DELETE FROM search_step;
 """
 
 
@@ -165,19 +168,18 @@ def index_rows(
         analysis = analyse_row(key, data, description, aliases)
         postings = term_rows(analysis)
         connection.execute(
-            "INSERT INTO search_documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO search_documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 version,
                 ANALYSER_VERSION,
                 *analysis.lengths,
                 *(f.runs for f in analysis.fields),
-                json.dumps(postings, ensure_ascii=False),
             ),
         )
         connection.executemany(
-            "INSERT INTO search_terms VALUES (?, ?, ?)",
-            [(term, key, counts) for term, counts in postings.items()],
+            "INSERT INTO search_terms (key, term, counts) VALUES (?, ?, ?)",
+            [(key, term, counts) for term, counts in postings.items()],
         )
 
 
@@ -194,4 +196,14 @@ def keys_json(keys: Sequence[str]) -> str:
 
 async def prepare_search(connection: aiosqlite.Connection) -> None:
     """Create the search tables when missing; index this connection's writes."""
-    await install_triggers(connection, TABLES, TRIGGERS, (FUNCTION, 9, sql_analysis))
+    columns = await fetch_rows(connection, "PRAGMA table_info(search_documents)", ())
+    if any(column[1] == "terms" for column in columns):
+        # Postings keyed by word first (analyser 7 and before): dropped, and
+        # every file is indexed again lazily, as after any analyser change.
+        await connection.executescript(_OLD_LAYOUT)
+    schema = f"{TABLES}{_STEP}"
+    await install_triggers(connection, schema, TRIGGERS, (FUNCTION, 8, sql_analysis))
+
+
+_STEP = "CREATE TEMP TABLE IF NOT EXISTS search_step (j TEXT NOT NULL);"
+_OLD_LAYOUT = "DROP TABLE search_terms; DROP TABLE search_documents;"

@@ -21,7 +21,7 @@ from app.infra.token_file import (
 from app.server.config_report import effective_settings, unknown_variable_warnings
 from app.server.otel import telemetry_from_environment
 from app.server.request_log import configure_json_logs
-from app.server.serve_workers import run_workers
+from app.server.serve_workers import require_shared_storage, run_workers
 from app.server.settings import Settings, SettingsError, load_settings
 from app.server.telemetry import log_tool_call
 from app.shared.identity import parse_grants
@@ -156,19 +156,19 @@ def _openapi() -> int:
 
 
 def _serve(arguments: argparse.Namespace) -> int:
-    import uvicorn
-
-    from app.server.asgi import build_app
-
     warn_about_unknown_variables()
     overrides = {"storage": arguments.storage} if arguments.storage else {}
     settings = load_settings(**overrides)
-    url = f"http://{arguments.host}:{arguments.port}"
-    notice = ensure_first_token(settings, url)
+    require_shared_storage(settings, arguments.workers)  # before any token or import
+    notice = ensure_first_token(settings, f"http://{arguments.host}:{arguments.port}")
     if notice:
         print(notice, flush=True)
     if arguments.workers != 1:
         return run_workers(settings, arguments.host, arguments.port, arguments.workers)
+    import uvicorn
+
+    from app.server.asgi import build_app
+
     telemetry = telemetry_from_environment(os.environ)
     app = build_app(settings, telemetry=telemetry, freeze_heap=True)
     uvicorn.run(

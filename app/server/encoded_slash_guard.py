@@ -1,12 +1,16 @@
-"""Rejects memory paths whose segments hide a slash as ``%2F``.
+"""Rejects memory paths whose segments hide a slash as ``%2F`` or are not UTF-8.
 
 Starlette decodes the path before routing, so ``/v1/files/user%2Fnotes/tea``
 would otherwise be routed as scope ``user``, area ``notes``, name ``tea``. A
 segment that contains an encoded slash names an invalid scope, area or name, and
 the caller gets the same INVALID_ARGUMENT error as for any other bad segment.
+Starlette also decodes invalid UTF-8 (``%FF``) as U+FFFD, which would alias
+distinct byte strings to one file name: such a segment is refused the same way.
 An unauthenticated request passes through untouched, so it still gets its 401
 first, as the HTTP check order requires.
 """
+
+from urllib.parse import unquote_to_bytes
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Scope
@@ -20,14 +24,27 @@ FILES_PREFIX = b"/v1/files/"
 ARGUMENTS = ("scope", "area", "name")
 
 
-def encoded_slash_argument(raw_path: bytes) -> str | None:
-    """The argument whose raw segment carries ``%2F``, if any."""
-    if b"%" not in raw_path or not raw_path.startswith(FILES_PREFIX):
+def _fault(segment: bytes) -> str | None:
+    if b"%2f" in segment.lower():
+        return "must not contain '/' (sent encoded as %2F)"
+    try:
+        unquote_to_bytes(segment).decode()
+    except UnicodeDecodeError:
+        return "must be UTF-8 once percent-decoded"
+    return None
+
+
+def malformed_segment(raw_path: bytes) -> tuple[str, str] | None:
+    """The argument whose raw segment hides ``%2F`` or is not UTF-8, and why."""
+    if not raw_path.startswith(FILES_PREFIX):
+        return None
+    if b"%" not in raw_path and raw_path.isascii():
         return None
     segments = raw_path[len(FILES_PREFIX) :].split(b"/")
     for argument, segment in zip(ARGUMENTS, segments, strict=False):
-        if b"%2f" in segment.lower():
-            return argument
+        fault = _fault(segment)
+        if fault is not None:
+            return argument, fault
     return None
 
 
@@ -40,11 +57,9 @@ def _authenticated(scope: Scope, resolver: Resolver) -> bool:
 
 
 def encoded_slash_refusal(scope: Scope, resolver: Resolver) -> ASGIApp | None:
-    """The refusal of an authenticated HTTP request whose path hides a ``%2F``."""
-    argument = encoded_slash_argument(scope.get("raw_path") or b"")
-    if argument is None or not _authenticated(scope, resolver):
+    """The refusal of an authenticated HTTP request with a malformed segment."""
+    malformed = malformed_segment(scope.get("raw_path") or b"")
+    if malformed is None or not _authenticated(scope, resolver):
         return None
-    error = invalid_argument_error(
-        argument, f"{argument} must not contain '/' (sent encoded as %2F)"
-    )
-    return refusal(error)
+    argument, fault = malformed
+    return refusal(invalid_argument_error(argument, f"{argument} {fault}"))

@@ -1,8 +1,8 @@
 from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from app.features.memory.schemas import KeySegment
+from app.features.memory.schemas import KeySegment, UtcMoment
 
 Segment = Annotated[str, Field(max_length=256)]
 OperationName = Annotated[str, Field(min_length=1, max_length=64)]
@@ -43,10 +43,10 @@ class AuditEvents(BaseModel):
 
 
 class AuditFilters(Strict):
-    since: AwareDatetime | None = Field(
+    since: UtcMoment | None = Field(
         default=None, description="Only events at or after this time."
     )
-    until: AwareDatetime | None = Field(
+    until: UtcMoment | None = Field(
         default=None, description="Only events at or before this time."
     )
     operation: OperationName | None = Field(

@@ -1,6 +1,7 @@
 """The memory feature's HTTP contracts: one per operation, named like it."""
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 from tenchi.contracts import Contract, contract
@@ -44,6 +45,8 @@ from .schemas import (
 
 FILE_PATH = "/files/{scope}/{area}/{name}"
 TAGS = ("memory",)
+FILE_READ_ERRORS = (invalid_argument, memory_not_found)
+"""What a read of one file or of its history can refuse."""
 MUTATION_ERRORS = (
     precondition_required,
     version_conflict,
@@ -78,17 +81,19 @@ def _read[T: BaseModel](
     *,
     params: type[BaseModel] | None = None,
     query: type[BaseModel] | None = None,
+    response_headers: type[VersionHeaders] | None = None,
     errors: Sequence[ErrorDef] = (invalid_argument,),
     name: str,
     summary: str,
-) -> Contract[T, None]:
-    """A GET answering one model, with no headers of its own."""
+) -> Contract[T, Any]:
+    """A GET answering one model; a file also answers its version as the ETag."""
     return contract(
         method="GET",
         path=path,
         params=params,
         query=query,
         response=response,
+        response_headers=response_headers,
         errors=errors,
         name=name,
         summary=summary,
@@ -124,16 +129,14 @@ list_area_contract = _read(
     summary="One page of one area, ascending by name.",
 )
 
-read_file_contract = contract(
-    method="GET",
-    path=FILE_PATH,
+read_file_contract = _read(
+    FILE_PATH,
+    MemoryFile,
     params=FilePath,
-    response=MemoryFile,
     response_headers=VersionHeaders,
-    errors=(invalid_argument, memory_not_found),
+    errors=FILE_READ_ERRORS,
     name="read_file",
     summary="Read one file; its version is also the ETag.",
-    tags=TAGS,
 )
 
 file_created = response(
@@ -220,7 +223,7 @@ list_versions_contract = _read(
     VersionListing,
     params=FilePath,
     query=ListQuery,
-    errors=(invalid_argument, memory_not_found),
+    errors=FILE_READ_ERRORS,
     name="list_versions",
     summary="One page of a file's version history, newest first (also once deleted).",
 )
@@ -229,7 +232,7 @@ read_version_contract = _read(
     f"{FILE_PATH}/versions/{{version}}",
     FileVersion,
     params=VersionPath,
-    errors=(invalid_argument, memory_not_found),
+    errors=FILE_READ_ERRORS,
     name="read_version",
     summary="One version record with the file as it stood after that change.",
 )

@@ -4,7 +4,7 @@ from app.shared.identity import require_identity
 
 from ..domain.pages import decode_position, encode_position, render_event
 from ..policy import audit_subjects
-from ..ports import AuditSelection, Position
+from ..ports import AuditSelection, Position, Subject
 from ..schemas import PAGE_SIZE, AuditEvents, AuditFilters, ReadAudit
 
 
@@ -12,20 +12,28 @@ async def read_audit(request: ReadAudit, context: AppContext) -> AuditEvents:
     """Events on the caller's own entities, newest first, in scopes it may audit."""
     identity = require_identity(context.identity)
     subjects = audit_subjects(identity, request.scope, context.audit_policy)
-    selection = AuditSelection(
-        subjects=subjects,
-        since=request.since,
-        until=request.until,
-        operation=request.operation,
-        area=request.area,
-        name=request.name,
+    return await page_of_events(
+        context, subjects, request, area=request.area, name=request.name
     )
-    return await page_of_events(context, selection, request)
 
 
 async def page_of_events(
-    context: AppContext, selection: AuditSelection, filters: AuditFilters
+    context: AppContext,
+    subjects: tuple[Subject, ...],
+    filters: AuditFilters,
+    *,
+    area: str | None = None,
+    name: str | None = None,
 ) -> AuditEvents:
+    """One page of the subjects' events that ``filters`` (and area/name) select."""
+    selection = AuditSelection(
+        subjects=subjects,
+        since=filters.since,
+        until=filters.until,
+        operation=filters.operation,
+        area=area,
+        name=name,
+    )
     before: Position | None = None
     if filters.cursor:
         before = decode_position(context.cursor_key, selection, filters.cursor)

@@ -1,0 +1,59 @@
+"""The shape of an ``Idempotency-Key`` (docs/http.md): 1-128 of ``A-Za-z0-9._:-``,
+the first a letter or a digit.
+
+A key of 128 such characters is honoured (its retry gets the first answer back);
+anything else is refused as request syntax before the operation runs, and the
+refused write changes nothing.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.http_support import (
+    FILE,
+    Api,
+    assert_validation_error,
+    file_body,
+    open_api,
+    state,
+)
+
+LONGEST = "aZ09._:-" * 16
+SHORTEST = "7"
+
+
+@pytest.fixture
+async def api(tmp_path: Path) -> Any:
+    async with open_api(tmp_path) as api:
+        yield api
+
+
+@pytest.mark.parametrize("key", [LONGEST, SHORTEST])
+async def test_a_key_of_1_to_128_allowed_characters_is_honoured(
+    api: Api, key: str
+) -> None:
+    headers = api.alice | {"If-None-Match": "*", "Idempotency-Key": key}
+    assert len(LONGEST) == 128
+
+    first = await api.http.put(FILE, json=file_body(), headers=headers)
+    retry = await api.http.put(FILE, json=file_body(), headers=headers)
+
+    assert (first.status_code, retry.status_code) == (201, 201)
+    assert retry.json() == first.json()
+    assert retry.headers["ETag"] == first.headers["ETag"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["", "k" * 129, "two words", "../etc", "a/b", "key!", "tab\tkey", "-key", ".key"],
+)
+async def test_any_other_key_is_refused_and_writes_nothing(api: Api, key: str) -> None:
+    before = await state(api)
+    headers = api.alice | {"If-None-Match": "*", "Idempotency-Key": key}
+
+    refused = await api.http.put(FILE, json=file_body(), headers=headers)
+
+    assert_validation_error(refused)
+    assert await state(api) == before
