@@ -216,8 +216,11 @@ _READ_FIELDS = ("scope", "entity_id", "area", "name", "expected_version")
 def read_fields(request: object) -> dict[str, str | None]:
     """The fields of a request its events read (never a body): the same events."""
     if type(request) is dict:  # HTTP's fields and drafts' own: no per-name dispatch
-        get = cast(dict[str, object], request).get
-        return {name: _text(get(name)) for name in _READ_FIELDS}
+        got = [cast(dict[str, object], request).get(name) for name in _READ_FIELDS]
+        return {
+            name: value if isinstance(value, str) else None
+            for name, value in zip(_READ_FIELDS, got, strict=True)
+        }
     return {name: _field(request, name) for name in _READ_FIELDS}
 
 
