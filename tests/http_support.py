@@ -117,6 +117,20 @@ async def state(api: Api, headers: Headers | None = None) -> list[Any]:
     return seen
 
 
+MCP_WRITE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {
+        "name": "write_file",
+        "arguments": {"scope": "user", "area": "notes", "name": "tea"}
+        | file_body()
+        | {"expected_version": None},
+    },
+}
+"""A JSON-RPC tools/call that creates FILE, for raw POSTs to /mcp."""
+
+
 def if_match(version: str) -> Headers:
     return {"If-Match": f'"{version}"'}
 

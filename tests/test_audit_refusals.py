@@ -157,6 +157,37 @@ async def test_an_mcp_call_over_its_rate_limit_is_a_refused_event(
     assert seen[0]["request_id"] == answers[2].headers["x-request-id"]
 
 
+async def test_an_mcp_argument_utf8_cannot_carry_leaves_the_log_working(
+    tmp_path: Path,
+) -> None:
+    """A lone surrogate (JSON "\\ud800") as the scope of a refused call names
+    no scope; the event is kept, and the log keeps recording and answering
+    (the unwritable event used to stall it: GET /v1/audit was a 500)."""
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "host": "127.0.0.1:8000",
+        "content-type": "application/json",
+    }
+    where = {"scope": "\ud800", "area": "notes", "name": "tea"}
+    async with open_audited(tmp_path) as api:
+        refused = await api.http.post(
+            "/mcp",
+            content=json.dumps(tool_call("read_file", where)),  # ASCII escapes
+            headers=api.both.headers | headers,
+        )
+        read = await api.http.get(FILE, headers=api.both.headers)
+        seen = await own_events(api)
+
+    assert refused.status_code == 200
+    assert read.status_code == 200
+    refusals = [e for e in seen if e["outcome"] == "VALIDATION_ERROR"]
+    assert sorted((e["operation"], e["scope"], e["area"]) for e in refusals) == [
+        ("read_file", "team", "notes"),  # no scope named: each granted one
+        ("read_file", "user", "notes"),
+    ]
+    assert (seen[0]["operation"], seen[0]["outcome"]) == ("read_file", "ok")
+
+
 def test_the_tool_calls_of_a_refused_message_are_read_from_its_json() -> None:
     read = tool_call("read_file", {"scope": "user"})
     batch = json.dumps([read, {"jsonrpc": "2.0", "method": "ping", "id": 3}])

@@ -9,6 +9,7 @@ import pytest
 
 from tests.http_support import (
     FILE,
+    MCP_WRITE,
     Api,
     Headers,
     assert_app_error,
@@ -140,3 +141,28 @@ async def test_public_routes_need_no_token(api: Api, path: str) -> None:
     response = await api.http.get(path)
 
     assert response.status_code == 200
+
+
+async def test_two_authorization_headers_are_401_on_every_surface(api: Api) -> None:
+    """Two tokens in one request are ambiguous: refused before either acts.
+
+    Over MCP the guard charged the first token's window while the tool ran as
+    the second; on /v1 the last one silently won."""
+    both = [
+        ("Authorization", api.bob["Authorization"]),
+        ("Authorization", api.alice["Authorization"]),
+    ]
+    mcp = [
+        ("Host", "127.0.0.1:8000"),
+        ("Accept", "application/json, text/event-stream"),
+    ]
+    before = await state(api)
+
+    put = await api.http.put(
+        FILE, json=file_body(), headers=[*both, ("If-None-Match", "*")]
+    )
+    called = await api.http.post("/mcp", json=MCP_WRITE, headers=[*both, *mcp])
+
+    for refused in (put, called):
+        assert_unauthorized(refused)
+    assert await state(api) == before

@@ -5,12 +5,14 @@ bearer tokens from a token file, run in process.
 """
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from tenchi.testing import open_http
 
 from app.infra.token_file import create_token
@@ -18,7 +20,15 @@ from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant
-from tests.http_support import FILE, Api, bearer, file_body, if_match, open_api
+from tests.http_support import (
+    FILE,
+    MCP_WRITE,
+    Api,
+    bearer,
+    file_body,
+    if_match,
+    open_api,
+)
 from tests.support.redis_server import RedisServer
 
 ALICE = {"user": Grant("alice", "owner")}
@@ -374,6 +384,30 @@ async def test_mcp_bodies_have_the_same_ceiling_as_the_api(tmp_path: Path) -> No
     assert declared.json()["code"] == "REQUEST_TOO_LARGE"
     assert chunked.status_code == 413
     assert small.status_code == 200
+
+
+@pytest.mark.parametrize("media", ["text/plain", None])
+async def test_mcp_refuses_a_body_that_is_not_json_as_415(
+    tmp_path: Path, media: str | None
+) -> None:
+    """A POST to /mcp not sent as JSON is UNSUPPORTED_MEDIA_TYPE, as on /v1."""
+    async with open_api(tmp_path) as api:
+        headers = api.alice | MCP_ACCEPT | {"Host": "127.0.0.1:8000"}
+        request = api.http.build_request(
+            "POST", "/mcp", content=json.dumps(MCP_WRITE).encode(), headers=headers
+        )
+        if media is not None:  # bytes alone carry no content-type
+            request.headers["content-type"] = media
+        refused = await api.http.send(request)
+        missing = await api.http.get(FILE, headers=api.alice)
+
+    assert refused.status_code == 415, refused.text
+    envelope = refused.json()
+    assert envelope["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    assert envelope["details"]["category"] == "permanent"
+    assert envelope["details"]["expected"] == "application/json"
+    assert envelope["details"]["actual"] == media
+    assert missing.status_code == 404
 
 
 async def test_a_retry_after_the_file_moved_on_gets_the_file_as_it_stands(

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 
 from app.infra import token_file_resolver
 from app.infra.token_file import create_token, ensure_cursor_secret, revoke_token
@@ -155,3 +156,29 @@ def test_a_running_server_rejects_a_revoked_token(tmp_path: Path) -> None:
     assert after.headers["WWW-Authenticate"].startswith("Bearer")
     assert other.status_code == 200
     assert record.token_id not in json.dumps(after.json())
+
+
+def test_a_grant_naming_more_than_one_key_segment_is_refused(tmp_path: Path) -> None:
+    """An entity or scope holding '/' would reach another entity's keys (grant
+    user=alice/notes lists alice's notes): a hand-edited file holding one is not
+    loaded, and create_token refuses one, as `wenchang token create` does."""
+    path = tmp_path / "tokens.json"
+    create_token(path, ALICE)
+    document = json.loads(path.read_text())
+    document["tokens"][0]["grants"]["user"]["entity_id"] = "alice/notes"
+    path.write_text(json.dumps(document))
+
+    with pytest.raises(ValueError, match="not a Wenchang token file"):
+        TokenFileResolver(path)
+    listed = run_wenchang(
+        "token", "list", cwd=tmp_path, settings={"WENCHANG_TOKENS_FILE": str(path)}
+    )
+    for grants in (
+        {"user": Grant("alice/notes", "owner")},
+        {"user/alice": Grant("notes", "owner")},
+    ):
+        with pytest.raises(ValueError, match="invalid"):
+            create_token(tmp_path / "other.json", grants)
+
+    assert listed.returncode != 0
+    assert "entity" in listed.stderr

@@ -549,3 +549,29 @@ async def test_history_moves_with_export_and_import(tmp_path: Path) -> None:
 
     assert shape(moved) == shape(tea_history)
     assert [f.content for f in again.files] == ["- [stated] two\n"]
+
+
+@pytest.mark.parametrize(
+    "moment", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"]
+)
+@pytest.mark.parametrize("field", ["last_updated", "at"])
+async def test_an_import_time_beyond_utc_is_bad_input(
+    tmp_path: Path, moment: str, field: str
+) -> None:
+    """A time whose offset takes it past UTC's years is refused; nothing written."""
+    runner = build_task_runner(settings_for(f"sqlite:///{tmp_path / 'w.db'}", tmp_path))
+    seeded: dict[str, Any] = {"area": "notes", "name": "a", "content": "x\n"}
+    payload = json.loads(document(seeded).model_dump_json())
+    record = {"version": "v1", "operation": "write_file", "actor": "http"}
+    if field == "at":
+        records = [record | {"at": moment, "content": "x\n"}]
+        payload["history"] = [{"area": "notes", "name": "a", "records": records}]
+    else:
+        payload["files"][0]["last_updated"] = moment
+
+    with pytest.raises(TaskInputError):
+        await runner.run("memory.import", input_json=json.dumps(payload))
+    exported = await runner.run("memory.export", input=ENTITY)
+
+    assert isinstance(exported, MemoryExport)
+    assert exported.files == []

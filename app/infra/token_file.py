@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.infra.durable_files import replace_file
-from app.shared.identity import Grant
+from app.shared.identity import Grant, require_grant_segments
 
 TOKEN_PREFIX = "wct_"
 RELOAD_INTERVAL_SECONDS = 1.0
@@ -52,15 +52,23 @@ def _record_to_json(record: TokenRecord) -> dict[str, Any]:
     }
 
 
+def _checked(grants: Mapping[str, Grant]) -> dict[str, Grant]:
+    for scope, grant in grants.items():
+        require_grant_segments(scope, grant, f"{scope}={grant.entity_id}:{grant.role}")
+    return dict(grants)
+
+
 def _record_from_json(raw: dict[str, Any]) -> TokenRecord:
     expires = raw.get("expires_at")
     return TokenRecord(
         token_id=raw["id"],
         digest=raw["sha256"],
-        grants={
-            scope: Grant(entity_id=grant["entity_id"], role=grant["role"])
-            for scope, grant in raw["grants"].items()
-        },
+        grants=_checked(
+            {
+                scope: Grant(entity_id=grant["entity_id"], role=grant["role"])
+                for scope, grant in raw["grants"].items()
+            }
+        ),
         label=raw.get("label"),
         created_at=datetime.fromisoformat(raw["created_at"]),
         expires_at=datetime.fromisoformat(expires) if expires else None,
@@ -153,7 +161,7 @@ def _new_token(
     record = TokenRecord(
         token_id="tok_" + secrets.token_hex(6),
         digest=token_digest(secret),
-        grants=dict(grants),
+        grants=_checked(grants),
         label=label,
         created_at=created,
         expires_at=created + timedelta(days=expires_in_days)

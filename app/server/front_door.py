@@ -1,5 +1,5 @@
-"""The one ASGI layer in front of every HTTP request: its id, the ``%2F`` guard
-and the error envelope.
+"""The one ASGI layer in front of every HTTP request: its id, the ``%2F`` and
+duplicate-credential guards and the error envelope.
 
 Each request needs all three, in this order: the id first (everything after
 names it), then the envelope around everything that can refuse, the guard
@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.server.encoded_slash_guard import encoded_slash_refusal
 from app.server.error_envelope import enveloped
+from app.server.hooks import duplicate_credentials_refusal
 from app.server.http_middleware import HttpMiddleware
 from app.server.request_log import current_request_id, identified
 from app.shared.identity import Resolver
@@ -36,7 +37,9 @@ class FrontDoor(HttpMiddleware):
         token = current_request_id.set(request_id)
         try:
             send = enveloped(scope, send, self._on_refusal)
-            refused = encoded_slash_refusal(scope, self._resolver)
+            refused = duplicate_credentials_refusal(scope) or encoded_slash_refusal(
+                scope, self._resolver
+            )
             await (refused or self._app)(scope, receive, send)
         finally:
             current_request_id.reset(token)

@@ -8,6 +8,7 @@ import hashlib
 from dataclasses import dataclass
 
 from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Scope
 from tenchi.errors import ERROR_SOURCE_HEADER, AppError, error_body
 from tenchi.rate_limits import RATE_LIMITED, enforce_rate_limit
 from tenchi.server import Hook, RequestInfo
@@ -27,6 +28,26 @@ def refusal(error: AppError) -> JSONResponse:
     body = error_body(code=error.code, message=error.message, details=error.details)
     headers = {**error.headers, ERROR_SOURCE_HEADER: "app"}
     return JSONResponse(body, status_code=error.status, headers=headers)
+
+
+TOKEN_PATHS = ("/v1/", "/mcp")
+"""Where a request's token counts: the paths whose credentials must be unique."""
+
+
+def duplicate_credentials_refusal(scope: Scope) -> ASGIApp | None:
+    """A 401 for a request to a token path carrying two ``Authorization`` headers.
+
+    Which one wins differs by layer (the MCP guard read the first, its tools
+    the last), so an ambiguous request is refused rather than guessed at.
+    """
+    if not scope["path"].startswith(TOKEN_PATHS):
+        return None
+    seen = [name for name, _ in scope["headers"] if name == b"authorization"]
+    if len(seen) < 2:
+        return None
+    return refusal(
+        resolver_failure_error("Send exactly one Authorization: Bearer <token> header.")
+    )
 
 
 def authenticate(resolver: Resolver, authorization: str) -> Identity:

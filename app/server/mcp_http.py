@@ -16,9 +16,15 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from starlette.datastructures import Headers
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from tenchi.errors import AppError
+from tenchi.errors import (
+    ERROR_SOURCE_HEADER,
+    AppError,
+    error_body,
+    unsupported_media_type,
+)
 from tenchi.mcp import McpRequest
 
 from app.server.body_limit import BodyLimit
@@ -48,6 +54,7 @@ from app.server.telemetry import ToolCallObserver, log_tool_call
 from app.shared.identity import Identity, Resolver
 
 MCP_PATH = "/mcp"
+JSON = "application/json"
 
 
 def bearer_identity(resolver: Resolver) -> Authenticate:
@@ -96,7 +103,8 @@ class BearerGuard(HttpMiddleware):
             await self._record_refused(identity, body, exc.code)
             await refusal(exc)(scope, receive, send)
             return
-        await self._app(scope, receive, send)
+        refused = media_refusal(scope)
+        await (refused or self._app)(scope, receive, send)
 
     async def _record_refused(self, identity: Identity, body: bytes, code: str) -> None:
         context = self._context().for_call(
@@ -104,6 +112,25 @@ class BearerGuard(HttpMiddleware):
         )
         for tool, arguments in tool_calls(body):
             await self._refusals.record(context, tool, arguments, code)
+
+
+def media_refusal(scope: Scope) -> ASGIApp | None:
+    """A POST not sent as JSON: 415 with the media types, as Tenchi refuses it on
+    /v1 (the SDK would answer a plain-text 400 no caller can act on)."""
+    if scope["method"] != "POST":
+        return None
+    actual = Headers(scope=scope).get("content-type")
+    if actual is not None and actual.lower().startswith(JSON):
+        return None
+    body = error_body(
+        code=unsupported_media_type.code,
+        message=unsupported_media_type.message,
+        details={"expected": JSON, "actual": actual},
+    )
+    headers = {ERROR_SOURCE_HEADER: "framework"}
+    return JSONResponse(
+        body, status_code=unsupported_media_type.status, headers=headers
+    )
 
 
 def named_request(send: Send) -> Send:

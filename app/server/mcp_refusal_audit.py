@@ -68,6 +68,18 @@ def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, Any]]]:
     return calls
 
 
+def _loggable(value: object) -> bool:
+    """A string UTF-8 can carry: a JSON ``\\ud800`` decodes to a lone surrogate,
+    which no store can write, and an unwritable event would stall the log."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class McpRefusalAudit:
     """Records the served tools' calls refused before they ran in the app's log."""
 
@@ -90,9 +102,7 @@ class McpRefusalAudit:
         if operation is None:
             return
         fields = {
-            key: value
-            for key in LOCATION
-            if isinstance(value := arguments.get(key), str)
+            key: value for key in LOCATION if _loggable(value := arguments.get(key))
         }
         await record_call(context, operation, fields, Outcome(outcome), durable=False)
 

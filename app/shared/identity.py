@@ -52,13 +52,23 @@ def parse_grant(text: str) -> tuple[str, Grant]:
         raise ValueError(
             f"grant {text!r} must look like SCOPE=ENTITY:ROLE, e.g. user=alice:owner"
         )
-    for label, value in (("scope", scope), ("entity", entity_id)):
+    grant = Grant(entity_id=entity_id, role=role)
+    require_grant_segments(scope, grant, text)
+    return scope, grant
+
+
+def require_grant_segments(scope: str, grant: Grant, text: str) -> None:
+    """Scope and entity id are each one storage-key segment, else ValueError.
+
+    Keys are ``scope/entity/area/name.md``: an entity ``alice/notes`` would list
+    alice's ``notes`` area as its own, so no grant may carry a '/'.
+    """
+    for label, value in (("scope", scope), ("entity", grant.entity_id)):
         if not is_valid_segment(value):
             raise ValueError(
                 f"grant {text!r} has an invalid {label} {value!r}: use a non-empty "
                 "name without '/', '\\', control characters, '.' or '..'"
             )
-    return scope, Grant(entity_id=entity_id, role=role)
 
 
 def parse_grants(texts: list[str]) -> dict[str, Grant]:

@@ -1,26 +1,12 @@
-from datetime import UTC, datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from app.features.memory.schemas import KeySegment
+from app.features.memory.schemas import KeySegment, UtcMoment
 
 Segment = Annotated[str, Field(max_length=256)]
 OperationName = Annotated[str, Field(min_length=1, max_length=64)]
 Cursor = Annotated[str, Field(max_length=512)]
-
-
-def _within_utc(moment: datetime) -> datetime:
-    # An offset can carry year 1 or 9999 past what UTC can write, and every
-    # store compares bounds in UTC: refuse it here, as any other bad bound.
-    try:
-        moment.astimezone(UTC)
-    except OverflowError:
-        raise ValueError("must fall between years 1 and 9999 in UTC") from None
-    return moment
-
-
-Moment = Annotated[AwareDatetime, AfterValidator(_within_utc)]
 PAGE_SIZE = 100
 """Events per page of GET /v1/audit and memory.audit."""
 
@@ -57,10 +43,10 @@ class AuditEvents(BaseModel):
 
 
 class AuditFilters(Strict):
-    since: Moment | None = Field(
+    since: UtcMoment | None = Field(
         default=None, description="Only events at or after this time."
     )
-    until: Moment | None = Field(
+    until: UtcMoment | None = Field(
         default=None, description="Only events at or before this time."
     )
     operation: OperationName | None = Field(

@@ -1,3 +1,4 @@
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -15,6 +16,20 @@ Alias = Annotated[str, Field(max_length=512)]
 Aliases = Annotated[list[Alias], Field(max_length=256)]
 Version = Annotated[str, Field(max_length=256)]
 Cursor = Annotated[str, Field(max_length=2048)]
+
+
+def _within_utc(moment: datetime) -> datetime:
+    # An offset can carry year 1 or 9999 past what UTC can write, and every
+    # store keeps times in UTC: refuse it here, as any other bad time.
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("must fall between years 1 and 9999 in UTC") from None
+    return moment
+
+
+UtcMoment = Annotated[AwareDatetime, AfterValidator(_within_utc)]
+"""A time with its offset that UTC can also write."""
 
 ScopeArg = Annotated[
     Segment, Field(description="A scope of this session, e.g. user (see the index).")
@@ -331,7 +346,7 @@ class ExportedRecord(Strict):
     version: Version
     operation: Annotated[str, Field(min_length=1, max_length=64)]
     actor: Source
-    at: AwareDatetime
+    at: UtcMoment
     deleted: bool = False
     content: Text = ""
     description: OneLine = ""
@@ -367,7 +382,7 @@ class ImportedFile(Strict):
     sources: Annotated[list[Source], Field(max_length=256)] = Field(
         default_factory=list[str]
     )
-    last_updated: AwareDatetime | None = None
+    last_updated: UtcMoment | None = None
     version: Version | None = None
     """Ignored: an import always creates new versions."""
 
