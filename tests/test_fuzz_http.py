@@ -198,10 +198,8 @@ def test_path_traversal_never_escapes_and_never_fails(live: Live, target: str) -
     assert all(400 <= status < 500 for status in statuses), statuses
 
 
-def test_invalid_utf8_in_a_path_is_decoded_with_replacement_characters(
-    live: Live,
-) -> None:
-    """Undecodable bytes become U+FFFD (uvicorn's decoding): a plain, valid name."""
+def test_invalid_utf8_in_a_path_is_refused_and_creates_nothing(live: Live) -> None:
+    """Undecodable bytes are INVALID_ARGUMENT on their segment, never U+FFFD."""
     put = answer(
         live,
         "PUT",
@@ -211,9 +209,9 @@ def test_invalid_utf8_in_a_path_is_decoded_with_replacement_characters(
     )
     listing = httpx.get(f"{live.server.url}/v1/files/user/notes", headers=live.auth)
 
-    assert put == 201
+    assert put == 422
     names = [entry["name"] for entry in listing.json()["entries"]]
-    assert "\ufffd\ufffd" in names
+    assert not any("\ufffd" in name for name in names)
 
 
 LOOK_ALIKES = [

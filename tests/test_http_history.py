@@ -1,4 +1,8 @@
-"""Version history over HTTP, on SQLite and on the GCS emulator (and memory, file).
+"""Version history over HTTP, on the backend ``WENCHANG_TEST_STORAGE`` selects.
+
+Like the rest of the HTTP suite, this runs once per backend in CI (SQLite in the
+main step, then memory, file and the GCS emulator); every backend's history is
+also held to the storage and transport conformance suites in the main step.
 
 create -> append -> replace -> delete leaves four records newest first (the
 tombstone first); every version reads back; a restore with the right
@@ -15,18 +19,14 @@ import httpx
 import pytest
 
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
-from tests.support.storage_adapters import ADAPTERS, storage_url
 
 VERSIONS = f"{FILE}/versions"
 RESTORE = f"{FILE}/restore"
 
 
-@pytest.fixture(params=ADAPTERS)
-async def api(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncGenerator[Api]:
-    kind: str = request.param
-    if kind == "gcs":
-        request.getfixturevalue("gcs_emulator")
-    async with open_api(tmp_path, storage=storage_url(kind, tmp_path)) as opened:
+@pytest.fixture
+async def api(tmp_path: Path) -> AsyncGenerator[Api]:
+    async with open_api(tmp_path) as opened:
         yield opened
 
 

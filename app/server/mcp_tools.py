@@ -39,6 +39,15 @@ def describe(declaration: Tool[Any, Any], *, product: str | None, purpose: str) 
     return text
 
 
+@functools.cache
+def _renamed(declared: Tool[Any, Any], name: str, description: str) -> Tool[Any, Any]:
+    # A new Tool derives its schemas and validators (~30 ms); every app a process
+    # builds (the tests build hundreds) serves the same few declarations.
+    return trusting_results(
+        dataclasses.replace(declared, name=name, description=description)
+    )
+
+
 def _served(
     binding: ToolBinding[Any, Any], settings: Settings, purpose: str
 ) -> ToolBinding[Any, Any]:
@@ -47,9 +56,7 @@ def _served(
     description = require_description_fits(
         name, describe(declared, product=settings.product, purpose=purpose)
     )
-    served = trusting_results(
-        dataclasses.replace(declared, name=name, description=description)
-    )
+    served = _renamed(declared, name, description)
     audited = audited_use_case(
         declared.name, binding.use_case, mutates=not declared.read_only
     )
