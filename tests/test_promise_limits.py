@@ -1,4 +1,5 @@
-"""The metadata budget (docs/decisions.md, docs/concepts.md), over HTTP on GCS.
+"""The metadata budget (docs/decisions.md, docs/concepts.md) and GCS's object-name
+cap (docs/deploying.md), over HTTP on GCS.
 
 A file's description plus its aliases (as JSON) may take at most 6 KiB on every
 backend, so a file written anywhere can move to GCS (8 KiB of custom metadata);
@@ -10,9 +11,11 @@ at the budget must also land and read back whole.
 import json
 from collections.abc import AsyncGenerator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
+from app.infra.gcs_location import parse_gcs_url
 from tests.http_support import FILE, Api, if_match, open_api
 from tests.support.gcs_emulator import GcsEmulator
 from tests.support.storage_adapters import storage_url
@@ -104,3 +107,52 @@ async def test_an_append_whose_merged_aliases_pass_the_budget_changes_nothing(
     assert refused.status_code == 422, refused.text
     assert refused.json()["details"]["argument"] == "aliases"
     assert read.json() == made.json()
+
+
+async def test_a_name_too_long_for_gcs_object_names_is_refused_before_gcs_sees_it(
+    gcs_emulator: GcsEmulator, tmp_path: Path
+) -> None:
+    """GCS names objects with at most 1,024 bytes of UTF-8, and a file's archived
+    versions are named ``<prefix>\\history/<key>\\<19 digits>``; a name holds at
+    most 256 characters, which in four-byte characters reach past that. The longest name
+    whose archive fits lands and keeps its history; one byte more is
+    INVALID_ARGUMENT naming ``name`` and stores nothing (GCS itself would answer
+    the upload with a 400: an internal error to the caller). The emulator takes
+    any length, so only our own check can make this test pass."""
+    del gcs_emulator
+    url = storage_url("gcs", tmp_path)
+    prefix = parse_gcs_url(url).prefix
+    room = 1024 - len(f"{prefix}\\history/user/alice/notes/.md\\".encode()) - 19
+    longest = "\U0001d11e" * (room // 4) + "x" * (room % 4)  # four bytes each
+    over = "x" + longest
+    assert (len(longest.encode()), len(over.encode())) == (room, room + 1)
+    async with open_api(tmp_path, storage=url) as api:
+        create = api.alice | {"If-None-Match": "*"}
+        line = {"line": "- [stated] more"}
+        base = "/v1/files/user/notes/"
+        refused = await api.http.put(
+            base + quote(over), json=body("Tea", []), headers=create
+        )
+        landed = await api.http.put(
+            base + quote(longest), json=body("Tea", []), headers=create
+        )
+        version = landed.json()["version"]
+        appended = await api.http.post(
+            base + quote(longest) + "/lines",
+            json=line,
+            headers=api.alice | if_match(version),
+        )
+        versions = await api.http.get(
+            base + quote(longest) + "/versions", headers=api.alice
+        )
+        listing = await api.http.get(base.removesuffix("/"), headers=api.alice)
+
+    assert refused.status_code == 422, refused.text
+    assert (refused.json()["code"], refused.json()["details"]["argument"]) == (
+        "INVALID_ARGUMENT",
+        "name",
+    )
+    assert landed.status_code == 201, landed.text
+    assert appended.status_code == 200, appended.text
+    assert [v["version"] for v in versions.json()["entries"]][1:] == [version]
+    assert [f["name"] for f in listing.json()["entries"]] == [longest]

@@ -34,6 +34,7 @@ from app.features.memory.ports import (
 from app.infra.gcs_objects import GcsObjects
 from app.infra.history_records import PRUNE_PER_WRITE, expired
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
+from app.shared.errors import invalid_argument_error
 
 HISTORY = "\\history/"
 SEPARATOR = "\\"
@@ -41,6 +42,8 @@ OPERATION, ACTOR, DELETED, VERSION = "operation", "actor", "deleted", "version"
 LIST_FIELDS = "items(name,generation,size,metadata),nextPageToken"
 LIST_BATCH = 1000
 _ORDER_BASE = 10**19 - 1
+NAME_LIMIT = 1024
+"""GCS refuses an object name of more bytes of UTF-8 than this."""
 _GENERATION = re.compile(r"[1-9][0-9]{0,18}")
 _MAX_GENERATION = 2**63 - 1
 
@@ -107,6 +110,16 @@ class GcsHistory:
 
     def _name(self, key: str, generation: str) -> str:
         return f"{self._key_prefix(key)}{_ORDER_BASE - int(generation):019d}"
+
+    def require_room(self, key: str) -> None:
+        """Refuse ``key`` if its longest object name (an archived one) is too long."""
+        # Refused here, not by GCS: its 400 would reach the caller as an internal error.
+        over = len(self._name(key, "0").encode()) - NAME_LIMIT
+        if over > 0:
+            detail = f"{over} bytes of UTF-8 too long for GCS storage"
+            raise invalid_argument_error(
+                "name", f"{detail} (object names: {NAME_LIMIT})"
+            )
 
     async def archive(self, key: str, resource: dict[str, Any], data: bytes) -> None:
         """Copy the record of ``resource`` (a generation that landed) to the archive."""

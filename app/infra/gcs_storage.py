@@ -17,6 +17,7 @@ from app.features.memory import ports
 from app.infra.gcs_client import GcsClient
 from app.infra.gcs_history import (
     HISTORY,
+    NAME_LIMIT,
     GcsHistory,
     change_map,
     generation_of,
@@ -56,6 +57,8 @@ class GcsStorage:
         )
 
     async def _live(self, key: str) -> dict[str, Any] | None:
+        if len((self._prefix + key).encode()) > NAME_LIMIT:
+            return None  # no object can have this name
         described = await self._objects.describe(self._prefix + key)
         return None if described is None or is_tombstone(described) else described
 
@@ -105,6 +108,7 @@ class GcsStorage:
 
     async def put(self, write: ports.Write) -> str:
         key, data = write.key, write.data
+        self._history.require_room(key)
         values = change_map(write.metadata, write.change)
         for _ in range(WRITE_ATTEMPTS):
             current = await self._objects.describe(self._prefix + key)
@@ -123,6 +127,7 @@ class GcsStorage:
         self, write: ports.Write, expected: str | None
     ) -> str | None:
         key, data, name = write.key, write.data, self._prefix + write.key
+        self._history.require_room(key)
         values = change_map(write.metadata, write.change)
         if expected is None:
             version = await self._objects.upload(name, data, values, "0")
