@@ -6,7 +6,7 @@ inside the very statement that changed it, so a record exists exactly when its
 mutation committed. A recorded delete is an UPDATE that marks the row as a
 tombstone; its trigger records the tombstone and removes the row. The same
 triggers prune the key's history to the retention this process was opened
-with (at most ``PRUNE_PER_WRITE`` rows per write, never the newest).
+with (at most ``PRUNE_PER_WRITE`` rows per limit and write, never the newest).
 """
 
 import sqlite3
@@ -76,28 +76,29 @@ RECORD_COLUMNS = (
 
 
 def _prune(retention: HistoryRetention) -> str:
-    # Each part takes its oldest few by seq from an index range, so a write
-    # reads a few index entries, not every record of the key: the age test
-    # runs on the ``memory_history_by_age`` expression index.
-    too_old = (
-        f"""UNION SELECT seq FROM (SELECT seq FROM memory_history
-            WHERE key = NEW.key AND julianday(last_updated)
-                < julianday(NEW.changed_at) - {retention.max_days}
-            ORDER BY seq LIMIT {PRUNE_PER_WRITE + 1})"""
-        if retention.max_days
-        else ""
-    )
-    return f"""
-    DELETE FROM memory_history WHERE seq IN (
-        SELECT seq FROM (
-            SELECT seq FROM (SELECT seq FROM memory_history
-                WHERE key = NEW.key AND seq <= coalesce((SELECT seq
-                    FROM memory_history WHERE key = NEW.key
-                    ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions}), -1)
-                ORDER BY seq LIMIT {PRUNE_PER_WRITE})
-            {too_old})
-        WHERE seq < (SELECT max(seq) FROM memory_history WHERE key = NEW.key)
-        ORDER BY seq LIMIT {PRUNE_PER_WRITE});
+    # Plain range deletes bounded by scalar subqueries over a few index
+    # entries: no IN list or UNION for SQLite to build temporary b-trees for on
+    # every write. The count limit drops the oldest records beyond it (a prefix
+    # of the key's records); the age limit drops records past it wherever they
+    # are, found through ``memory_history_by_age`` (only when there are some
+    # are they sorted by seq). Each limit takes at most ``PRUNE_PER_WRITE`` a
+    # write, oldest first, never the newest.
+    oldest = f"""(SELECT seq FROM memory_history {{index}} WHERE key = NEW.key
+        {{where}} ORDER BY seq LIMIT 1 OFFSET {PRUNE_PER_WRITE - 1})"""
+    beyond = f"""(SELECT seq FROM memory_history WHERE key = NEW.key
+        ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions})"""
+    by_count = f"""
+    DELETE FROM memory_history WHERE key = NEW.key AND seq <= {beyond}
+        AND seq <= coalesce({oldest.format(index="", where="")}, {beyond});
+"""
+    if not retention.max_days:
+        return by_count
+    old = f"julianday(last_updated) < julianday(NEW.changed_at) - {retention.max_days}"
+    newest = "(SELECT max(seq) FROM memory_history WHERE key = NEW.key)"
+    fourth = oldest.format(index="INDEXED BY memory_history_by_age", where=f"AND {old}")
+    return f"""{by_count}
+    DELETE FROM memory_history WHERE key = NEW.key AND {old} AND seq < {newest}
+        AND seq <= coalesce({fourth}, {newest});
 """
 
 
