@@ -470,3 +470,23 @@ async def test_256_staged_events_start_a_write_as_256_queued_ones_do() -> None:
 
     assert (before, batches) == ([], [0])
     await buffer.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "file"])
+async def test_text_no_store_can_encode_is_kept_as_replacement_characters(
+    kind: str, tmp_path: Path
+) -> None:
+    """A lone surrogate (JSON ``\\ud800``) cannot be written as UTF-8; retrying it
+    would hold every later event back, so the event is kept with U+FFFD."""
+    poisoned = event(at=recent(2), name="tea\ud800", files=("notes/\udcff",))
+    later = event(at=recent(1))
+    url = audit_url(kind, tmp_path)
+    async with open_audit_log(url, max_days=365, stream=io.StringIO) as log:
+        await log.record([poisoned], durable=False)
+        await log.record([later], durable=True)
+        found = await every_event(log, AuditSelection(subjects=(ALICE,)))
+
+    assert [(e.id, e.name, e.files) for e in found] == [
+        (later.id, "tea", ()),
+        (poisoned.id, "tea\ufffd", ("notes/\ufffd",)),
+    ]

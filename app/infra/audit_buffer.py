@@ -9,10 +9,14 @@ same terms, each staged event counting as a queued one. Writes are
 serialised, so a caller whose event a concurrent write carried finds it
 written when its own turn comes. A failed write puts its events back at the
 head of the queue: a durable caller sees the error, a timed write retries.
+Text no store can encode (a lone surrogate) is written with U+FFFD in its
+place, since retrying it would hold every later event back for good.
 """
 
 import asyncio
+import dataclasses
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,6 +49,27 @@ class _Built:
 
 def _built(queue: list[EventDraft]) -> list[AuditEvent]:
     return [event for draft in queue for event in draft.events()]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What UTF-8 cannot encode: a surrogate code point standing alone in a str."""
+
+
+def _encodable(value: object) -> object:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, tuple):
+        return tuple(_encodable(item) for item in value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return value
+
+
+def _writable(event: AuditEvent) -> AuditEvent:
+    """``event`` with each surrogate as U+FFFD."""
+    changes = {
+        field.name: _encodable(getattr(event, field.name))
+        for field in dataclasses.fields(event)
+    }
+    return dataclasses.replace(event, **changes)
 
 
 class AuditBuffer:
@@ -92,10 +117,17 @@ class AuditBuffer:
                 return
             events = _built(batch)
             try:
-                await self._write(events)
+                await self._write_encodable(events)
             except BaseException:
                 self._requeue(events, count - len(events))
                 raise
+
+    async def _write_encodable(self, events: list[AuditEvent]) -> None:
+        try:
+            await self._write(events)
+        except UnicodeEncodeError:
+            logger.warning("audit events held text UTF-8 cannot encode: kept as U+FFFD")
+            await self._write([_writable(event) for event in events])
 
     def discard(self, subject: Subject, *, until: datetime) -> None:
         """Drop queued events of ``subject`` that happened at or before ``until``."""
