@@ -31,6 +31,15 @@ from app.shared.errors import GUIDANCE, Category
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
 
 README = Path(__file__).parent.parent / "README.md"
+# A row of the README's errors table: code, status, the header it adds, category.
+README_ROW = re.compile(
+    r"^\| `([A-Z_]+)` \| (\d{3})(?: \(\+ `([A-Za-z-]+)`\))? \| ([a-z]+) \|",
+    re.MULTILINE,
+)
+DOCUMENTED = {
+    code: (int(status), header, category)
+    for code, status, header, category in README_ROW.findall(README.read_text())
+}
 NEW = {"If-None-Match": "*"}
 Action = Callable[[Api, Path], Awaitable[httpx.Response]]
 
@@ -245,6 +254,16 @@ def assert_envelope(response: httpx.Response, case: Case) -> None:
     assert set(case.fields) <= set(details), details
 
 
+def assert_documented(response: httpx.Response, code: str) -> None:
+    """Status, category and added header as the README's errors table says."""
+    status, header, category = DOCUMENTED[code]
+    assert (response.status_code, response.json()["details"]["category"]) == (
+        status,
+        category,
+    )
+    assert not header or header in response.headers, (header, response.headers)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda case: f"{case.code}-{case.status}")
 async def test_every_refusal_has_the_envelope(case: Case, tmp_path: Path) -> None:
     """The refusal carries code, message, details with a category, and request_id."""
@@ -257,6 +276,7 @@ async def test_every_refusal_has_the_envelope(case: Case, tmp_path: Path) -> Non
         response = await case.action(api, tmp_path)
 
     assert_envelope(response, case)
+    assert_documented(response, case.code)
 
 
 def test_the_categories_tell_transient_from_permanent() -> None:
@@ -285,7 +305,7 @@ def test_the_walk_covers_every_code_of_the_readme_errors_table() -> None:
     """A code added to the README's errors table must be walked above."""
     table = re.findall(r"^\| `([A-Z_]+)` \| \d{3}", README.read_text(), re.MULTILINE)
 
-    assert table
+    assert table and set(table) == set(DOCUMENTED)
     assert set(table) <= {case.code for case in CASES}
 
 

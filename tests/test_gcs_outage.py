@@ -91,6 +91,10 @@ async def test_an_unreachable_emulator_is_503_and_nothing_is_written(
     assert_unavailable(write, "unavailable")
     assert_unavailable(read, "unavailable")
     assert health.status_code == 503
+    # docs/errors.md: UNHEALTHY, transient, with `checks`; no backend message.
+    assert health.json()["code"] == "UNHEALTHY"
+    assert health.json()["details"]["category"] == "transient"
+    assert "checks" in health.json()["details"]
     after = await http.get(FILE)
     assert after.headers["ETag"] == etag
     assert (after.json()["content"], after.json()["description"]) == (
