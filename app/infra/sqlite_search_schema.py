@@ -97,7 +97,7 @@ _REPLACED = f"""OLD.data, OLD.description, OLD.aliases,
 _ANALYSIS = f"""(SELECT {FUNCTION}(NEW.key, NEW.data, NEW.description, NEW.aliases,
     {{replaced}}))"""
 _INDEX = """
-    INSERT INTO search_step VALUES ({analysis});
+    INSERT OR REPLACE INTO search_step VALUES (1, {analysis});
     DELETE FROM search_terms WHERE key = NEW.key
         AND (SELECT j ->> '$.w' FROM search_step);
     INSERT INTO search_terms (key, term, counts)
@@ -205,5 +205,10 @@ async def prepare_search(connection: aiosqlite.Connection) -> None:
     await install_triggers(connection, schema, TRIGGERS, (FUNCTION, 8, sql_analysis))
 
 
-_STEP = "CREATE TEMP TABLE IF NOT EXISTS search_step (j TEXT NOT NULL);"
+_STEP = """
+CREATE TEMP TABLE IF NOT EXISTS search_step (
+    one INTEGER PRIMARY KEY CHECK (one = 1),  -- never a second, stale row
+    j TEXT NOT NULL
+);
+"""
 _OLD_LAYOUT = "DROP TABLE search_terms; DROP TABLE search_documents;"
