@@ -234,3 +234,21 @@ async def test_another_entitys_history_is_never_visible(api: Api) -> None:
     assert_app_error(listed, 404, "MEMORY_NOT_FOUND", reason="file_absent")
     assert_app_error(read, 404, "MEMORY_NOT_FOUND", reason="version_absent")
     assert_app_error(restored, 404, "MEMORY_NOT_FOUND", reason="version_absent")
+
+
+async def test_a_version_holding_a_slash_is_invalid_argument(api: Api) -> None:
+    """No version holds '/': sent encoded in the path or in restore's body, the
+    answer is INVALID_ARGUMENT on ``version``, as MCP and the client give. A raw
+    '/' makes another path (``versions/a/b``), which no route serves: 404."""
+    await lifecycle(api)
+
+    encoded = await api.http.get(f"{VERSIONS}/a%2Fb", headers=api.alice)
+    restore = await api.http.post(
+        RESTORE, json={"version": "a/b"}, headers=api.alice | {"If-None-Match": "*"}
+    )
+    raw = await api.http.get(f"{VERSIONS}/a/b", headers=api.alice)
+
+    assert_app_error(encoded, 422, "INVALID_ARGUMENT", argument="version")
+    assert_app_error(restore, 422, "INVALID_ARGUMENT", argument="version")
+    assert raw.status_code == 404, raw.text
+    assert (await api.http.get(FILE, headers=api.alice)).status_code == 404

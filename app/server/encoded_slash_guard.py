@@ -1,5 +1,8 @@
 """Rejects memory paths whose segments hide a slash as ``%2F`` or are not UTF-8.
 
+The segments checked are the scope, area and name, and a version read's version
+(``.../versions/a%2Fb`` is INVALID_ARGUMENT on ``version``, as on every surface).
+
 Starlette decodes the path before routing, so ``/v1/files/user%2Fnotes/tea``
 would otherwise be routed as scope ``user``, area ``notes``, name ``tea``. A
 segment that contains an encoded slash names an invalid scope, area or name, and
@@ -22,6 +25,7 @@ from app.shared.identity import Resolver
 
 FILES_PREFIX = b"/v1/files/"
 ARGUMENTS = ("scope", "area", "name")
+VERSION_READ = (*ARGUMENTS, "versions", "version")
 
 
 def _fault(segment: bytes) -> str | None:
@@ -41,8 +45,11 @@ def malformed_segment(raw_path: bytes) -> tuple[str, str] | None:
     if b"%" not in raw_path and raw_path.isascii():
         return None
     segments = raw_path[len(FILES_PREFIX) :].split(b"/")
-    for argument, segment in zip(ARGUMENTS, segments, strict=False):
-        fault = _fault(segment)
+    # A version read names its version in the fifth segment, after "versions".
+    versioned = len(segments) > 4 and segments[3] == b"versions"
+    arguments = VERSION_READ if versioned else ARGUMENTS
+    for argument, segment in zip(arguments, segments, strict=False):
+        fault = None if argument == "versions" else _fault(segment)
         if fault is not None:
             return argument, fault
     return None

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 SEGMENT_RULE = (
     "must be non-empty, not '.' or '..', and contain no '/', '\\' or control characters"
 )
+VERSION_RULE = (
+    "is not a version: a version is one URL path segment (non-empty, not '.' or "
+    "'..', no '/'), as every version the service issues is"
+)
 
 
 def is_url_segment(segment: str) -> bool:

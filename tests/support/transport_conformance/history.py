@@ -9,11 +9,12 @@ from app.client.errors import (
 from app.features.memory.schemas import VersionEntry
 from app.shared.errors import (
     history_absent_error,
+    invalid_argument_error,
     system_read_only_error,
     version_absent_error,
     version_conflict_error,
 )
-from app.shared.locations import Location
+from app.shared.locations import VERSION_RULE, Location
 
 from .harness import (
     SOURCE,
@@ -150,6 +151,27 @@ class HistoryConformance(Harness):
         assert_payload(absent, version_absent_error(PROBE, "no-such"))
         assert dead.argument == "version"
         assert_payload(never, history_absent_error(Location("user", "notes", "never")))
+
+    async def test_a_version_holding_a_slash_is_invalid_everywhere(
+        self, transport: Transport
+    ) -> None:
+        """No version has '/': reading or restoring one is INVALID_ARGUMENT."""
+        await _lifecycle(transport)
+
+        read = await expect(
+            transport.read_version("user", "notes", "probe", "a/b"),
+            InvalidArgumentError,
+        )
+        restore = await expect(
+            transport.restore_version(
+                "user", "notes", "probe", version="a/b", expected_version=None
+            ),
+            InvalidArgumentError,
+        )
+
+        expected = invalid_argument_error("version", f"'a/b' {VERSION_RULE}")
+        assert_payload(read, expected)
+        assert_payload(restore, expected)
 
     async def test_restore_into_system_is_refused(self, transport: Transport) -> None:
         """system/ is read-only for restores as for every write."""

@@ -1,6 +1,7 @@
 """Reads through the Storage port that every operation shares.
 
-A file read that must exist (else MEMORY_NOT_FOUND), a version check and the
+A file read that must exist (else MEMORY_NOT_FOUND), a version record that
+must exist (else MEMORY_NOT_FOUND, version_absent), a version check and the
 current state after a failed precondition (VERSION_CONFLICT with what is there
 now), and listings of a whole prefix in ``list_page`` batches.
 """
@@ -8,10 +9,16 @@ now), and listings of a whole prefix in ``list_page`` batches.
 from collections.abc import AsyncIterator, Sequence
 from typing import NoReturn
 
-from app.shared.errors import memory_not_found_error, version_conflict_error
+from app.shared.errors import (
+    invalid_argument_error,
+    memory_not_found_error,
+    version_absent_error,
+    version_conflict_error,
+)
+from app.shared.locations import VERSION_RULE, is_url_segment
 
 from ..domain.keys import Address
-from . import ListedObject, Storage, StoredObject
+from . import ListedObject, Storage, StoredObject, VersionRecord
 
 LIST_BATCH = 1000
 
@@ -21,6 +28,19 @@ async def load_existing(storage: Storage, address: Address) -> StoredObject:
     if stored is None:
         raise memory_not_found_error(address.location)
     return stored
+
+
+async def load_version(
+    storage: Storage, address: Address, version: str
+) -> VersionRecord:
+    # A version is a token no backend issues with '/': the same INVALID_ARGUMENT
+    # a URL path (and so HTTP and the client) gives for one, on every surface.
+    if not is_url_segment(version):
+        raise invalid_argument_error("version", f"{version!r} {VERSION_RULE}")
+    record = await storage.get_version(address.key, version)
+    if record is None:
+        raise version_absent_error(address.location, version)
+    return record
 
 
 def require_version(address: Address, stored: StoredObject, expected: str) -> None:

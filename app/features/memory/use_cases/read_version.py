@@ -1,9 +1,9 @@
 from app.server.context import AppContext
-from app.shared.errors import version_absent_error
 from app.shared.identity import require_identity
 
 from ..domain.history import render_file_version
 from ..policy import locate_file, require_text
+from ..ports.storage_reads import load_version
 from ..schemas import FileVersion, ReadVersion
 
 
@@ -12,7 +12,5 @@ async def read_version(request: ReadVersion, context: AppContext) -> FileVersion
     identity = require_identity(context.identity)
     address = locate_file(identity, request.scope, request.area, request.name)
     version = require_text("version", request.version)
-    record = await context.storage.get_version(address.key, version)
-    if record is None:
-        raise version_absent_error(address.location, version)
+    record = await load_version(context.storage, address, version)
     return render_file_version(address.location, record)

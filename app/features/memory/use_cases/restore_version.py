@@ -1,8 +1,9 @@
 from app.server.context import AppContext
-from app.shared.errors import invalid_argument_error, version_absent_error
+from app.shared.errors import invalid_argument_error
 from app.shared.identity import require_identity
 
 from ..policy import locate_file, require_text, require_writable
+from ..ports.storage_reads import load_version
 from ..schemas import MemoryFile, RestoreVersion, WriteFile
 from .write_file import write_as
 
@@ -18,9 +19,7 @@ async def restore_version(request: RestoreVersion, context: AppContext) -> Memor
     address = locate_file(identity, request.scope, request.area, request.name)
     require_writable(identity, context.policy, address)
     version = require_text("version", request.version)
-    record = await context.storage.get_version(address.key, version)
-    if record is None:
-        raise version_absent_error(address.location, version)
+    record = await load_version(context.storage, address, version)
     if record.deleted or record.data is None:
         raise invalid_argument_error(
             "version",
