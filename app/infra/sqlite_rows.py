@@ -61,11 +61,10 @@ def written_values(write: Write, version: str) -> tuple[str | None, ...]:
     """The metadata, version and change columns of ``write`` landing as ``version``."""
     meta, change = write.metadata, write.change
     values = meta_values(meta)
-    if change is None:
-        return (*values, version, None, None, None)
-    # An edit's change is stamped with the moment it gives the file: format once.
-    at = values[3] if change.at is meta.last_updated else format_timestamp(change.at)
-    return (*values, version, change.operation, change.actor, at)
+    if change is not None and change.at is meta.last_updated:
+        # An edit's change is stamped with the moment it gives the file: format once.
+        return (*values, version, change.operation, change.actor, values[3])
+    return (*values, version, *change_values(change))
 
 
 def record_from(row: Any, data: bytes | None) -> VersionRecord:
