@@ -5,8 +5,8 @@ error the server would give."""
 from app.client.errors import InvalidArgumentError
 from app.client.translate import error_from_payload
 from app.features.memory.policy import require_path
-from app.shared.errors import invalid_argument_error
-from app.shared.locations import SEGMENT_RULE, VERSION_RULE, is_url_segment
+from app.shared.errors import invalid_version_error
+from app.shared.locations import SEGMENT_RULE, is_url_segment
 
 
 def _require_url_segment(argument: str, value: str) -> None:
@@ -14,7 +14,7 @@ def _require_url_segment(argument: str, value: str) -> None:
         return
     if argument == "version":
         # The server's own refusal (restore sends its version in the body).
-        refused = invalid_argument_error("version", f"{value!r} {VERSION_RULE}")
+        refused = invalid_version_error(value)
         raise error_from_payload(refused.code, refused.message, refused.details)
     if argument == "area":
         require_path(value, "name")

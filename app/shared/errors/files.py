@@ -4,7 +4,7 @@ from typing import Any
 
 from tenchi.errors import AppError, ErrorDef
 
-from ..locations import Location
+from ..locations import VERSION_RULE, Location
 from .payload import etag, memory_error
 
 version_conflict = ErrorDef(
@@ -109,6 +109,11 @@ def invalid_argument_error(argument: str, detail: str) -> AppError:
     if not sentence.endswith((".", "!", "?")):
         sentence += "."
     return memory_error(invalid_argument, sentence, argument=argument)
+
+
+def invalid_version_error(version: str) -> AppError:
+    """A version no file can have: every surface refuses it with this payload."""
+    return invalid_argument_error("version", f"{version!r} {VERSION_RULE}")
 
 
 memory_not_found = ErrorDef(

@@ -10,12 +10,12 @@ from collections.abc import AsyncIterator, Sequence
 from typing import NoReturn
 
 from app.shared.errors import (
-    invalid_argument_error,
+    invalid_version_error,
     memory_not_found_error,
     version_absent_error,
     version_conflict_error,
 )
-from app.shared.locations import VERSION_RULE, is_url_segment
+from app.shared.locations import is_url_segment
 
 from ..domain.keys import Address
 from . import ListedObject, Storage, StoredObject, VersionRecord
@@ -36,7 +36,7 @@ async def load_version(
     # A version is a token no backend issues with '/': the same INVALID_ARGUMENT
     # a URL path (and so HTTP and the client) gives for one, on every surface.
     if not is_url_segment(version):
-        raise invalid_argument_error("version", f"{version!r} {VERSION_RULE}")
+        raise invalid_version_error(version)
     record = await storage.get_version(address.key, version)
     if record is None:
         raise version_absent_error(address.location, version)
