@@ -159,6 +159,17 @@ def test_bad_grant_exits_2_with_a_message_naming_the_fix(
     assert not TOKENS.exists()
 
 
+def test_a_label_utf8_cannot_carry_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """Undecodable bytes in argv arrive as lone surrogates; as a token's label they
+    would be every write's actor and source, which no store can write."""
+    grant = ["--grant", "user=alice:owner"]
+    code, _, err = wenchang(capsys, "token", "create", *grant, "--label", "bot\udcff")
+
+    assert code == 2
+    assert "not text UTF-8 can carry" in err
+    assert not TOKENS.exists()
+
+
 @pytest.mark.parametrize("days", ["0", "-1", "soon", "inf"])
 def test_expires_must_be_a_positive_number_of_days(
     capsys: pytest.CaptureFixture[str], days: str

@@ -146,6 +146,17 @@ def _exclusive(path: Path) -> Generator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def _require_text_label(label: str | None) -> None:
+    # argv holds undecodable bytes as lone surrogates: such a label would be
+    # every write's actor and source, which no store can encode (a 500 per write).
+    try:
+        (label or "").encode()
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"the label {label!r} is not text UTF-8 can carry: use another"
+        ) from None
+
+
 def _new_token(
     grants: Mapping[str, Grant],
     label: str | None,
@@ -156,6 +167,7 @@ def _new_token(
         raise ValueError(
             "a token needs at least one grant, e.g. --grant user=alice:owner"
         )
+    _require_text_label(label)
     created = now or datetime.now(UTC)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     record = TokenRecord(
