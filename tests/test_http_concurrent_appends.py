@@ -1,14 +1,18 @@
-"""Concurrent appends to a real `wenchang serve` on SQLite lose no line.
+"""Concurrent writes to a real `wenchang serve` on SQLite: acknowledged means stored.
 
 Sixteen clients at once (the load under which SQLite commits several writes in
 one transaction): each appends its own lines to one shared file, retrying on
 412 from the conflict's details as the recovery contract says, and to a file
 of its own. Every acknowledged line must be there exactly once, every answered
-version distinct, and the version history must hold each of them.
+version distinct, and the version history must hold each of them. And when a
+transaction cannot commit, every write it held is refused and none is stored.
 """
 
 import asyncio
+import sqlite3
 from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,8 +27,15 @@ LINES_EACH = 4
 MAX_ATTEMPTS = 400
 
 
+@dataclass(frozen=True, slots=True)
+class Served:
+    url: str
+    token: str
+    database: Path
+
+
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Generator[tuple[str, str]]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Generator[Served]:
     directory = tmp_path_factory.mktemp("appends")
     tokens = directory / "tokens.json"
     token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
@@ -37,7 +48,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Generator[tuple[str, str
     with running_server(
         directory, logs=directory / "logs", settings=settings
     ) as server:
-        yield server.url, token
+        yield Served(server.url, token, directory / "wenchang.db")
 
 
 async def create(http: httpx.AsyncClient, path: str) -> dict[str, Any]:
@@ -82,9 +93,9 @@ async def versions(http: httpx.AsyncClient, path: str) -> set[str]:
 
 
 async def test_sixteen_clients_appending_at_once_lose_no_line(
-    served: tuple[str, str],
+    served: Served,
 ) -> None:
-    url, token = served
+    url, token = served.url, served.token
     headers = {"Authorization": f"Bearer {token}"}
     limits = httpx.Limits(max_connections=CLIENTS * 2)
     async with httpx.AsyncClient(
@@ -126,3 +137,49 @@ async def test_sixteen_clients_appending_at_once_lose_no_line(
     assert len(set(every)) == len(every) == 2 * CLIENTS * LINES_EACH
     shared_answers = {v for versions_ in answered for v in versions_[0::2]}
     assert shared_answers <= shared_history
+
+
+async def test_writes_refused_with_a_failed_transaction_are_not_stored(
+    served: Served,
+) -> None:
+    """A poisoned write ends its transaction: whoever shared it gets 503, not a file."""
+    poison = sqlite3.connect(served.database, isolation_level=None)
+    try:
+        poison.execute(
+            "CREATE TRIGGER poison AFTER INSERT ON memory_objects "
+            "WHEN NEW.key LIKE 'user/alice/poison/%' "
+            "BEGIN SELECT RAISE(ROLLBACK, 'poisoned'); END"
+        )
+    finally:
+        poison.close()
+    headers = {"Authorization": f"Bearer {served.token}"}
+    limits = httpx.Limits(max_connections=CLIENTS * 2)
+    async with httpx.AsyncClient(
+        base_url=f"{served.url}/v1/files/user", headers=headers, limits=limits
+    ) as http:
+
+        async def put(path: str) -> int:
+            response = await http.put(
+                path,
+                json={"content": f"{path}\n", "description": "", "aliases": []},
+                headers={"If-None-Match": "*"},
+            )
+            return response.status_code
+
+        paths = [
+            f"/{'poison' if n % 4 == 0 else 'fine'}/r{round_}-{n}"
+            for round_ in range(4)
+            for n in range(CLIENTS)
+        ]
+        statuses = await asyncio.gather(*(put(path) for path in paths))
+        found = [await http.get(path) for path in paths]
+
+    for path, status, response in zip(paths, statuses, found, strict=True):
+        if status == 201:
+            assert response.status_code == 200, path
+            assert response.json()["content"] == f"{path}\n"
+        else:
+            assert status == 503, (path, status)
+            assert response.status_code == 404, path
+    poisoned = [s for p, s in zip(paths, statuses, strict=True) if "poison" in p]
+    assert poisoned == [503] * len(poisoned)
