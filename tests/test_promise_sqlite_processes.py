@@ -15,7 +15,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncGenerator, Generator
-from contextlib import ExitStack, closing
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ import pytest
 
 from app.infra.token_file import create_token
 from app.shared.identity import parse_grants
-from tests.support.server import ServerProcess, clean_env, start_server
+from tests.support.server import ServerProcess, clean_env, running_servers
 
 WRITERS = 8
 ROUNDS = 3
@@ -45,26 +45,21 @@ class Pair:
     settings: dict[str, str]
 
 
+def settings_of(directory: Path) -> dict[str, str]:
+    """One SQLite file and one token file under ``directory``, no rate limit."""
+    files = {"STORAGE": f"sqlite:///{directory / 'shared.db'}", "RATE_LIMIT": "0"}
+    files["TOKENS_FILE"] = str(directory / "tokens.json")
+    return {f"WENCHANG_{name}": value for name, value in files.items()}
+
+
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Generator[Pair]:
     """Two servers on a fresh database and one token file."""
     directory = tmp_path_factory.mktemp("processes")
-    tokens = directory / "tokens.json"
-    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
-    settings = {
-        "WENCHANG_STORAGE": f"sqlite:///{directory / 'shared.db'}",
-        "WENCHANG_TOKENS_FILE": str(tokens),
-        "WENCHANG_RATE_LIMIT": "0",
-    }
-    with ExitStack() as stack:
-        servers = tuple(
-            start_server(directory, logs=directory / "logs", settings=settings)
-            for _ in range(2)
-        )
-        for server in servers:
-            stack.callback(server.stop)
-        for server in servers:
-            server.wait_until_healthy()
+    settings = settings_of(directory)
+    alice = parse_grants(["user=alice:owner"])
+    token, _ = create_token(Path(settings["WENCHANG_TOKENS_FILE"]), alice)
+    with running_servers(2, directory, settings=settings) as servers:
         yield Pair((servers[0], servers[1]), token, directory, settings)
 
 
