@@ -7,7 +7,6 @@ content and version from the error's details and tries again with them.
 import asyncio
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 
 from app.infra.token_file import create_token
 from app.shared.identity import parse_grants
-from tests.support.server import ServerProcess, start_server
+from tests.support.server import ServerProcess, running_servers
 
 APPENDS = 20
 WRITERS = 6
@@ -41,15 +40,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Generator[Pair]:
         "WENCHANG_STORAGE": f"sqlite:///{directory / 'shared.db'}",
         "WENCHANG_TOKENS_FILE": str(tokens),
     }
-    with ExitStack() as stack:
-        servers = tuple(
-            start_server(directory, logs=directory / "logs", settings=settings)
-            for _ in range(2)
-        )
-        for server in servers:
-            stack.callback(server.stop)
-        for server in servers:
-            server.wait_until_healthy()
+    with running_servers(2, directory, settings=settings) as servers:
         yield Pair((servers[0], servers[1]), token)
 
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Generator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -149,3 +149,21 @@ def running_server(
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def running_servers(
+    count: int, cwd: Path, *, settings: Mapping[str, str]
+) -> Generator[tuple[ServerProcess, ...]]:
+    """``count`` servers started together (on one database, say), all healthy;
+    every one stopped on exit."""
+    with ExitStack() as stack:
+        servers = tuple(
+            start_server(cwd, logs=cwd / "logs", settings=settings)
+            for _ in range(count)
+        )
+        for server in servers:
+            stack.callback(server.stop)
+        for server in servers:
+            server.wait_until_healthy()
+        yield servers
