@@ -11,44 +11,31 @@ transaction cannot commit, every write it held is refused and none is stored.
 import asyncio
 import sqlite3
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from app.infra.token_file import create_token
-from app.shared.identity import parse_grants
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import alice_on_sqlite, running_server
 
 CLIENTS = 16
 LINES_EACH = 4
 MAX_ATTEMPTS = 400
 
 
-@dataclass(frozen=True, slots=True)
-class Served:
-    url: str
-    token: str
-    database: Path
+type Served = tuple[str, str, Path]
+"""The server's URL, Alice's token and the database file."""
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Generator[Served]:
     directory = tmp_path_factory.mktemp("appends")
-    tokens = directory / "tokens.json"
-    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
-    settings = {
-        "WENCHANG_STORAGE": f"sqlite:///{directory / 'wenchang.db'}",
-        "WENCHANG_TOKENS_FILE": str(tokens),
-        "WENCHANG_RATE_LIMIT": "0",
-    }
-    server: ServerProcess
+    token, settings = alice_on_sqlite(directory, WENCHANG_RATE_LIMIT="0")
     with running_server(
         directory, logs=directory / "logs", settings=settings
     ) as server:
-        yield Served(server.url, token, directory / "wenchang.db")
+        yield server.url, token, directory / "wenchang.db"
 
 
 async def create(http: httpx.AsyncClient, path: str) -> dict[str, Any]:
@@ -95,7 +82,7 @@ async def versions(http: httpx.AsyncClient, path: str) -> set[str]:
 async def test_sixteen_clients_appending_at_once_lose_no_line(
     served: Served,
 ) -> None:
-    url, token = served.url, served.token
+    url, token, _ = served
     headers = {"Authorization": f"Bearer {token}"}
     limits = httpx.Limits(max_connections=CLIENTS * 2)
     async with httpx.AsyncClient(
@@ -143,7 +130,8 @@ async def test_writes_refused_with_a_failed_transaction_are_not_stored(
     served: Served,
 ) -> None:
     """A poisoned write ends its transaction: whoever shared it gets 503, not a file."""
-    poison = sqlite3.connect(served.database, isolation_level=None)
+    url, token, database = served
+    poison = sqlite3.connect(database, isolation_level=None)
     try:
         poison.execute(
             "CREATE TRIGGER poison AFTER INSERT ON memory_objects "
@@ -152,10 +140,10 @@ async def test_writes_refused_with_a_failed_transaction_are_not_stored(
         )
     finally:
         poison.close()
-    headers = {"Authorization": f"Bearer {served.token}"}
+    headers = {"Authorization": f"Bearer {token}"}
     limits = httpx.Limits(max_connections=CLIENTS * 2)
     async with httpx.AsyncClient(
-        base_url=f"{served.url}/v1/files/user", headers=headers, limits=limits
+        base_url=f"{url}/v1/files/user", headers=headers, limits=limits
     ) as http:
 
         async def put(path: str) -> int:

@@ -15,13 +15,11 @@ from collections.abc import AsyncGenerator, Awaitable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 from tenchi.errors import AppError
 
 from app.features.audit.ports import (
-    AuditEvent,
     PendingEvent,
     close_pending,
     open_pending,
@@ -33,6 +31,8 @@ from app.infra.change_markers import SqliteChangeMarkers, open_sqlite_change_mar
 from app.infra.sqlite_group_commit import GroupCommit
 from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
 from app.shared.errors import backend_unavailable
+from tests.support.audited_app import staged_write
+from tests.support.sqlite_file import sql
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 META = FileMetadata("Tea", (), ("http",), AT)
@@ -62,15 +62,6 @@ async def opened(tmp_path: Path) -> AsyncGenerator[Opened]:
         yield Opened(database, storage, storage.group_commit, markers, staged)
 
 
-def sql(database: Path, statement: str, *parameters: object) -> list[Any]:
-    """A statement on a connection of its own (another process's view)."""
-    connection = sqlite3.connect(database, isolation_level=None)
-    try:
-        return connection.execute(statement, parameters).fetchall()
-    finally:
-        connection.close()
-
-
 def key_of(entity: str, name: str = "tea") -> str:
     return f"user/{entity}/notes/{name}.md"
 
@@ -79,30 +70,12 @@ def write(key: str, data: bytes) -> Write:
     return Write(key, data, META, change=CHANGE)
 
 
-def event(key: str) -> AuditEvent:
-    entity = key.split("/")[1]
-    return AuditEvent(
-        id=f"event-{entity}",
-        at=AT,
-        request_id=f"request-{entity}",
-        surface="http",
-        actor="http",
-        token_id=None,
-        operation="write_file",
-        scope="user",
-        entity_id=entity,
-        area="notes",
-        name="tea",
-        outcome="ok",
-        version=None,
-    )
-
-
 async def create(
     storage: SqliteStorage, key: str, data: bytes, expected: str | None = None
 ) -> str | None:
     """A guarded write carrying its call's audit event, as a use case makes it."""
-    token = open_pending(PendingEvent(lambda: event(key)))
+    entity = key.split("/")[1]
+    token = open_pending(PendingEvent(lambda: staged_write("tea", entity_id=entity)))
     try:
         return await storage.put_if_version(write(key, data), expected)
     finally:
