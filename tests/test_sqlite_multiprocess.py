@@ -13,9 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.infra.token_file import create_token
-from app.shared.identity import parse_grants
-from tests.support.server import ServerProcess, running_servers
+from tests.support.server import ServerProcess, alice_on_sqlite, running_servers
 
 APPENDS = 20
 WRITERS = 6
@@ -34,12 +32,7 @@ class Pair:
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Generator[Pair]:
     """Two servers started together on a fresh database and one token file."""
     directory = tmp_path_factory.mktemp("shared")
-    tokens = directory / "tokens.json"
-    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
-    settings = {
-        "WENCHANG_STORAGE": f"sqlite:///{directory / 'shared.db'}",
-        "WENCHANG_TOKENS_FILE": str(tokens),
-    }
+    token, settings = alice_on_sqlite(directory, "shared.db")
     with running_servers(2, directory, settings=settings) as servers:
         yield Pair((servers[0], servers[1]), token)
 

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import httpx
 
+from app.infra.token_file import create_token
+from app.shared.identity import parse_grants
+
 LOOPBACK = "127.0.0.1"
 # Generous: a loaded 2-core CI machine can take over 20 s to import and start the app
 # (a bad-setting `serve` timed out at 20 s under a load average of 13).
@@ -149,6 +152,21 @@ def running_server(
         yield server
     finally:
         server.stop()
+
+
+def alice_on_sqlite(
+    directory: Path, database: str = "wenchang.db", **extra: str
+) -> tuple[str, dict[str, str]]:
+    """A token owning ``user=alice`` and the settings of a server on
+    ``directory/database`` that honours it (plus ``extra`` settings)."""
+    tokens = directory / "tokens.json"
+    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
+    settings = {
+        "WENCHANG_STORAGE": f"sqlite:///{directory / database}",
+        "WENCHANG_TOKENS_FILE": str(tokens),
+        **extra,
+    }
+    return token, settings
 
 
 @contextmanager
