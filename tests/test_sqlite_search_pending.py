@@ -299,3 +299,23 @@ async def test_an_agent_finds_each_write_at_once_over_mcp(tmp_path: Path) -> Non
                 )
             )
             assert await names(session, "gyokuro") == []
+
+
+async def test_closing_the_storage_stops_the_drain_between_two_batches(
+    database: Path,
+) -> None:
+    keys = [f"user/alice/notes/n{i:03d}.md" for i in range(300)]
+    async with open_sqlite_storage(str(database), search_drain_every=0.001) as storage:
+        for key in keys:
+            await storage.put(Write(key, b"oolong tea\n", META, change=CHANGE))
+        await asyncio.sleep(0.01)  # the drain may be anywhere in its work
+
+    # Every file is whole in the index or still marked, never half of either.
+    pending = set(rows(database, "search_pending"))
+    indexed = set(rows(database, "search_documents"))
+    assert pending | indexed == set(keys)
+    assert not pending & indexed
+    for key in indexed:
+        fresh = term_rows(analyse_row(key, b"oolong tea\n", "Drinks", "[]"))
+        assert postings(database, key) == fresh
+    assert all(postings(database, key) == {} for key in pending)
