@@ -319,3 +319,29 @@ async def test_closing_the_storage_stops_the_drain_between_two_batches(
         fresh = term_rows(analyse_row(key, b"oolong tea\n", "Drinks", "[]"))
         assert postings(database, key) == fresh
     assert all(postings(database, key) == {} for key in pending)
+
+
+async def test_a_database_an_earlier_version_indexed_opens_with_its_postings(
+    database: Path,
+) -> None:
+    async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
+        await put(storage, "- [stated] oolong\n", None)
+        assert await found(storage, "oolong") == [TEA]
+    before = postings(database, TEA)
+    earlier = sqlite3.connect(database)  # as analyser 8 with eager triggers left it
+    with earlier:
+        earlier.execute("DROP TABLE search_pending")
+    earlier.close()
+
+    async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
+        assert rows(database, "search_pending") == []
+        assert await found(storage, "oolong") == [TEA]
+        assert postings(database, TEA) == before
+        await put(storage, "- [stated] sencha\n", await current_version(storage))
+        assert await found(storage, "sencha") == [TEA]
+
+
+async def current_version(storage: SqliteStorage) -> str:
+    stored = await storage.get(TEA)
+    assert stored is not None
+    return stored.version
