@@ -210,6 +210,36 @@ def call_events(
     return events
 
 
+def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
+    """``call_events(call, request, Outcome("ok"), at=at)`` of a call naming one
+    scope, or None for a call naming none: a mutation's event before its write
+    (no result yet, so no version and no files; the write stamps the version).
+
+    Built directly: every write builds one while its statement is prepared.
+    """
+    fields = read_fields(request)
+    scope = fields["scope"]
+    if scope is None:
+        return None
+    grant = call.grants.get(scope)
+    entity = fields["entity_id"] or (grant.entity_id if grant else None)
+    return AuditEvent(
+        new_event_id(),
+        at,
+        call.request_id,
+        call.surface,
+        call.actor,
+        call.token_id,
+        call.operation,
+        scope,
+        entity,
+        fields["area"],
+        fields["name"],
+        "ok",
+        None,
+    )
+
+
 _READ_FIELDS = ("scope", "entity_id", "area", "name", "expected_version")
 
 
