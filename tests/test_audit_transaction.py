@@ -8,11 +8,11 @@ database gets each event once, by the log's own durable write.
 """
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from tests.support.audited_app import Audited, open_audited
+from tests.support.sqlite_file import sql
 
 FILE = "/v1/files/user/notes/tea"
 BODY: dict[str, Any] = {
@@ -24,14 +24,6 @@ BODY: dict[str, Any] = {
 
 def if_match(version: str) -> dict[str, str]:
     return {"If-Match": f'"{version}"'}
-
-
-def sql(database: Path, statement: str, *parameters: object) -> list[Any]:
-    connection = sqlite3.connect(database, isolation_level=None)
-    try:
-        return connection.execute(statement, parameters).fetchall()
-    finally:
-        connection.close()
 
 
 def mutation_events(database: Path) -> list[tuple[str, str, str | None]]:

@@ -18,6 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
+from app.client import open_memory_client
+from app.client.errors import InvalidArgumentError
+from app.shared.errors import invalid_version_error
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
 
 VERSIONS = f"{FILE}/versions"
@@ -252,3 +255,45 @@ async def test_a_version_holding_a_slash_is_invalid_argument(api: Api) -> None:
     assert_app_error(restore, 422, "INVALID_ARGUMENT", argument="version")
     assert raw.status_code == 404, raw.text
     assert (await api.http.get(FILE, headers=api.alice)).status_code == 404
+
+
+async def test_a_version_holding_a_slash_has_one_payload_on_every_surface(
+    api: Api,
+) -> None:
+    """``versions/a%2Fb`` over HTTP, ``a/b`` in restore's body, an MCP
+    read_version and the typed client all give invalid_version_error's payload
+    (code, details and message), not each their own sentence."""
+    await lifecycle(api)
+    expected = invalid_version_error("a/b")
+    mcp_call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "read_version",
+            "arguments": {"scope": "user", "area": "notes", "name": "tea"}
+            | {"version": "a/b"},
+        },
+    }
+    accept = {"accept": "application/json, text/event-stream", "host": "127.0.0.1"}
+
+    encoded = await api.http.get(f"{VERSIONS}/a%2Fb", headers=api.alice)
+    restore = await api.http.post(
+        RESTORE, json={"version": "a/b"}, headers=api.alice | {"If-None-Match": "*"}
+    )
+    mcp = await api.http.post("/mcp", json=mcp_call, headers=api.alice | accept)
+    async with open_memory_client("http://127.0.0.1:9", token="wct_x") as client:
+        with pytest.raises(InvalidArgumentError) as raised:
+            await client.read_version("user", "notes", "tea", "a/b")
+
+    error = mcp.json()["result"]["structuredContent"]["error"]
+    mcp_details = {k: v for k, v in error["details"].items() if k != "request_id"}
+    payloads = [
+        (r.json()["code"], r.json()["details"], r.json()["message"])
+        for r in (encoded, restore)
+    ] + [
+        (error["code"], mcp_details, error["message"]),
+        (raised.value.code, dict(raised.value.details), raised.value.message),
+    ]
+    assert encoded.status_code == restore.status_code == 422
+    assert payloads == [(expected.code, expected.details, expected.message)] * 4

@@ -57,3 +57,39 @@ async def test_any_other_key_is_refused_and_writes_nothing(api: Api, key: str) -
 
     assert_validation_error(refused)
     assert await state(api) == before
+
+
+async def test_a_key_reused_by_another_operation_is_a_conflict(api: Api) -> None:
+    """docs/http.md: the same key with a different request is 409
+    IDEMPOTENCY_CONFLICT — a request of another operation too (each operation
+    kept its own keys: an append reusing a write's key applied)."""
+    key = {"Idempotency-Key": "reused-1"}
+    made = await api.http.put(
+        FILE, json=file_body(), headers=api.alice | key | {"If-None-Match": "*"}
+    )
+    assert made.status_code == 201, made.text
+    before = await state(api)
+    current = api.alice | key | {"If-Match": made.headers["ETag"]}
+
+    answers = [
+        await api.http.post(
+            f"{FILE}/lines", json={"line": "- [stated] x"}, headers=current
+        ),
+        await api.http.post(
+            f"{FILE}/replace",
+            json={"old_string": "tea", "new_string": "coffee"},
+            headers=current,
+        ),
+        await api.http.post(
+            f"{FILE}/restore", json={"version": made.json()["version"]}, headers=current
+        ),
+        await api.http.delete(FILE, headers=current),
+    ]
+    replayed = await api.http.put(
+        FILE, json=file_body(), headers=api.alice | key | {"If-None-Match": "*"}
+    )
+
+    assert [a.status_code for a in answers] == [409] * 4
+    assert {a.json()["code"] for a in answers} == {"IDEMPOTENCY_CONFLICT"}
+    assert replayed.status_code == 201, replayed.text
+    assert await state(api) == before

@@ -182,3 +182,30 @@ def test_a_grant_naming_more_than_one_key_segment_is_refused(tmp_path: Path) -> 
 
     assert listed.returncode != 0
     assert "entity" in listed.stderr
+
+
+@pytest.mark.parametrize("label", ["bot\udcff", "\ud800", 42, ["bot"]])
+def test_a_hand_edited_label_that_is_not_text_stops_the_server_at_start(
+    tmp_path: Path, label: object
+) -> None:
+    """A label is every write's actor and source: a lone surrogate (a JSON
+    escape UTF-8 cannot carry) or a non-string would make each write of that
+    token a 500, so `wenchang serve` and `token list` refuse the file, exit 2,
+    naming the label, as `token create` refuses such a label."""
+    path = tmp_path / "tokens.json"
+    create_token(path, ALICE, label="bot")
+    document = json.loads(path.read_text())
+    document["tokens"][0]["label"] = label
+    path.write_text(json.dumps(document))
+    settings = {
+        "WENCHANG_TOKENS_FILE": str(path),
+        "WENCHANG_STORAGE": f"sqlite:///{tmp_path / 'memory.db'}",
+    }
+
+    served = run_wenchang("serve", "--port", "0", cwd=tmp_path, settings=settings)
+    listed = run_wenchang("token", "list", cwd=tmp_path, settings=settings)
+
+    for refused in (served, listed):
+        assert refused.returncode == 2, refused.stderr
+        assert "is not text UTF-8 can carry" in refused.stderr
+    assert not (tmp_path / "memory.db").exists()

@@ -7,16 +7,13 @@ content and version from the error's details and tries again with them.
 import asyncio
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
-from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
-from app.infra.token_file import create_token
-from app.shared.identity import parse_grants
-from tests.support.server import ServerProcess, start_server
+from tests.support.server import ServerProcess, alice_on_sqlite, running_servers
 
 APPENDS = 20
 WRITERS = 6
@@ -35,21 +32,8 @@ class Pair:
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Generator[Pair]:
     """Two servers started together on a fresh database and one token file."""
     directory = tmp_path_factory.mktemp("shared")
-    tokens = directory / "tokens.json"
-    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
-    settings = {
-        "WENCHANG_STORAGE": f"sqlite:///{directory / 'shared.db'}",
-        "WENCHANG_TOKENS_FILE": str(tokens),
-    }
-    with ExitStack() as stack:
-        servers = tuple(
-            start_server(directory, logs=directory / "logs", settings=settings)
-            for _ in range(2)
-        )
-        for server in servers:
-            stack.callback(server.stop)
-        for server in servers:
-            server.wait_until_healthy()
+    token, settings = alice_on_sqlite(directory, "shared.db")
+    with running_servers(2, directory, settings=settings) as servers:
         yield Pair((servers[0], servers[1]), token)
 
 

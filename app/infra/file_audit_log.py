@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from app.features.audit.domain import PURGE, erasure_key, parse_stamp, stamp
+from app.features.audit.domain.pages import page_of
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -159,10 +160,7 @@ class FileAuditLog(BufferedLog):
     ) -> AuditPage:
         await self._buffer.flush()
         events = await self._run(self._select, selection, before, limit + 1)
-        shown = events[:limit]
-        last = shown[-1] if len(events) > limit else None
-        position = Position(at=last.at, id=last.id) if last is not None else None
-        return AuditPage(events=shown, next_position=position)
+        return page_of(events, limit)
 
     def _select(
         self, selection: AuditSelection, before: Position | None, count: int

@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from app.features.audit.domain import PURGE
+from app.features.audit.domain.pages import page_of
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -57,10 +58,7 @@ class MemoryAuditLog:
         )
         if before is not None:
             chosen = [e for e in chosen if (e.at, e.id) < (before.at, before.id)]
-        shown = chosen[:limit]
-        last = shown[-1] if len(chosen) > limit else None
-        position = Position(at=last.at, id=last.id) if last is not None else None
-        return AuditPage(events=shown, next_position=position)
+        return page_of(chosen, limit)
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
         self._erased[subject] = max(self._erased.get(subject, at), at)

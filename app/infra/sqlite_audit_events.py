@@ -68,7 +68,8 @@ def staged_record(event: AuditEvent) -> str:
     return event_to_json(event, subject=erasure_key(event.scope, event.entity_id))
 
 
-type Run = Callable[[str, Sequence[Any]], Awaitable[aiosqlite.Cursor]]
+type Run = Callable[[str, Sequence[Any]], Awaitable[int]]
+"""Runs one write statement; the number of rows it changed."""
 type Staged = Callable[[], None]
 """Told each time a write statement staged an event (the log moves them later)."""
 
@@ -91,8 +92,7 @@ async def write_with_event(
     event = pending.claim() if pending is not None else None
     landed = False
     try:
-        cursor = await run(sql, values(staged_record(event) if event else None))
-        landed = cursor.rowcount == 1
+        landed = await run(sql, values(staged_record(event) if event else None)) == 1
     finally:
         if pending is not None and event is not None:
             pending.settle(landed=landed)

@@ -23,6 +23,7 @@ from typing import Any
 import aiosqlite
 
 from app.features.audit.domain import PURGE, erasure_key, stamp
+from app.features.audit.domain.pages import page_of
 from app.features.audit.ports import (
     AuditEvent,
     AuditPage,
@@ -193,10 +194,7 @@ class SqliteAuditLog(BufferedLog):
             (*values, limit + 1),
         )
         events = [event_from_record(json.loads(row[0])) for row in rows]
-        shown = events[:limit]
-        last = shown[-1] if len(events) > limit else None
-        position = Position(at=last.at, id=last.id) if last is not None else None
-        return AuditPage(events=shown, next_position=position)
+        return page_of(events, limit)
 
     async def erase(self, subject: Subject, *, at: datetime) -> None:
         self._buffer.discard(subject, until=at)

@@ -6,8 +6,10 @@ marker (``change_markers``) inside the statement that changes a file.
 
 One process-wide connection serialises this process's statements; processes
 share the file because each write is one compare-and-swap statement that
-SQLite's file locks order (``busy_timeout`` waits). With ``synchronous=FULL``
-(the default; ``sqlite_synchronous`` may trade it) a write survives power loss.
+SQLite's file locks order (``busy_timeout`` waits). Writes that arrive while
+another commits share one transaction (``sqlite_group_commit``), each in its
+own savepoint. With ``synchronous=FULL`` (the default; ``sqlite_synchronous``
+may trade it) an acknowledged write survives power loss.
 """
 
 import asyncio
@@ -38,6 +40,7 @@ from .sqlite_connection import (
     open_sqlite_connection,
     translate_sqlite_error,
 )
+from .sqlite_group_commit import GroupCommit
 from .sqlite_history import OBJECTS_TABLE, RECORD_COLUMNS, prepare_history
 from .sqlite_rows import (
     COLUMNS,
@@ -63,6 +66,8 @@ class SqliteStorage:
         database: str,
     ) -> None:
         self._db = connection
+        self.group_commit = GroupCommit(connection)
+        """Runs every write statement (tests and the bench read its counter)."""
         self._database = database
         self.search_index = search_index
         """Ranks the files of this database from the postings its triggers keep."""
@@ -85,7 +90,9 @@ class SqliteStorage:
         values: Callable[[str | None], Any],
     ) -> bool:
         staged = self._staged if change is not None else None
-        landed = await write_with_event(self._run, sql, values, staged=staged)
+        landed = await write_with_event(
+            self.group_commit.write, sql, values, staged=staged
+        )
         if landed:
             note_marked(self._database, key)
         return landed

@@ -69,7 +69,7 @@ def _record_from_json(raw: dict[str, Any]) -> TokenRecord:
                 for scope, grant in raw["grants"].items()
             }
         ),
-        label=raw.get("label"),
+        label=_text_label(raw.get("label")),
         created_at=datetime.fromisoformat(raw["created_at"]),
         expires_at=datetime.fromisoformat(expires) if expires else None,
     )
@@ -146,15 +146,19 @@ def _exclusive(path: Path) -> Generator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _require_text_label(label: str | None) -> None:
-    # argv holds undecodable bytes as lone surrogates: such a label would be
-    # every write's actor and source, which no store can encode (a 500 per write).
-    try:
-        (label or "").encode()
-    except UnicodeEncodeError:
-        raise ValueError(
-            f"the label {label!r} is not text UTF-8 can carry: use another"
-        ) from None
+def _text_label(label: object) -> str | None:
+    # argv holds undecodable bytes as lone surrogates, and a hand-edited file
+    # can hold them as JSON escapes: such a label would be every write's actor
+    # and source, which no store can encode (a 500 per write).
+    if label is None:
+        return None
+    if isinstance(label, str):
+        try:
+            label.encode()
+            return label
+        except UnicodeEncodeError:
+            pass
+    raise ValueError(f"the label {label!r} is not text UTF-8 can carry: use another")
 
 
 def _new_token(
@@ -167,7 +171,7 @@ def _new_token(
         raise ValueError(
             "a token needs at least one grant, e.g. --grant user=alice:owner"
         )
-    _require_text_label(label)
+    _text_label(label)
     created = now or datetime.now(UTC)
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     record = TokenRecord(

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Scope
 from tenchi.errors import AppError
 
 from app.server.hooks import authenticate, refusal
-from app.shared.errors import invalid_argument_error
+from app.shared.errors import invalid_argument_error, invalid_version_error
 from app.shared.identity import Resolver
 
 FILES_PREFIX = b"/v1/files/"
@@ -28,14 +28,21 @@ ARGUMENTS = ("scope", "area", "name")
 VERSION_READ = (*ARGUMENTS, "versions", "version")
 
 
+SLASH_FAULT = "must not contain '/' (sent encoded as %2F)"
+
+
 def _fault(segment: bytes) -> str | None:
     if b"%2f" in segment.lower():
-        return "must not contain '/' (sent encoded as %2F)"
+        return SLASH_FAULT
     try:
         unquote_to_bytes(segment).decode()
     except UnicodeDecodeError:
         return "must be UTF-8 once percent-decoded"
     return None
+
+
+def _segments(raw_path: bytes) -> list[bytes]:
+    return raw_path[len(FILES_PREFIX) :].split(b"/")
 
 
 def malformed_segment(raw_path: bytes) -> tuple[str, str] | None:
@@ -44,7 +51,7 @@ def malformed_segment(raw_path: bytes) -> tuple[str, str] | None:
         return None
     if b"%" not in raw_path and raw_path.isascii():
         return None
-    segments = raw_path[len(FILES_PREFIX) :].split(b"/")
+    segments = _segments(raw_path)
     # A version read names its version in the fifth segment, after "versions".
     versioned = len(segments) > 4 and segments[3] == b"versions"
     arguments = VERSION_READ if versioned else ARGUMENTS
@@ -69,4 +76,9 @@ def encoded_slash_refusal(scope: Scope, resolver: Resolver) -> ASGIApp | None:
     if malformed is None or not _authenticated(scope, resolver):
         return None
     argument, fault = malformed
+    if argument == "version" and fault == SLASH_FAULT:
+        # The payload MCP, the client and a restore's body give a version with '/'.
+        segment = _segments(scope["raw_path"])[VERSION_READ.index("version")]
+        version = unquote_to_bytes(segment).decode(errors="surrogateescape")
+        return refusal(invalid_version_error(version))
     return refusal(invalid_argument_error(argument, f"{argument} {fault}"))

@@ -11,12 +11,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Generator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
 
 import httpx
+
+from app.infra.token_file import create_token
+from app.shared.identity import parse_grants
 
 LOOPBACK = "127.0.0.1"
 # Generous: a loaded 2-core CI machine can take over 20 s to import and start the app
@@ -149,3 +152,36 @@ def running_server(
         yield server
     finally:
         server.stop()
+
+
+def alice_on_sqlite(
+    directory: Path, database: str = "wenchang.db", **extra: str
+) -> tuple[str, dict[str, str]]:
+    """A token owning ``user=alice`` and the settings of a server on
+    ``directory/database`` that honours it (plus ``extra`` settings)."""
+    tokens = directory / "tokens.json"
+    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
+    settings = {
+        "WENCHANG_STORAGE": f"sqlite:///{directory / database}",
+        "WENCHANG_TOKENS_FILE": str(tokens),
+        **extra,
+    }
+    return token, settings
+
+
+@contextmanager
+def running_servers(
+    count: int, cwd: Path, *, settings: Mapping[str, str]
+) -> Generator[tuple[ServerProcess, ...]]:
+    """``count`` servers started together (on one database, say), all healthy;
+    every one stopped on exit."""
+    with ExitStack() as stack:
+        servers = tuple(
+            start_server(cwd, logs=cwd / "logs", settings=settings)
+            for _ in range(count)
+        )
+        for server in servers:
+            stack.callback(server.stop)
+        for server in servers:
+            server.wait_until_healthy()
+        yield servers

@@ -1,7 +1,9 @@
-"""What a caller reads of the log: cursors bound to a query, events as shown."""
+"""What a caller reads of the log: pages, cursors bound to a query, events as shown."""
+
+from collections.abc import Sequence
 
 from ...memory.domain import decode_cursor, encode_cursor, format_timestamp
-from ..ports import AuditEvent, AuditSelection, Position
+from ..ports import AuditEvent, AuditPage, AuditSelection, Position
 from ..schemas import AuditEventView
 from . import parse_stamp, stamp
 
@@ -13,6 +15,16 @@ def _listing(selection: AuditSelection) -> str:
     parts += [stamp(b) if b is not None else "" for b in bounds]
     parts += [selection.operation or "", selection.area or "", selection.name or ""]
     return "audit\0" + "\0".join(parts)
+
+
+def page_of(found: Sequence[AuditEvent], limit: int) -> AuditPage:
+    """The first ``limit`` of ``found`` (in page order); when ``found`` holds
+    more (a store asks for ``limit + 1``), the next page starts after the last."""
+    shown = found[:limit]
+    if len(found) <= limit:
+        return AuditPage(events=shown, next_position=None)
+    last = shown[-1]
+    return AuditPage(events=shown, next_position=Position(at=last.at, id=last.id))
 
 
 def encode_position(key: bytes, selection: AuditSelection, position: Position) -> str:

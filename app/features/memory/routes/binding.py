@@ -32,6 +32,9 @@ from .headers import expected_version, version_headers
 IDEMPOTENCY_RETENTION_SECONDS = 600
 """How long a completed result is replayed: retries come within minutes."""
 IDEMPOTENCY_LEASE_SECONDS = 60
+IDEMPOTENCY_NAMESPACE = "memory"
+"""One namespace for every operation: a key a caller reuses for another
+operation is another request (IDEMPOTENCY_CONFLICT), never a fresh key."""
 
 
 class Receipt(BaseModel):
@@ -180,10 +183,10 @@ async def run_once[ResultT](
 
     kept = await run_idempotently(
         context.idempotency,
-        namespace=f"memory.{operation}",
+        namespace=IDEMPOTENCY_NAMESPACE,
         scope=context.caller or "local",
         key=key,
-        fingerprint=fingerprint(request, annotation=type(request)),
+        fingerprint=_fingerprint(operation, request),
         result_type=Receipt,
         operation=first_run,
         completed_ttl=IDEMPOTENCY_RETENTION_SECONDS,
@@ -192,6 +195,10 @@ async def run_once[ResultT](
     if fresh:
         return fresh[0]
     return await _replay(kept, request, result_type, context)
+
+
+def _fingerprint(operation: str, request: BaseModel) -> str:
+    return f"{operation}:{fingerprint(request, annotation=type(request))}"
 
 
 async def _replay[ResultT](
