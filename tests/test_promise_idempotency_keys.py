@@ -93,3 +93,25 @@ async def test_a_key_reused_by_another_operation_is_a_conflict(api: Api) -> None
     assert {a.json()["code"] for a in answers} == {"IDEMPOTENCY_CONFLICT"}
     assert replayed.status_code == 201, replayed.text
     assert await state(api) == before
+
+
+async def test_two_keys_on_one_write_are_refused_and_change_nothing(
+    api: Api,
+) -> None:
+    """Two Idempotency-Key headers are ambiguous (the last one was used, so a
+    retry with the first applied again): INVALID_ARGUMENT on idempotency_key,
+    after the 401 a request without a valid token gets first."""
+    keys = [("Idempotency-Key", "first-1"), ("Idempotency-Key", "second-2")]
+    create = [("If-None-Match", "*"), *keys]
+    before = await state(api)
+
+    refused = await api.http.put(
+        FILE, json=file_body(), headers=[*api.alice.items(), *create]
+    )
+    anonymous = await api.http.put(FILE, json=file_body(), headers=create)
+
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["code"] == "INVALID_ARGUMENT"
+    assert refused.json()["details"]["argument"] == "idempotency_key"
+    assert anonymous.status_code == 401, anonymous.text
+    assert await state(api) == before

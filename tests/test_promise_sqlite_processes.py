@@ -2,11 +2,12 @@
 
 Search (docs/search.md, "Consistency"): a file is found as soon as the write
 that created or changed it returned, and never after its delete or purge
-returned, whichever process answers — here while other writers keep both
-processes busy, so writes share transactions and several files wait to be
-indexed at once. Retries (docs/guarantees.md): copies of one keyed append sent
-to both processes at once, and resent until answered, apply exactly once.
-A purge run by the operator task leaves no search row of the entity in the file.
+returned, whichever process answers, over HTTP and MCP alike — here while
+other writers keep both processes busy, so writes share transactions and
+several files wait to be indexed at once. Retries (docs/guarantees.md): copies
+of one keyed append sent to both processes at once, and resent until answered,
+apply exactly once. A purge run by the operator task leaves no search row of
+the entity in the file.
 """
 
 import asyncio
@@ -34,6 +35,7 @@ MAX_ATTEMPTS = 400
 AREA = "/v1/files/user/probe"
 PURGE = '{"scope": "user", "entity_id": "alice", "dry_run": false}'
 PURGE_ARGUMENTS = ("task", "run", "memory.purge", "--input", PURGE)
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -79,9 +81,23 @@ async def clients(pair: Pair) -> AsyncGenerator[tuple[httpx.AsyncClient, ...]]:
 
 
 async def found(http: httpx.AsyncClient, word: str) -> list[str]:
+    """The names a search finds: over HTTP, and the MCP tool must agree."""
     answer = await http.get("/v1/search", params={"q": word, "limit": 50})
     assert answer.status_code == 200, answer.text
-    return [hit["name"] for hit in answer.json()["hits"]]
+    names = [hit["name"] for hit in answer.json()["hits"]]
+    assert await found_by_mcp(http, word) == names, "MCP and HTTP disagree"
+    return names
+
+
+async def found_by_mcp(http: httpx.AsyncClient, word: str) -> list[str]:
+    call = {"name": "search_memory", "arguments": {"query": word, "limit": 50}}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+    answer = await http.post("/mcp", json=message, headers=MCP_HEADERS)
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    assert not result.get("isError"), result
+    hits = result["structuredContent"]["result"]["hits"]
+    return [hit["name"] for hit in hits]
 
 
 def word(kind: str, writer: int, round_: int) -> str:

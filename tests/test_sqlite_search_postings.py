@@ -1,10 +1,11 @@
-"""SQLite's postings after any sequence of writes are exactly a fresh index.
+"""SQLite's postings after any sequence of writes and a search are exactly a
+fresh index.
 
-A write rewrites only the postings it changed (terms gone, counts changed, terms
-new), and an edit of a few lines analyses only those lines; whatever the edits,
-what the database holds for a file (postings, field lengths and runs)
-must equal what indexing the file from scratch gives, and nothing may stay of a
-deleted file.
+A write marks its file pending; the search indexes it, rewriting only the
+postings rows that differ from what the index holds (terms gone, counts
+changed, terms new). Whatever the edits, what the database holds for a file
+(postings, field lengths and runs) must equal what indexing the file from
+scratch gives, and nothing may stay of a deleted file.
 """
 
 import asyncio
@@ -25,10 +26,9 @@ from app.features.memory.domain.edits import appended
 from app.features.memory.ports import Change, FileMetadata, Storage, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
-from app.infra import sqlite_search_postings
 from app.infra.port_wiring import open_storage
 from app.infra.sqlite_search_postings import analyse_row, term_rows
-from app.infra.sqlite_storage import open_sqlite_storage
+from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 
@@ -65,6 +65,14 @@ def indexed(database: Path, key: str) -> dict[str, int]:
     return dict(rows)
 
 
+async def searched(storage: Storage, key: str = KEY) -> None:
+    """A search of the file's area: it indexes what is pending there first."""
+    reach = [key.rsplit("/", 1)[0] + "/"]
+    query = SearchQuery(reach, query_terms("tea"), None, 5)
+    assert isinstance(storage, SqliteStorage)
+    await storage.search_index.search(query)
+
+
 def fresh(
     content: str, description: str, aliases: tuple[str, ...], key: str = KEY
 ) -> dict[str, int]:
@@ -84,11 +92,13 @@ async def test_every_write_leaves_exactly_a_fresh_index_of_the_file(
         assert version is not None
         want = fresh(content, description, aliases)
 
+        await searched(storage)
         assert indexed(database, KEY) == want
 
     meta = FileMetadata("Tea", (), ("http",), AT)
     await storage.put(Write(KEY, b"espresso now\n", meta))  # replaced whole
     want = fresh("espresso now\n", "Tea", ())
+    await searched(storage)
     assert indexed(database, KEY) == want
 
 
@@ -99,6 +109,7 @@ async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
     meta = FileMetadata("Tea", ("oolong",), ("http",), AT)
     for key in (KEY, OTHER):
         await storage.put(Write(key, b"oolong tea\n", meta, change=CHANGE))
+    await searched(storage)
     stored = await storage.get(KEY)
     assert stored is not None
 
@@ -109,6 +120,7 @@ async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
         Write(KEY, b"green\n", FileMetadata("", (), ("http",), AT)), None
     )
     assert created is not None
+    await searched(storage)
     assert indexed(database, KEY) == fresh("green\n", "", ())
     assert indexed(database, OTHER) == fresh("oolong tea\n", "Tea", ("oolong",), OTHER)
 
@@ -140,56 +152,6 @@ def fresh_document(
     return postings, fields
 
 
-class Whole:
-    """Records the files analysed whole, and analyses of an unchanged body."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.analysed: list[str] = []
-        self.unchanged: list[bytes] = []
-        real = sqlite_search_postings.analyse_row
-        analysis = sqlite_search_postings.analysis_json
-
-        def counted(key: str, data: bytes, description: str, aliases: str) -> Any:
-            self.analysed.append(key)
-            return real(key, data, description, aliases)
-
-        def seen(
-            key: str, data: bytes, description: str, aliases: str, *rest: Any
-        ) -> str:
-            previous = rest[0] if rest else None
-            if previous is not None and previous.data == data:
-                self.unchanged.append(data)
-            return analysis(key, data, description, aliases, *rest)
-
-        monkeypatch.setattr(sqlite_search_postings, "analyse_row", counted)
-        monkeypatch.setattr(sqlite_search_postings, "analysis_json", seen)
-
-
-async def test_an_append_or_a_replaced_line_analyses_only_the_changed_lines(
-    storage: Storage, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    database = tmp_path / "wenchang.db"
-    meta = FileMetadata("Tea", (), ("http",), AT)
-    body = "- [stated] Prefers oolong tea.\n- [stated] Tea twice a day.\n"
-    version = await storage.put_if_version(Write(KEY, body.encode(), meta), None)
-    whole = Whole(monkeypatch)
-    edits = [
-        appended(body, "- [stated] Green tea after lunch"),
-        body.replace("oolong", "green"),
-        body.replace("oolong", "green"),  # the same body again: nothing analysed
-        body.replace("twice", "thrice") + "- [stated] 最喜欢冻顶乌龙茶。\n",
-    ]
-    for content in edits:
-        write = Write(KEY, content.encode(), meta, change=CHANGE)
-        version = await storage.put_if_version(write, version)
-        assert version is not None
-        assert document(database, KEY) == fresh_document(content.encode(), "Tea", KEY)
-
-    # Only the last edit reached a no-space run, which is analysed whole.
-    assert whole.analysed == [KEY]
-    assert not whole.unchanged
-
-
 PIECES = [*"ab xyz-.", "tea", "Café", "ß", "½", "e\u0301", "\u0301", "茶", "ชา"]
 LINE_TEXT = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 LINES = st.lists(LINE_TEXT, max_size=6)
@@ -208,7 +170,7 @@ EDIT: st.SearchStrategy[Edit] = st.one_of(
 )
 
 
-async def test_a_row_written_without_the_triggers_is_indexed_by_the_next_write(
+async def test_a_row_written_without_the_triggers_is_indexed_after_the_next_write(
     storage: Storage, tmp_path: Path
 ) -> None:
     database = tmp_path / "wenchang.db"
@@ -223,10 +185,11 @@ async def test_a_row_written_without_the_triggers_is_indexed_by_the_next_write(
     connection.close()
     assert version is not None
 
-    # The same body again: the index holds neither version, so it analyses.
+    # The same body again: the write marks the file pending.
     write = Write(KEY, b"green tea\n", meta, change=CHANGE)
     assert await storage.put_if_version(write, "foreign") is not None
 
+    await searched(storage)
     assert document(database, KEY) == fresh_document(b"green tea\n", "Tea", KEY)
 
 
@@ -296,6 +259,7 @@ def test_any_sequence_of_edits_leaves_exactly_a_fresh_index(
         version = loop.run_until_complete(storage.put_if_version(write, version))
         assert version is not None
 
+        loop.run_until_complete(searched(storage, key))
         want = fresh_document(content, description, key, aliases)
         assert document(database, key) == want
 
@@ -338,6 +302,7 @@ async def test_a_database_indexed_by_word_first_is_indexed_again(
         page = await storage.search_index.search(query)
         meta = FileMetadata("Tea", (), ("http",), AT)
         await storage.put(Write(KEY, b"green tea\n", meta, change=CHANGE))
+        await searched(storage)
 
     assert [hit.key for hit, _ in page.hits] == [OTHER]
     assert indexed(database, OTHER) == fresh("oolong tea\n", "Tea", (), OTHER)

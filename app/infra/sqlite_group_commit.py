@@ -97,12 +97,10 @@ class GroupCommit:
         with self._lock:
             batch, self._queue = self._queue, []
             self._scheduled = False
-        db: sqlite3.Connection = self.connection._conn  # pyright: ignore[reportPrivateUsage]
         try:
-            outcomes = _alone(db, batch[0]) if len(batch) == 1 else _together(db, batch)
+            db: sqlite3.Connection = self.connection._conn  # pyright: ignore[reportPrivateUsage]
+            outcomes = _outcomes(db, batch)
         except BaseException as exc:  # an unexpected failure still answers everyone
-            with contextlib.suppress(sqlite3.Error):
-                _roll_back(db)
             outcomes = [exc] * len(batch)
         self.transactions += 1
         if len(batch) > 1:
@@ -112,6 +110,15 @@ class GroupCommit:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 future.get_loop().call_soon_threadsafe(_deliver, joined, outcomes[1:])
         return outcomes[0]
+
+
+def _outcomes(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
+    try:
+        return _alone(db, batch[0]) if len(batch) == 1 else _together(db, batch)
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            _roll_back(db)
+        raise
 
 
 def _deliver(joined: Sequence[_Write], outcomes: Sequence[Outcome]) -> None:

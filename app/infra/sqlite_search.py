@@ -1,15 +1,16 @@
-"""SQLite search: the postings the triggers keep, read in one snapshot per query.
+"""SQLite search: the postings of ``sqlite_search_postings``, read in one snapshot.
 
-Searches run on a connection of their own, in a worker thread, inside one
-transaction, so a query never sees half of a concurrent write and never holds
-up the write connection. Document frequencies are counted from the postings,
-one statement ranks and cuts the page (``sqlite_search_rank``), and bodies are
-read for the returned page only.
+Searches run on a connection of their own, in a worker thread. Before ranking,
+a search indexes the files marked pending under its reach, then ranks in one
+read transaction that it first checks holds no pending file there: the index
+it reads is exactly the files it reads. Document frequencies are counted from
+the postings, one statement ranks and cuts the page (``sqlite_search_rank``),
+and bodies are read for the returned page only.
 """
 
 import asyncio
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from app.features.search.domain.analysis import Counts, matched, query_grams
@@ -19,38 +20,34 @@ from app.features.search.domain.text import RUN, Term
 from app.features.search.ports import SearchPage, SearchQuery
 
 from .object_metadata import metadata_from_map
-from .sqlite_connection import BUSY_TIMEOUT_MS, Synchronous, translate_sqlite_error
+from .sqlite_connection import translate_sqlite_error
 from .sqlite_rows import upper_bound
-from .sqlite_search_rank import page_parameters, ranking_query
-from .sqlite_search_schema import (
-    ANALYSER_VERSION,
-    GRAM_MARK,
-    forget_rows,
-    index_rows,
-    keys_json,
+from .sqlite_search_pending import (
+    EVERYWHERE,
+    Where,
+    any_pending,
+    index_batch,
+    index_pending,
+    mark_stale,
 )
+from .sqlite_search_rank import page_parameters, ranking_query
+from .sqlite_search_schema import GRAM_MARK, keys_json
 from .sqlite_search_terms import term_frequency
 
 type Matches = dict[str, Counts]
 
+ROUNDS = 3
+"""Times a search indexes what is pending in its reach and looks again before
+it ranks holding the write lock (writers kept changing files in its reach)."""
 
-def ranges(reach: Sequence[str]) -> tuple[str, list[str]]:
+
+def ranges(reach: Sequence[str]) -> Where:
     """A WHERE clause selecting keys under any prefix of ``reach``, and its values."""
     clause = " OR ".join("(key >= ? AND key < ?)" for _ in reach)
     values = [bound for prefix in reach for bound in (prefix, upper_bound(prefix))]
     return f"({clause})", values
 
 
-_STALE = f"""
-SELECT m.key, m.data, m.description, m.aliases, m.version FROM memory_objects m
-LEFT JOIN search_documents d ON d.key = m.key
-WHERE m.key >= ? AND m.key < ? AND m.tombstone = 0
-  AND (d.key IS NULL OR d.version != m.version OR d.analyser != {ANALYSER_VERSION})
-"""
-_ORPHANS = """
-SELECT d.key FROM search_documents d LEFT JOIN memory_objects m ON m.key = d.key
-WHERE d.key >= ? AND d.key < ? AND m.key IS NULL
-"""
 _PAGE = """
 SELECT key, data, description, aliases, sources, last_updated, version
 FROM memory_objects WHERE key IN (SELECT value FROM json_each(?))
@@ -63,46 +60,64 @@ class SqliteSearchIndex:
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection
         self._lock = asyncio.Lock()
+        """One user of the connection at a time: searches and the drain."""
         self._current: set[str] = set()
-        """Prefixes brought up to date since this process opened the file."""
+        """Prefixes checked for rows written without the triggers."""
 
     async def search(self, query: SearchQuery) -> SearchPage:
         if not query.terms or not query.reach:
             return SearchPage(hits=(), more=False)
+        return await self._run(self._search, query)
+
+    async def drain(self) -> bool:
+        """Index one batch of pending files, anywhere; whether more remain."""
+        return await self._run(self._drain)
+
+    async def _run[**P, T](
+        self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         async with self._lock:
             try:
-                return await asyncio.to_thread(self._search, query)
+                return await asyncio.to_thread(work, *args, **kwargs)
             except sqlite3.Error as exc:
                 raise translate_sqlite_error(exc) from exc
 
+    def _drain(self) -> bool:
+        return any_pending(self._db, EVERYWHERE) and index_pending(self._db, EVERYWHERE)
+
     def _search(self, query: SearchQuery) -> SearchPage:
         self._catch_up(query.reach)
-        self._db.execute("BEGIN")
+        where = ranges(query.reach)
+        for _ in range(ROUNDS):
+            while any_pending(self._db, where) and index_pending(self._db, where):
+                pass
+            self._db.execute("BEGIN")
+            try:
+                if not any_pending(self._db, where):
+                    return self._page(query)
+            finally:
+                self._db.execute("COMMIT")
+        self._db.execute("BEGIN IMMEDIATE")
         try:
-            page, more = self._rank(query)
-            documents = self._documents([r.key for r in page])
+            while index_batch(self._db, where):
+                pass
+            return self._page(query)
         finally:
             self._db.execute("COMMIT")
+
+    def _page(self, query: SearchQuery) -> SearchPage:
+        page, more = self._rank(query)
+        documents = self._documents([r.key for r in page])
         hits = [(r, documents[r.key]) for r in page if r.key in documents]
         return SearchPage(hits=hits, more=more)
 
     def _catch_up(self, reach: Sequence[str]) -> None:
-        """Index rows other connections wrote under ``reach``, once per process."""
+        """Mark pending the rows other connections wrote under ``reach`` without
+        the triggers, once per prefix and process."""
         for prefix in reach:
-            if prefix in self._current:
-                continue
-            bounds = (prefix, upper_bound(prefix))
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                stale = self._db.execute(_STALE, bounds).fetchall()
-                orphans = [row[0] for row in self._db.execute(_ORPHANS, bounds)]
-                index_rows(self._db, stale)
-                forget_rows(self._db, orphans)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            self._current.add(prefix)
+            if prefix not in self._current:
+                mark_stale(self._db, (prefix, upper_bound(prefix)))
+                self._current.add(prefix)
 
     def _stats(self, reach: Sequence[str]) -> CorpusStats:
         where, values = ranges(reach)
@@ -181,19 +196,3 @@ def _document(row: Any) -> SearchDocument:
     return SearchDocument(
         row[0], row[6], metadata, bytes(row[1]).decode(errors="replace")
     )
-
-
-def open_search_connection(path: str, synchronous: Synchronous) -> sqlite3.Connection:
-    """The search connection: used from worker threads, one at a time.
-
-    It writes only when it brings rows other connections wrote up to date.
-    """
-    connection = sqlite3.connect(
-        path,
-        isolation_level=None,
-        check_same_thread=False,
-        timeout=BUSY_TIMEOUT_MS / 1000,
-    )
-    connection.execute("PRAGMA secure_delete = ON")
-    connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
-    return connection

@@ -1,27 +1,19 @@
-"""A file's search postings, as the write triggers' analysis function gives them.
+"""A file's search postings: its analysis, and the rows that make the index hold it.
 
-A new file, a new description or aliases, or a row not indexed at the version
-being replaced is analysed whole (its postings are replaced). An edit of the
-content alone (an appended line, a replaced fact, a rewrite keeping most lines)
-analyses only the lines it removed and added and moves their words' counts in
-the postings the row is indexed under: the result equals a fresh analysis of
-the whole file (``tests/test_sqlite_search_postings.py`` holds them equal).
+``index_file`` writes a file's postings as a fresh analysis of the whole file
+gives them, touching only the rows that differ from what the index holds: a
+word the file gains or loses changes the by-word index searches read, a count
+that moves changes only the file's own rows (which lie side by side).
 """
 
 import json
-from typing import Any, NamedTuple
+import sqlite3
 
 from app.features.search.domain.analysis import (
     COUNT_BITS,
-    FOLDED_LIMITS,
     DocumentAnalysis,
     analyse,
     field_texts,
-)
-from app.features.search.domain.line_changes import (
-    WordChange,
-    line_change,
-    word_change,
 )
 
 PREFIX_INDEX = 1
@@ -32,8 +24,6 @@ PREFIX_MARK = "\x1e"
 GRAM_MARK = "\x1f"
 """Starts a run gram's row (its count is 1: only its presence is used)."""
 _SHIFTS = (0, COUNT_BITS[0], COUNT_BITS[0] + COUNT_BITS[1], sum(COUNT_BITS[:3]))
-_CONTENT = 3
-"""The content's place in the fields (and in the document row's lengths)."""
 
 
 def analyse_row(
@@ -63,100 +53,40 @@ def term_rows(analysis: DocumentAnalysis) -> dict[str, int]:
     return rows | prefixes | grams
 
 
-class Previous(NamedTuple):
-    """The row a write replaces, and its document row if indexed at its version."""
+_DOCUMENT = """
+INSERT INTO search_documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET version = excluded.version,
+    analyser = excluded.analyser, len_name = excluded.len_name,
+    len_aliases = excluded.len_aliases, len_description = excluded.len_description,
+    len_content = excluded.len_content, runs_name = excluded.runs_name,
+    runs_aliases = excluded.runs_aliases,
+    runs_description = excluded.runs_description, runs_content = excluded.runs_content
+"""
+_HELD = "SELECT term, counts FROM search_terms WHERE key = ?"
+_POSTING = """
+INSERT INTO search_terms (key, term, counts) VALUES (?, ?, ?)
+ON CONFLICT (key, term) DO UPDATE SET counts = excluded.counts
+"""
 
-    data: bytes
-    description: str
-    aliases: str
-    document: str | None
-    """JSON ``[len_name, len_aliases, len_description, len_content, runs_name,
-    runs_aliases, runs_description, runs_content]``."""
 
-
-def analysis_json(
-    key: str,
-    data: bytes,
-    description: str,
-    aliases: str,
-    previous: Previous | None = None,
-) -> str:
-    """The row's analysis as JSON: lengths (``l``), runs (``r``), what to add
-    to each postings row it changes (``d``), the rows that may reach 0 and go
-    (``z``), and ``w`` when the file's postings are replaced by ``d``.
-
-    A trigger calls this once per statement.
-    """
-    if previous is not None:
-        edited = _edited_json(data, description, aliases, previous)
-        if edited is not None:
-            return edited
+def index_file(
+    connection: sqlite3.Connection,
+    row: tuple[str, bytes, str, str, str],
+    analyser: int,
+) -> None:
+    """Make the index hold (key, data, description, aliases, version), in the
+    open transaction."""
+    key, data, description, aliases, version = row
     analysis = analyse_row(key, data, description, aliases)
-    lengths, runs = list(analysis.lengths), [f.runs for f in analysis.fields]
-    return json.dumps(
-        {"w": 1, "l": lengths, "r": runs, "d": term_rows(analysis), "z": []},
-        ensure_ascii=False,
+    postings = term_rows(analysis)
+    held: dict[str, int] = dict(connection.execute(_HELD, (key,)))
+    connection.executemany(
+        "DELETE FROM search_terms WHERE key = ? AND term = ?",
+        [(key, term) for term in held if term not in postings],
     )
-
-
-def _edited_json(
-    data: bytes, description: str, aliases: str, previous: Previous
-) -> str | None:
-    """``analysis_json`` from the changed lines alone, or None (analyse whole)."""
-    if previous.document is None or (description, aliases) != (
-        previous.description,
-        previous.aliases,
-    ):
-        return None
-    old, new = previous.data, data
-    change = word_change(
-        line_change(old, new), FOLDED_LIMITS[_CONTENT], max(len(old), len(new))
+    connection.executemany(
+        _POSTING,
+        [(key, t, c) for t, c in postings.items() if held.get(t) != c],
     )
-    if change is None:
-        return None
-    document = json.loads(previous.document)
-    lengths: list[int] = document[:4]
-    lengths[_CONTENT] += change.length
-    steps = _count_steps(change)
-    falling = [term for term, step in steps.items() if step < 0]
-    return json.dumps(
-        {"w": 0, "l": lengths, "r": document[4:], "d": steps, "z": falling},
-        ensure_ascii=False,
-    )
-
-
-def _count_steps(change: WordChange) -> dict[str, int]:
-    """What to add to each postings row the content's word change moves."""
-    steps: dict[str, int] = {}
-    prefixes: dict[str, int] = {}
-    shift = _SHIFTS[_CONTENT]
-    for word, delta in change.counts.items():
-        if delta:
-            # Each word is counted once; only its prefix's row gathers several.
-            steps[word] = step = delta << shift
-            prefix = PREFIX_MARK + word[:PREFIX_INDEX]
-            prefixes[prefix] = prefixes.get(prefix, 0) + step
-    return steps | {prefix: step for prefix, step in prefixes.items() if step}
-
-
-def sql_analysis(*values: Any) -> str:
-    """The triggers' function: (key, data, description, aliases) of the row
-    written, then, on an update, (data, description, aliases) of the row
-    replaced and its document row (``Previous.document``)."""
-    key, data, description, aliases, *replaced = values
-    previous = None
-    if replaced and replaced[0] is not None:
-        old_data, old_description, old_aliases, document = replaced
-        previous = Previous(
-            bytes(old_data),
-            str(old_description),
-            str(old_aliases),
-            None if document is None else str(document),
-        )
-    return analysis_json(
-        str(key),
-        bytes(data),
-        str(description),
-        str(aliases),
-        previous,
-    )
+    fields = (*analysis.lengths, *(f.runs for f in analysis.fields))
+    connection.execute(_DOCUMENT, (key, version, analyser, *fields))

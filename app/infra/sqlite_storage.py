@@ -1,8 +1,9 @@
 """SQLite storage: one table in WAL mode, every port method one statement.
 
-Triggers fill version history (``sqlite_history``), the search postings
-``search_index`` reads (``sqlite_search_schema``) and the entity's change
-marker (``change_markers``) inside the statement that changes a file.
+Triggers fill version history (``sqlite_history``), mark the file pending
+for the search postings ``search_index`` reads (``sqlite_search_schema``) and
+move the entity's change marker (``change_markers``) inside the statement that
+changes a file.
 
 One process-wide connection serialises this process's statements; processes
 share the file because each write is one compare-and-swap statement that
@@ -12,7 +13,6 @@ own savepoint. With ``synchronous=FULL`` (the default; ``sqlite_synchronous``
 may trade it) an acknowledged write survives power loss.
 """
 
-import asyncio
 import sqlite3
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -53,7 +53,8 @@ from .sqlite_rows import (
     upper_bound,
     written_values,
 )
-from .sqlite_search import SqliteSearchIndex, open_search_connection
+from .sqlite_search import SqliteSearchIndex
+from .sqlite_search_drain import DRAIN_SECONDS, open_search_index
 from .sqlite_search_schema import prepare_search
 
 
@@ -70,7 +71,7 @@ class SqliteStorage:
         """Runs every write statement (tests and the bench read its counter)."""
         self._database = database
         self.search_index = search_index
-        """Ranks the files of this database from the postings its triggers keep."""
+        """Ranks the files of this database, indexing the pending ones first."""
         self._staged: Staged | None = None
 
     async def share_audit_log(self, path: str, staged: Staged) -> bool:
@@ -237,18 +238,20 @@ async def open_sqlite_storage(
     *,
     synchronous: Synchronous = DEFAULT_SYNCHRONOUS,
     retention: HistoryRetention | None = None,
+    search_drain_every: float | None = DRAIN_SECONDS,
 ) -> AsyncGenerator[SqliteStorage]:
-    """Open the database (creating it), configure WAL, and close it on exit."""
+    """Open the database (creating it), configure WAL, and close it on exit.
+
+    ``search_drain_every``: seconds between background drains of the files
+    pending search indexing (None: searches alone index them).
+    """
     async with open_sqlite_connection(
         path, schema=OBJECTS_TABLE, synchronous=synchronous
     ) as connection:
         await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
         await prepare_markers(connection)
-        search = await asyncio.to_thread(open_search_connection, path, synchronous)
-        try:
-            yield SqliteStorage(
-                connection, SqliteSearchIndex(search), database=database_id(path)
-            )
-        finally:
-            search.close()
+        async with open_search_index(
+            path, synchronous, drain_every=search_drain_every
+        ) as search:
+            yield SqliteStorage(connection, search, database=database_id(path))

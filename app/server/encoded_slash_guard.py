@@ -62,7 +62,7 @@ def malformed_segment(raw_path: bytes) -> tuple[str, str] | None:
     return None
 
 
-def _authenticated(scope: Scope, resolver: Resolver) -> bool:
+def authenticated(scope: Scope, resolver: Resolver) -> bool:
     try:
         authenticate(resolver, Headers(scope=scope).get("authorization", ""))
     except AppError:
@@ -73,7 +73,7 @@ def _authenticated(scope: Scope, resolver: Resolver) -> bool:
 def encoded_slash_refusal(scope: Scope, resolver: Resolver) -> ASGIApp | None:
     """The refusal of an authenticated HTTP request with a malformed segment."""
     malformed = malformed_segment(scope.get("raw_path") or b"")
-    if malformed is None or not _authenticated(scope, resolver):
+    if malformed is None or not authenticated(scope, resolver):
         return None
     argument, fault = malformed
     if argument == "version" and fault == SLASH_FAULT:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.server.duplicate_key_guard import duplicate_key_refusal
 from app.server.encoded_slash_guard import encoded_slash_refusal
 from app.server.error_envelope import enveloped
 from app.server.hooks import duplicate_credentials_refusal
@@ -37,8 +38,10 @@ class FrontDoor(HttpMiddleware):
         token = current_request_id.set(request_id)
         try:
             send = enveloped(scope, send, self._on_refusal)
-            refused = duplicate_credentials_refusal(scope) or encoded_slash_refusal(
-                scope, self._resolver
+            refused = (
+                duplicate_credentials_refusal(scope)
+                or encoded_slash_refusal(scope, self._resolver)
+                or duplicate_key_refusal(scope, self._resolver)
             )
             await (refused or self._app)(scope, receive, send)
         finally:

@@ -1,0 +1,77 @@
+"""``python -m bench.storage_writes C N``: what SQLite spends per write at C writers.
+
+``PYTHONPATH=<another source tree> python bench/storage_writes.py C N`` measures
+that tree's storage the same way (e.g. a ``git worktree`` of an older commit).
+
+In process, no HTTP: C concurrent writers, each on a file of its own, each
+doing N appends as the use case does (read, then a version-guarded write with
+its change record). Prints commits per write (the group-commit counter; 1.00
+where there is none), WAL frames per write (auto-checkpoint off, so the log
+holds every frame) and the process's CPU per write, sync included.
+"""
+
+import asyncio
+import sqlite3
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app.features.memory.ports import Change, FileMetadata, Write
+from app.infra.sqlite_storage import open_sqlite_storage
+
+META = FileMetadata("Tea", ("bench",), ("http",), datetime(2026, 3, 1, tzinfo=UTC))
+BASE = "# Tea\n\n- [stated] Prefers green tea in the morning.\n"
+CHANGE = Change("append_line", "http", META.last_updated)
+
+
+def _wal_frames(database: Path, mode: str = "PASSIVE") -> int:
+    connection = sqlite3.connect(database)
+    try:
+        return int(connection.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()[1])
+    finally:
+        connection.close()
+
+
+async def _writer(storage: Any, key: str, appends: int) -> None:
+    for number in range(appends):
+        stored = await storage.get(key)
+        body = stored.data.decode() + f"- [stated] fact {number}\n"
+        body = BASE if number % 50 == 49 else body  # files stay small
+        write = Write(key, body.encode(), META, change=CHANGE)
+        assert await storage.put_if_version(write, stored.version) is not None
+
+
+async def measure(database: Path, writers: int, appends: int) -> str:
+    async with open_sqlite_storage(str(database)) as storage:
+        keys = [f"user/w{n}/notes/tea.md" for n in range(writers)]
+        for key in keys:
+            await storage.put_if_version(Write(key, BASE.encode(), META), None)
+        group = getattr(storage, "group_commit", None)
+        connection = group.connection if group else storage._db
+        await connection.execute_fetchall("PRAGMA wal_autocheckpoint = 0")
+        _wal_frames(database, "TRUNCATE")
+        before = group.transactions if group else 0
+        cpu, wall = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(_writer(storage, key, appends) for key in keys))
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        writes = writers * appends
+        commits = (group.transactions - before) if group else writes
+        return (
+            f"writers={writers} writes={writes} commits/write={commits / writes:.2f} "
+            f"WAL frames/write={_wal_frames(database) / writes:.1f} "
+            f"CPU us/write={cpu / writes * 1e6:.0f} writes/s={writes / wall:.0f}"
+        )
+
+
+def main(argv: list[str]) -> int:
+    writers, appends = int(argv[0]), int(argv[1])
+    with tempfile.TemporaryDirectory(prefix="wenchang-storage-writes-") as scratch:
+        print(asyncio.run(measure(Path(scratch) / "w.db", writers, appends)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
