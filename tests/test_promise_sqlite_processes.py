@@ -109,8 +109,8 @@ def word(kind: str, writer: int, round_: int) -> str:
 async def write_search_delete(
     clients: tuple[httpx.AsyncClient, ...], writer: int
 ) -> None:
-    """Create, change and delete one file, searching through the other process
-    after each step returns."""
+    """Create, change, delete, restore and delete one file again, searching
+    through the other process after each step returns."""
     here, there = clients[writer % 2], clients[1 - writer % 2]
     path = f"{AREA}/w{writer}"
     for round_ in range(ROUNDS):
@@ -137,6 +137,19 @@ async def write_search_delete(
         assert gone.status_code == 204, gone.text
         for http in clients:
             assert await found(http, new) == [], "found after its delete returned"
+
+        restored = await there.post(
+            f"{path}/restore",
+            json={"version": made.json()["version"]},
+            headers={"If-None-Match": "*"},
+        )
+        assert restored.status_code == 201, restored.text
+        assert await found(here, old) == [f"w{writer}"], "restored, not found"
+        purged = await there.delete(
+            path, headers={"If-Match": restored.headers["ETag"]}
+        )
+        assert purged.status_code == 204, purged.text
+        assert await found(here, old) == [], "found after its delete returned"
 
 
 async def test_search_across_two_processes_is_current_after_each_write(
