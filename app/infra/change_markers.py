@@ -13,6 +13,7 @@ the write, never apart from it, and a write costs no second commit. The bump
 the write's call makes afterwards is then skipped (``note_marked``).
 """
 
+import functools
 import hashlib
 import os
 import secrets
@@ -46,7 +47,9 @@ class ChangeMarkers(Protocol):
         ...
 
 
+@functools.lru_cache(maxsize=4096)
 def marker_id(prefix: str) -> str:
+    # Memoised: every write's trigger asks for its entity's, the same few.
     return hashlib.sha256(prefix.encode()).hexdigest()
 
 

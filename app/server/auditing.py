@@ -20,6 +20,7 @@ from app.features.audit.domain import (
     Outcome,
     call_events,
     call_scope,
+    ok_event,
 )
 from app.features.audit.domain.drafts import draft_call
 from app.features.audit.ports import (
@@ -78,12 +79,16 @@ def _pending(
     context: "AppContext", operation: str, request: object
 ) -> PendingEvent | None:
     """The event a write of this call may commit with its change (one scope only)."""
+    if call_scope(request) is None:
+        return None
     call = _call(context, operation)
 
     def build() -> AuditEvent:
-        return call_events(call, request, Outcome("ok"), at=context.clock())[0]
+        event = ok_event(call, request, at=context.clock())
+        assert event is not None  # call_scope found its one scope
+        return event
 
-    return PendingEvent(build) if call_scope(request) is not None else None
+    return PendingEvent(build)
 
 
 async def audited[T](

@@ -3,6 +3,7 @@
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
+from operator import attrgetter
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import RateLimitStore
@@ -46,16 +47,19 @@ class AppContext:
     search_index: SearchIndex | None = None
     """The backend's own search index; None searches corpora cached from storage."""
 
-    async def audited[T](
+    def audited[T](
         self,
         operation: str,
         request: object,
         run: Callable[[], Awaitable[T]],
         *,
         mutates: bool,
-    ) -> T:
-        """Run one call of ``operation`` and record it in the audit log."""
-        return await audited(self, operation, request, run, mutates=mutates)
+    ) -> Awaitable[T]:
+        """Run one call of ``operation`` and record it in the audit log.
+
+        The wrapper's own coroutine, handed back: no second frame per call.
+        """
+        return audited(self, operation, request, run, mutates=mutates)
 
     def for_call(
         self,
@@ -72,8 +76,8 @@ class AppContext:
         run one by one), and every request and tool call makes one.
         """
         copied = object.__new__(AppContext)
-        for name in _FIELDS:
-            _set(copied, name, getattr(self, name))
+        for name, value in zip(_FIELDS, _values(self), strict=True):
+            _set(copied, name, value)
         _set(copied, "identity", identity)
         _set(copied, "request_id", request_id)
         if caller is not None:
@@ -91,4 +95,5 @@ class AppContext:
 
 
 _FIELDS = tuple(f.name for f in fields(AppContext))
+_values = attrgetter(*_FIELDS)  # every field's value in one call
 _set = object.__setattr__  # how a frozen dataclass's own __init__ assigns

@@ -1,3 +1,4 @@
+import functools
 import json
 import re
 import unicodedata
@@ -40,13 +41,18 @@ class ScopePolicy:
 
 
 def require_text(argument: str, value: str) -> str:
+    require_utf8(argument, value)
+    return value
+
+
+def require_utf8(argument: str, value: str) -> bytes:
+    """``value`` as UTF-8; text that has none (a lone surrogate) is refused."""
     try:
-        value.encode()
+        return value.encode()
     except UnicodeEncodeError:
         raise invalid_argument_error(
             argument, f"{argument} is not valid UTF-8 text"
         ) from None
-    return value
 
 
 def require_grant(identity: Identity, scope: str) -> Grant:
@@ -118,10 +124,17 @@ def require_name(name: str) -> str:
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
     """Check order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
+    return _located(scope, grant.entity_id, area, name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _located(scope: str, entity_id: str, area: str, name: str) -> Address:
+    # Pure, and every file call runs it on the few files an agent works with:
+    # memoised (a refusal raises, so only addresses are kept).
     require_path(area, name)
     require_area(area)
     require_name(name)
-    return address_of(Location(scope, area, name), grant.entity_id)
+    return address_of(Location(scope, area, name), entity_id)
 
 
 def locate_entity(scope: str, entity_id: str) -> str:
@@ -172,7 +185,7 @@ def require_description(description: str | None) -> str | None:
     if description is None:
         return None
     require_text("description", description)
-    if any(char in LINE_BREAKS for char in description):
+    if not LINE_BREAKS.isdisjoint(description):  # one C pass, not a generator
         raise invalid_argument_error("description", "description must be a single line")
     return description
 

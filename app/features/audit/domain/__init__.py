@@ -181,6 +181,19 @@ def call_events(
         if served is None:
             served = served_files(outcome.result)
         version = _version(fields["expected_version"], outcome.result)
+    return _events(call, fields, code, version, served, at=at, made_ns=made_ns)
+
+
+def _events(
+    call: Call,
+    fields: dict[str, str | None],
+    code: str,
+    version: str | None,
+    served: Mapping[str, list[str]],
+    *,
+    at: datetime,
+    made_ns: int | None,
+) -> list[AuditEvent]:
     area, name = fields["area"], fields["name"]
     events: list[AuditEvent] = []
     # Positional, in AuditEvent's field order: a read's flush builds 256 of these.
@@ -208,6 +221,20 @@ def call_events(
             )
         )
     return events
+
+
+def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
+    """``call_events(call, request, Outcome("ok"), at=at)`` of a call naming one
+    scope, or None for a call naming none: a mutation's event before its write
+    (no result yet, so no version and no files; the write stamps the version).
+
+    Without the result-reading steps: every write builds one as its statement
+    is prepared.
+    """
+    fields = read_fields(request)
+    if fields["scope"] is None:
+        return None
+    return _events(call, fields, "ok", None, {}, at=at, made_ns=None)[0]
 
 
 _READ_FIELDS = ("scope", "entity_id", "area", "name", "expected_version")

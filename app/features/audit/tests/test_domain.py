@@ -1,6 +1,6 @@
 """What one call becomes: events per scope, served files, versions, refusals."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from app.features.audit.domain import (
@@ -9,6 +9,7 @@ from app.features.audit.domain import (
     Outcome,
     call_events,
     new_event_id,
+    ok_event,
 )
 from app.features.memory.schemas import (
     Deleted,
@@ -146,3 +147,23 @@ def test_listed_files_are_recorded_and_version_entries_name_none() -> None:
 
     assert listed.files == ("notes/tea", "notes/tea")
     assert read.files == ()
+
+
+def test_a_mutations_event_before_its_write_is_its_ok_event_without_a_version() -> None:
+    """``ok_event``: ``call_events``' one ok event of a one-scope call, no result."""
+    fields: dict[str, object] = {
+        "scope": "user",
+        "area": "notes",
+        "name": "tea",
+        "expected_version": "v1",
+        "content": "never recorded",
+    }
+    named = {**fields, "scope": "project", "entity_id": "p-9"}
+    for request in (fields, named, ReadFile(scope="user", area="notes", name="tea")):
+        (expected,) = call_events(call("write_file"), request, Outcome("ok"), at=AT)
+        built = ok_event(call("write_file"), request, at=AT)
+        assert built is not None
+        assert replace(built, id=expected.id) == expected
+        assert built.version is None
+    assert ok_event(call("get_memory_index"), None, at=AT) is None
+    assert ok_event(call("write_file"), {"area": "notes"}, at=AT) is None

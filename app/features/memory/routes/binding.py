@@ -89,7 +89,7 @@ def bind[RequestT: BaseModel, ResultT](
                 fields["expected_version"] = expected_version(headers)
             request: Any = validate(fields)
             built.append(request)
-            if headers is None:
+            if headers is None or headers.idempotency_key is None:
                 return await operation(request, context)  # no key, nothing to replay
             return await run_once(
                 context,

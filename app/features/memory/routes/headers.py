@@ -18,9 +18,15 @@ from ..schemas import (
     WriteFile,
 )
 
+# model_validate's own validator, called without its wrapper (every file answer).
+_VERSION_HEADERS = VersionHeaders.__pydantic_validator__
+
 
 def version_headers(file: MemoryFile) -> VersionHeaders:
-    return VersionHeaders.model_validate({"ETag": etag(file.version)})
+    headers: VersionHeaders = _VERSION_HEADERS.validate_python(
+        {"ETag": etag(file.version)}
+    )
+    return headers
 
 
 def present_write(

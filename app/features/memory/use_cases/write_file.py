@@ -8,7 +8,7 @@ from ..policy import (
     require_aliases,
     require_description,
     require_metadata_budget,
-    require_text,
+    require_utf8,
     require_within_limit,
     require_writable,
 )
@@ -39,13 +39,11 @@ async def write_as(
     identity = require_identity(context.identity)
     address = locate_file(identity, request.scope, request.area, request.name)
     require_writable(identity, context.policy, address)
-    content = require_text("content", request.content)
+    encoded = require_utf8("content", request.content)
     description = require_description(request.description) or ""
     aliases = require_aliases(request.aliases) or ()
     require_metadata_budget(description, aliases)
-    data = require_within_limit(
-        address, content.encode(), context.limits.max_file_bytes
-    )
+    data = require_within_limit(address, encoded, context.limits.max_file_bytes)
     expected = request.expected_version
     if expected is None:
         await _require_room(context, address)
