@@ -17,6 +17,7 @@ from app.infra import token_file_resolver
 from app.infra.token_file import create_token, ensure_cursor_secret, revoke_token
 from app.infra.token_file_resolver import TokenFileResolver
 from app.shared.identity import Grant, Identity
+from tests.http_support import MCP_WRITE
 from tests.support.server import run_wenchang, running_server
 
 ALICE = {"user": Grant("alice", "owner")}
@@ -209,3 +210,47 @@ def test_a_hand_edited_label_that_is_not_text_stops_the_server_at_start(
         assert refused.returncode == 2, refused.stderr
         assert "is not text UTF-8 can carry" in refused.stderr
     assert not (tmp_path / "memory.db").exists()
+
+
+@pytest.mark.parametrize("edit", ["{not json", '{"tokens": [{"label": "\\ud800"}]}'])
+def test_a_bad_edit_of_a_running_servers_token_file_is_a_transient_refusal(
+    tmp_path: Path, edit: str
+) -> None:
+    """Once the file stops parsing, every /v1 and /mcp request gets 503
+    BACKEND_UNAVAILABLE naming the token file (no token keeps working, none
+    answers 500); the repaired file is served again without a restart."""
+    tokens = tmp_path / "tokens.json"
+    secret, _ = create_token(tokens, ALICE)
+    good = tokens.read_text()
+    settings = {"WENCHANG_STORAGE": "memory://", "WENCHANG_TOKENS_FILE": str(tokens)}
+    auth = {"Authorization": f"Bearer {secret}"}
+
+    def until(url: str, status: int) -> httpx.Response:
+        deadline = time.monotonic() + REVOCATION_BOUND_SECONDS
+        answer = httpx.get(url, headers=auth)
+        while answer.status_code != status and time.monotonic() < deadline:
+            time.sleep(0.2)
+            answer = httpx.get(url, headers=auth)
+        return answer
+
+    with running_server(tmp_path, logs=tmp_path / "logs", settings=settings) as server:
+        index = f"{server.url}/v1/index"
+        assert until(index, 200).status_code == 200
+        tokens.write_text(edit)
+        refused = until(index, 503)
+        mcp = httpx.post(
+            f"{server.url}/mcp",
+            headers={**auth, "Accept": "application/json, text/event-stream"},
+            json=MCP_WRITE,
+        )
+        tokens.write_text(good)
+        repaired = until(index, 200)
+
+    for answer in (refused, mcp):
+        assert answer.status_code == 503, answer.text
+        assert answer.headers["Retry-After"]
+        error = answer.json()
+        assert error["code"] == "BACKEND_UNAVAILABLE"
+        assert error["details"]["category"] == "transient"
+        assert "token file" in error["message"]
+    assert repaired.status_code == 200

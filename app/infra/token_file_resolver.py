@@ -1,6 +1,7 @@
 """Resolvers of bearer credentials: the token file's, and one fixed identity."""
 
 import hmac
+import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -13,7 +14,14 @@ from app.infra.token_file import (
     read_token_text,
 )
 from app.infra.token_file import token_digest as _digest
+from app.shared.errors import backend_unavailable_error
 from app.shared.identity import Identity, ResolutionFailure
+
+_log = logging.getLogger(__name__)
+UNREADABLE = (
+    "The server's token file cannot be read, so no bearer token can be checked; "
+    "its operator must repair it. Retry later."
+)
 
 
 class TokenFileResolver:
@@ -30,12 +38,13 @@ class TokenFileResolver:
         self._by_digest: dict[str, tuple[TokenRecord, Identity]] = {}
         self._text: str | None = None
         self._checked = 0.0
-        self._refresh()
+        self._broken = False
+        """The file stopped parsing while the server ran (at start it is fatal)."""
+        self._refresh(read_token_text(self._path))
 
-    def _refresh(self) -> None:
+    def _refresh(self, text: str | None) -> None:
         # Compare contents, not stat(): two replacements within one mtime tick
         # can leave size and mtime equal, and the inode number may be reused.
-        text = read_token_text(self._path)
         if text != self._text:
             tokens = parse_token_file(self._path, text).tokens
             # Each token's identity built once per read of the file, not per request.
@@ -45,9 +54,25 @@ class TokenFileResolver:
             self._text = text
         self._checked = time.monotonic()
 
+    def _reload(self) -> None:
+        # A bad edit must neither keep the old tokens (an edit that revokes one
+        # would leave it working) nor crash each request: every caller gets a
+        # transient refusal until the file parses again.
+        try:
+            self._refresh(read_token_text(self._path))
+        except ValueError as exc:
+            if not self._broken:
+                _log.error("token file unreadable, refusing every request: %s", exc)
+            self._broken = True
+            self._checked = time.monotonic()
+        else:
+            self._broken = False
+
     def resolve(self, credentials: str) -> Identity | ResolutionFailure:
         if time.monotonic() - self._checked >= RELOAD_INTERVAL_SECONDS:
-            self._refresh()
+            self._reload()
+        if self._broken:
+            raise backend_unavailable_error("unavailable", UNREADABLE)
         digest = _digest(credentials)
         found = self._by_digest.get(digest)
         if found is None or not hmac.compare_digest(found[0].digest, digest):

@@ -12,9 +12,16 @@ from collections.abc import Sequence
 
 from starlette.routing import BaseRoute
 
-HOT_PATHS = ("/v1/files/{scope}/{area}/{name}", "/v1/index", "/mcp")
-"""Read-heavy paths, the most requested first; then MCP's one endpoint, which
-was tried after every /v1 route."""
+HOT_PATHS = (
+    "/v1/files/{scope}/{area}/{name}",
+    "/v1/index",
+    "/v1/files/{scope}/{area}/{name}/replace",
+    "/v1/files/{scope}/{area}/{name}/lines",
+    "/mcp",
+)
+"""Read-heavy paths, the most requested first, then the two edits (a fact
+replaced, a line appended: tried seventh and ninth before); then MCP's one
+endpoint, which was tried after every /v1 route."""
 
 
 def _rank(route: BaseRoute) -> int:

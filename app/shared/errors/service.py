@@ -18,12 +18,13 @@ backend_unavailable = ErrorDef(
 )
 
 
-def backend_unavailable_error(reason: str) -> AppError:
-    detail = (
-        "The storage backend timed out."
-        if reason == "timeout"
-        else "The storage backend is unavailable."
-    )
+def backend_unavailable_error(reason: str, detail: str | None = None) -> AppError:
+    if detail is None:
+        detail = (
+            "The storage backend timed out."
+            if reason == "timeout"
+            else "The storage backend is unavailable."
+        )
     return memory_error(
         backend_unavailable,
         detail,
