@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager, suppress
 
-from .sqlite_connection import BUSY_TIMEOUT_MS, Synchronous
+from .sqlite_connection import BUSY_TIMEOUT_MS
 from .sqlite_search import SqliteSearchIndex
 
 DRAIN_SECONDS = 1.0
@@ -25,10 +25,13 @@ PAUSE_SECONDS = 0.01
 _log = logging.getLogger(__name__)
 
 
-def open_search_connection(path: str, synchronous: Synchronous) -> sqlite3.Connection:
+def open_search_connection(path: str) -> sqlite3.Connection:
     """The search connection: used from worker threads, one at a time.
 
-    It writes when it indexes pending files.
+    It writes when it indexes pending files, with ``synchronous=NORMAL`` even
+    when writes sync in full: a power loss may undo an indexing transaction,
+    and with it the clearing of its marks, so those files are pending again.
+    A later write's full sync carries the earlier indexing to disk with it.
     """
     connection = sqlite3.connect(
         path,
@@ -37,17 +40,17 @@ def open_search_connection(path: str, synchronous: Synchronous) -> sqlite3.Conne
         timeout=BUSY_TIMEOUT_MS / 1000,
     )
     connection.execute("PRAGMA secure_delete = ON")
-    connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+    connection.execute("PRAGMA synchronous = NORMAL")
     return connection
 
 
 @asynccontextmanager
 async def open_search_index(
-    path: str, synchronous: Synchronous, *, drain_every: float | None = DRAIN_SECONDS
+    path: str, *, drain_every: float | None = DRAIN_SECONDS
 ) -> AsyncGenerator[SqliteSearchIndex]:
     """The search index of ``path``, drained every ``drain_every`` seconds
     (None: only searches index pending files)."""
-    connection = await asyncio.to_thread(open_search_connection, path, synchronous)
+    connection = await asyncio.to_thread(open_search_connection, path)
     index = SqliteSearchIndex(connection)
     stop = asyncio.Event()
     drain = None

@@ -251,7 +251,5 @@ async def open_sqlite_storage(
         await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
         await prepare_markers(connection)
-        async with open_search_index(
-            path, synchronous, drain_every=search_drain_every
-        ) as search:
+        async with open_search_index(path, drain_every=search_drain_every) as search:
             yield SqliteStorage(connection, search, database=database_id(path))
