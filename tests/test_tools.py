@@ -149,6 +149,18 @@ def test_tools_input_schemas_are_the_operation_arguments() -> None:
 
 
 @pytest.mark.parametrize("name", SPEC_ORDER)
+def test_every_tool_argument_tells_the_agent_what_it_is(name: str) -> None:
+    """An argument without a description leaves the model guessing (read_file's
+    ``name`` once lacked the "without .md" every other file tool states)."""
+    properties = manifest()[name]["input_schema"]["properties"]
+    undescribed = [
+        arg for arg, schema in properties.items() if not schema.get("description")
+    ]
+
+    assert undescribed == []
+
+
+@pytest.mark.parametrize("name", SPEC_ORDER)
 def test_tools_descriptions_teach_recovery(name: str) -> None:
     """Each description opens with one sentence naming memory; writes treat
     conflicts as routine."""

@@ -134,7 +134,7 @@ class Deleted(BaseModel):
 class ReadFile(Strict):
     scope: ScopeArg
     area: AreaArg
-    name: Segment
+    name: NameArg
 
 
 class ListPrefix(Strict):
@@ -181,7 +181,7 @@ class ReplaceFact(FileArgs):
 
 
 class DeleteFile(FileArgs):
-    expected_version: Version
+    expected_version: SeenVersion
 
 
 class VersionEntry(BaseModel):
