@@ -1,8 +1,9 @@
 """``python -m bench.write_rows``: the write rows alone, against the Tenchi floor.
 
-write_file, append_line, replace_fact and mixed at c=1 and c=16, Wenchang like
-for like beside the Tenchi floor (and, with ``--baseline DIR``, beside Wenchang
-served from another source tree, e.g. ``git worktree add /tmp/before <commit>``),
+write_file, append_line, replace_fact and mixed (or the scenarios ``--ops``
+names, e.g. read_file) at c=1 and c=16, Wenchang like for like beside the
+Tenchi floor (and, with ``--baseline DIR``, beside Wenchang served from another
+source tree, e.g. ``git worktree add /tmp/before <commit>``),
 in alternating rounds on copies of one dataset, as the full suite runs them.
 Prints medians of per-round ratios; writes nothing. For development: the
 figures of record come from ``python -m bench``.
@@ -37,6 +38,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=FULL.duration)
     parser.add_argument("--baseline", type=Path, help="another Wenchang source tree")
     parser.add_argument("--normal", action="store_true", help="also synchronous=normal")
+    parser.add_argument(
+        "--ops",
+        default=",".join(OPS),
+        help="comma-separated scenarios (e.g. read_file)",
+    )
     return parser.parse_args(argv)
 
 
@@ -67,7 +73,7 @@ def _starters(
     return starters
 
 
-def _table(results: Results, names: Sequence[str]) -> list[str]:
+def _table(results: Results, names: Sequence[str], ops: Sequence[str]) -> list[str]:
     others = [n for n in names if n != "tenchi"]
     head = " | ".join(f"{n} ÷ tenchi" for n in others)
     lines = [
@@ -75,7 +81,7 @@ def _table(results: Results, names: Sequence[str]) -> list[str]:
         f"{' / '.join(names)} |",
         "|---|--:|--:|" + "--:|" * len(others) + "--:|",
     ]
-    for op in OPS:
+    for op in ops:
         for c in results.profile.concurrency:
             throughput = " / ".join(x(rps(results, n, op, c), 0) for n in names)
             ratios = " | ".join(
@@ -88,6 +94,7 @@ def _table(results: Results, names: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _arguments(argv)
+    ops = arguments.ops.split(",")
     profile = replace(FULL, rounds=arguments.rounds, duration=arguments.duration)
     results = Results(profile)
     started = time.monotonic()
@@ -101,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             with running(*starters.values()) as servers:
                 by_name = dict(zip(names, servers, strict=True))
                 for number in range(profile.rounds):
-                    for op in OPS:
+                    for op in ops:
                         for c in profile.concurrency:
                             turn = number % len(names)
                             for name in names[turn:] + names[:turn]:
@@ -113,11 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     print(f"Run: {machine()}\n")
     print(
-        f"Mode: `python -m bench.write_rows --rounds {profile.rounds} --duration "
-        f"{profile.duration}`: alternating rounds after {profile.warmup} s warm-up; "
+        f"Mode: `python -m bench.write_rows --ops {','.join(ops)} --rounds "
+        f"{profile.rounds} --duration {profile.duration}`: alternating rounds "
+        f"after {profile.warmup} s warm-up; "
         f"medians of per-round ratios; {elapsed / 60:.1f} min.\n"
     )
-    print("\n".join(_table(results, names)))
+    print("\n".join(_table(results, names, ops)))
     errors = sum(run.errors for runs in results.runs.values() for run in runs)
     return 1 if errors else 0
 
