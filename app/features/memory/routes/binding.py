@@ -160,19 +160,17 @@ async def run_once[ResultT](
     context: AppContext,
     *,
     operation: str,
-    key: str | None,
+    key: str,
     request: BaseModel,
     result_type: type[ResultT],
     run: Callable[[], Awaitable[ResultT]],
 ) -> ResultT:
-    """Run ``run``; with an Idempotency-Key, at most once per caller and key.
+    """Run ``run`` at most once per caller and Idempotency-Key.
 
     A retry with the same key and request gets the first result back instead of
     applying again; the same key with another request is IDEMPOTENCY_CONFLICT,
     and one still running is IDEMPOTENCY_IN_PROGRESS.
     """
-    if key is None:
-        return await run()
     fresh: list[ResultT] = []
 
     async def first_run() -> Receipt:
