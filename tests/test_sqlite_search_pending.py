@@ -32,6 +32,7 @@ from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import parse_grants
 from tests.mcp_support import http_session, ok, serve
+from tests.support.sqlite_file import postings
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 CHANGE = Change("write_file", "http", AT)
@@ -71,17 +72,6 @@ def rows(database: Path, table: str, prefix: str = "user/alice/") -> list[str]:
     finally:
         connection.close()
     return [key for (key,) in selected]
-
-
-def postings(database: Path, key: str) -> dict[str, int]:
-    connection = sqlite3.connect(database)
-    try:
-        selected = connection.execute(
-            "SELECT term, counts FROM search_terms WHERE key = ?", (key,)
-        ).fetchall()
-    finally:
-        connection.close()
-    return dict(selected)
 
 
 async def put(storage: SqliteStorage, content: str, version: str | None) -> str:

@@ -29,6 +29,7 @@ from app.features.search.ports import SearchQuery
 from app.infra.port_wiring import open_storage
 from app.infra.sqlite_search_postings import analyse_row, term_rows
 from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from tests.support.sqlite_file import postings
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 
@@ -51,18 +52,6 @@ EDITS: list[tuple[str, str, tuple[str, ...]]] = [
 async def storage(tmp_path: Path) -> AsyncGenerator[Storage]:
     async with open_storage(f"sqlite:///{tmp_path / 'wenchang.db'}") as opened:
         yield opened
-
-
-def indexed(database: Path, key: str) -> dict[str, int]:
-    """The postings rows of ``key``."""
-    connection = sqlite3.connect(database)
-    try:
-        rows = connection.execute(
-            "SELECT term, counts FROM search_terms WHERE key = ?", (key,)
-        ).fetchall()
-    finally:
-        connection.close()
-    return dict(rows)
 
 
 async def searched(storage: Storage, key: str = KEY) -> None:
@@ -93,13 +82,13 @@ async def test_every_write_leaves_exactly_a_fresh_index_of_the_file(
         want = fresh(content, description, aliases)
 
         await searched(storage)
-        assert indexed(database, KEY) == want
+        assert postings(database, KEY) == want
 
     meta = FileMetadata("Tea", (), ("http",), AT)
     await storage.put(Write(KEY, b"espresso now\n", meta))  # replaced whole
     want = fresh("espresso now\n", "Tea", ())
     await searched(storage)
-    assert indexed(database, KEY) == want
+    assert postings(database, KEY) == want
 
 
 async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
@@ -115,14 +104,14 @@ async def test_a_deleted_file_leaves_no_postings_and_a_new_one_starts_clean(
 
     assert await storage.delete_if_version(KEY, stored.version, change=CHANGE)
 
-    assert indexed(database, KEY) == {}
+    assert postings(database, KEY) == {}
     created = await storage.put_if_version(
         Write(KEY, b"green\n", FileMetadata("", (), ("http",), AT)), None
     )
     assert created is not None
     await searched(storage)
-    assert indexed(database, KEY) == fresh("green\n", "", ())
-    assert indexed(database, OTHER) == fresh("oolong tea\n", "Tea", ("oolong",), OTHER)
+    assert postings(database, KEY) == fresh("green\n", "", ())
+    assert postings(database, OTHER) == fresh("oolong tea\n", "Tea", ("oolong",), OTHER)
 
 
 type Row = tuple[dict[str, int], tuple[Any, ...]]
@@ -140,7 +129,7 @@ def document(database: Path, key: str) -> Row:
         ).fetchone()
     finally:
         connection.close()
-    return indexed(database, key), tuple(row)
+    return postings(database, key), tuple(row)
 
 
 def fresh_document(
@@ -296,7 +285,7 @@ async def test_a_database_indexed_by_word_first_is_indexed_again(
     connection.close()
 
     async with open_sqlite_storage(str(database)) as storage:
-        assert indexed(database, KEY) == {}  # the old rows are gone
+        assert postings(database, KEY) == {}  # the old rows are gone
         terms = query_terms("oolong")
         query = SearchQuery(["user/alice/"], terms, None, 5)
         page = await storage.search_index.search(query)
@@ -305,5 +294,5 @@ async def test_a_database_indexed_by_word_first_is_indexed_again(
         await searched(storage)
 
     assert [hit.key for hit, _ in page.hits] == [OTHER]
-    assert indexed(database, OTHER) == fresh("oolong tea\n", "Tea", (), OTHER)
+    assert postings(database, OTHER) == fresh("oolong tea\n", "Tea", (), OTHER)
     assert document(database, KEY) == fresh_document(b"green tea\n", "Tea", KEY)

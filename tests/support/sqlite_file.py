@@ -12,3 +12,10 @@ def sql(database: Path, statement: str, *parameters: object) -> list[Any]:
         return connection.execute(statement, parameters).fetchall()
     finally:
         connection.close()
+
+
+def postings(database: Path, key: str) -> dict[str, int]:
+    """The search postings rows of ``key``: term -> counts."""
+    return dict(
+        sql(database, "SELECT term, counts FROM search_terms WHERE key = ?", key)
+    )
