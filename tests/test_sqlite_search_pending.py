@@ -8,7 +8,6 @@ runs without the background drain, so only the search can have indexed a file.
 """
 
 import asyncio
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncGenerator
@@ -32,7 +31,7 @@ from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import parse_grants
 from tests.mcp_support import http_session, ok, serve
-from tests.support.sqlite_file import postings
+from tests.support.sqlite_file import postings, sql
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 CHANGE = Change("write_file", "http", AT)
@@ -63,14 +62,12 @@ async def found(
 
 def rows(database: Path, table: str, prefix: str = "user/alice/") -> list[str]:
     """Keys under ``prefix`` in a search table, read by a connection of its own."""
-    connection = sqlite3.connect(database)
-    try:
-        selected = connection.execute(
-            f"SELECT key FROM {table} WHERE key >= ? AND key < ? ORDER BY key",
-            (prefix, prefix[:-1] + "0"),
-        ).fetchall()
-    finally:
-        connection.close()
+    selected = sql(
+        database,
+        f"SELECT key FROM {table} WHERE key >= ? AND key < ? ORDER BY key",
+        prefix,
+        prefix[:-1] + "0",
+    )
     return [key for (key,) in selected]
 
 
@@ -224,12 +221,8 @@ async def test_rows_written_without_the_triggers_are_indexed_before_a_search(
     async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
         await put(storage, "- [stated] oolong\n", None)
         assert await found(storage, "oolong") == [TEA]
-    seeded = sqlite3.connect(database)  # a seeding script: no triggers
-    with seeded:
-        seeded.execute(
-            "UPDATE memory_objects SET data = ?, version = 'seeded'", (b"sencha\n",)
-        )
-    seeded.close()
+    # A seeding script's connection: no triggers.
+    sql(database, "UPDATE memory_objects SET data = ?, version = 'seeded'", b"sencha\n")
 
     async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
         assert await found(storage, "sencha") == [TEA]
@@ -318,10 +311,9 @@ async def test_a_database_an_earlier_version_indexed_opens_with_its_postings(
         await put(storage, "- [stated] oolong\n", None)
         assert await found(storage, "oolong") == [TEA]
     before = postings(database, TEA)
-    earlier = sqlite3.connect(database)  # as analyser 8 with eager triggers left it
-    with earlier:
-        earlier.execute("DROP TABLE search_pending")
-    earlier.close()
+    sql(
+        database, "DROP TABLE search_pending"
+    )  # as analyser 8 with eager triggers left it
 
     async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
         assert rows(database, "search_pending") == []
