@@ -71,4 +71,3 @@ async def test_one_piece_of_the_drain_stops_after_the_file_past_its_bytes(
         assert len(left) == 1
         whole(database, set(keys) - left, body)
         assert postings(database, left.pop()) == {}
-
