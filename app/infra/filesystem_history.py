@@ -41,12 +41,12 @@ def current_record(record: Record, body: Path) -> VersionRecord | None:
     if record.operation is None or record.actor is None:
         return None
     return VersionRecord(
-        version=record.version,
+        version=record.entry.version,
         operation=record.operation,
         actor=record.actor,
         deleted=False,
         size=body.stat().st_size,
-        metadata=record.metadata,
+        metadata=record.entry.metadata,
     )
 
 

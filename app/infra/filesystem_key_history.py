@@ -26,7 +26,7 @@ class KeyHistories:
     def _current(self, key: str) -> tuple[Record | None, Path]:
         directory, stem = object_location(self._root, key)
         current = read_record(directory / f"{stem}{SIDECAR}")
-        version = current.version if current else ""
+        version = current.entry.version if current else ""
         return current, directory / f"{stem}%{version}"
 
     def archive_current(self, key: str, current: Record | None) -> None:
@@ -34,9 +34,9 @@ class KeyHistories:
         if current is None:
             return
         history = history_directory(self._root, key)
-        drop_unlanded(history, current.version)
+        drop_unlanded(history, current.entry.version)
         directory, stem = object_location(self._root, key)
-        body = directory / f"{stem}%{current.version}"
+        body = directory / f"{stem}%{current.entry.version}"
         record = current_record(current, body)
         if record is not None:
             archive(history, key, replace(record, data=body.read_bytes()))
@@ -49,7 +49,7 @@ class KeyHistories:
         if record is not None:
             found.append((None, record))
         history = history_directory(self._root, key)
-        version = current.version if current else None
+        version = current.entry.version if current else None
         found += [(item.path, item.record) for item in archived(history, version)]
         return found
 
@@ -74,8 +74,10 @@ class KeyHistories:
 
     def version(self, key: str, version: str) -> VersionRecord | None:
         current, body = self._current(key)
-        if current is not None and current.version == version:
+        if current is not None and current.entry.version == version:
             record = current_record(current, body)
             return replace(record, data=body.read_bytes()) if record else None
         history = history_directory(self._root, key)
-        return read_archived(history, version, current.version if current else None)
+        return read_archived(
+            history, version, current.entry.version if current else None
+        )

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import Change, ListedObject
 from app.infra.durable_files import replace_file, sync_directory
-from app.infra.object_metadata import metadata_from_map
+from app.infra.object_metadata import metadata_from_map, metadata_to_map
 from app.shared.locations import SEGMENT_RULE, is_valid_segment
 
 SIDECAR = "%meta"
@@ -90,11 +90,9 @@ def remove_empty(root: Path, directory: Path) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """A sidecar: the object's version, metadata and, when recorded, its change."""
+    """A sidecar: the object as a listing shows it and, when recorded, its change."""
 
-    key: str
-    version: str
-    metadata: FileMetadata
+    entry: ListedObject
     operation: str | None = None
     actor: str | None = None
 
@@ -104,13 +102,21 @@ def read_record(sidecar: Path) -> Record | None:
         raw = json.loads(sidecar.read_bytes())
     except FileNotFoundError:
         return None
-    return Record(
-        raw["key"],
-        raw["version"],
-        metadata_from_map(raw["metadata"]),
-        raw.get("operation"),
-        raw.get("actor"),
-    )
+    metadata = metadata_from_map(raw["metadata"])
+    entry = ListedObject(raw["key"], metadata, raw["version"])
+    return Record(entry, raw.get("operation"), raw.get("actor"))
+
+
+def record_document(entry: ListedObject, change: Change | None) -> bytes:
+    """The sidecar ``read_record`` reads back: ``entry``, and ``change`` if any."""
+    document = {
+        "key": entry.key,
+        "version": entry.version,
+        "metadata": metadata_to_map(entry.metadata),
+        "operation": change.operation if change else None,
+        "actor": change.actor if change else None,
+    }
+    return json.dumps(document).encode()
 
 
 def _entries(directory: Path, base: str) -> list[tuple[str, Path, bool]]:
@@ -135,7 +141,11 @@ def _entries(directory: Path, base: str) -> list[tuple[str, Path, bool]]:
             elif name.endswith(SIDECAR):
                 stem = name[: -len(SIDECAR)]
                 record = read_record(path) if HASHED in stem else None
-                key = record.key if record else base + unquote(stem, errors="strict")
+                key = (
+                    record.entry.key
+                    if record
+                    else base + unquote(stem, errors="strict")
+                )
                 found.append((key, path, False))
     found.sort(key=lambda item: item[0])
     return found
@@ -171,7 +181,7 @@ def scrub_objects(root: Path, top: Path) -> None:
             record = read_record(here / name) if name.endswith(SIDECAR) else None
             if record is not None:
                 stem = name[: -len(SIDECAR)]
-                kept |= {name, f"{stem}%{record.version}"}
+                kept |= {name, f"{stem}%{record.entry.version}"}
         for name in set(names) - kept:
             (here / name).unlink()
         if here.exists():

@@ -2,7 +2,6 @@
 
 import asyncio
 import fcntl
-import json
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -20,13 +19,13 @@ from app.infra.filesystem_layout import (
     object_location,
     prefix_directory,
     read_record,
+    record_document,
     remove_empty,
     scrub_objects,
     walk,
 )
 from app.infra.filesystem_lock import storage_lock
 from app.infra.history_records import tombstone
-from app.infra.object_metadata import metadata_to_map
 from app.shared.errors import backend_unavailable_error
 
 LOCK_NAME = ".lock"
@@ -78,8 +77,9 @@ class FilesystemStorage:
             record = read_record(directory / f"{stem}{SIDECAR}")
             if record is None:
                 return None
-            data = (directory / f"{stem}%{record.version}").read_bytes()
-        return ports.StoredObject(data, record.metadata, record.version)
+            entry = record.entry
+            data = (directory / f"{stem}%{entry.version}").read_bytes()
+        return ports.StoredObject(data, entry.metadata, entry.version)
 
     def _commit(self, write: ports.Write) -> str:
         """Write the new body, then replace the sidecar; the lock is held."""
@@ -88,24 +88,18 @@ class FilesystemStorage:
         sidecar = directory / f"{stem}{SIDECAR}"
         current, version = read_record(sidecar), secrets.token_hex(10)
         self._history.archive_current(key, current)
-        document = {
-            "key": key,
-            "version": version,
-            "metadata": metadata_to_map(write.metadata),
-            "operation": change.operation if change else None,
-            "actor": change.actor if change else None,
-        }
+        entry = ports.ListedObject(key, write.metadata, version)
         make_directories(self._root, key)
         body = directory / f"{stem}%{version}"
         write_new(body, write.data)
         try:
             sync_directory(directory)  # the body's name, before a sidecar names it
-            replace_file(sidecar, json.dumps(document).encode())
+            replace_file(sidecar, record_document(entry, change))
         except OSError:
             body.unlink(missing_ok=True)
             raise
         if current is not None:
-            (directory / f"{stem}%{current.version}").unlink(missing_ok=True)
+            (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
         self._history.trim(key, change)
         return version
 
@@ -117,7 +111,7 @@ class FilesystemStorage:
         directory, stem = self._location(write.key)
         with self._locked(fcntl.LOCK_EX):
             current = read_record(directory / f"{stem}{SIDECAR}")
-            if (current.version if current else None) != expected:
+            if (current.entry.version if current else None) != expected:
                 return None
             return self._commit(write)
 
@@ -126,15 +120,17 @@ class FilesystemStorage:
         sidecar = directory / f"{stem}{SIDECAR}"
         with self._locked(fcntl.LOCK_EX):
             current = read_record(sidecar)
-            if current is None or current.version != expected:
+            if current is None or current.entry.version != expected:
                 return False
             self._history.archive_current(key, current)
             if change is not None:
-                dead = tombstone(secrets.token_hex(10), current.metadata, change)
-                archive(history_directory(self._root, key), key, dead, current.version)
+                dead = tombstone(secrets.token_hex(10), current.entry.metadata, change)
+                archive(
+                    history_directory(self._root, key), key, dead, current.entry.version
+                )
             sidecar.unlink()
             sync_directory(directory)
-            (directory / f"{stem}%{current.version}").unlink(missing_ok=True)
+            (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
             remove_empty(self._root, directory)
             self._history.trim(key, change)
         return True
@@ -153,12 +149,10 @@ class FilesystemStorage:
     ) -> list[ports.ListedObject]:
         with self._locked(fcntl.LOCK_SH):
             page: list[ports.ListedObject] = []
-            for key, sidecar in islice(self._found(prefix, start_after), limit):
+            for _, sidecar in islice(self._found(prefix, start_after), limit):
                 record = read_record(sidecar)
                 if record is not None:
-                    page.append(
-                        ports.ListedObject(key, record.metadata, record.version)
-                    )
+                    page.append(record.entry)
             return page
 
     def _count(self, prefix: str) -> int:

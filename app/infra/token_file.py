@@ -13,11 +13,12 @@ import secrets
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from app.infra.durable_files import replace_file
+from app.shared.clock import utc_now
 from app.shared.identity import Grant, require_grant_segments
 
 TOKEN_PREFIX = "wct_"
@@ -172,7 +173,7 @@ def _new_token(
             "a token needs at least one grant, e.g. --grant user=alice:owner"
         )
     _text_label(label)
-    created = now or datetime.now(UTC)
+    created = now or utc_now()
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     record = TokenRecord(
         token_id="tok_" + secrets.token_hex(6),

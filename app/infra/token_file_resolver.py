@@ -4,7 +4,7 @@ import hmac
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from app.infra.token_file import (
@@ -14,6 +14,7 @@ from app.infra.token_file import (
     read_token_text,
 )
 from app.infra.token_file import token_digest as _digest
+from app.shared.clock import utc_now
 from app.shared.errors import backend_unavailable_error
 from app.shared.identity import Identity, ResolutionFailure
 
@@ -31,7 +32,7 @@ class TokenFileResolver:
         self,
         path: Path,
         *,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Callable[[], datetime] = utc_now,
     ) -> None:
         self._path = path
         self._clock = clock

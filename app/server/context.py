@@ -2,7 +2,7 @@
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
+from datetime import datetime
 from operator import attrgetter
 
 from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
@@ -17,13 +17,10 @@ from app.features.search.ports import SearchIndex
 from app.infra.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.auditing import audited, mark_audited
+from app.shared.clock import utc_now
 from app.shared.identity import Identity
 
-__all__ = ["AppContext", "mark_audited", "utc_now"]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
+__all__ = ["AppContext", "mark_audited"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TextIO
 
 from app.features.audit.policy import AuditPolicy
@@ -32,13 +32,9 @@ class Runtime:
 
 
 def limits_from(settings: Settings) -> MemoryLimits:
-    return MemoryLimits(
-        max_file_bytes=settings.max_file_bytes,
-        index_max_bytes=settings.index_max_bytes,
-        list_page_size=settings.list_page_size,
-        max_files_per_entity=settings.max_files_per_entity,
-        scope_priority=settings.scope_priority,
-    )
+    """Each limit is the setting of its name (``WENCHANG_<LIMIT>``)."""
+    names = (limit.name for limit in fields(MemoryLimits))
+    return MemoryLimits(**{name: getattr(settings, name) for name in names})
 
 
 def history_retention(settings: Settings) -> HistoryRetention:

@@ -1,6 +1,7 @@
 """The memory feature's HTTP contracts: one per operation, named like it."""
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -101,6 +102,10 @@ def _read[T: BaseModel](
     )
 
 
+_file_read = partial(_read, errors=FILE_READ_ERRORS)
+"""A GET of one file or of its history: ``_read`` with a file read's errors."""
+
+
 get_memory_index_contract = contract(
     method="GET",
     path="/index",
@@ -129,12 +134,11 @@ list_area_contract = _read(
     summary="One page of one area, ascending by name.",
 )
 
-read_file_contract = _read(
+read_file_contract = _file_read(
     FILE_PATH,
     MemoryFile,
     params=FilePath,
     response_headers=VersionHeaders,
-    errors=FILE_READ_ERRORS,
     name="read_file",
     summary="Read one file; its version is also the ETag.",
 )
@@ -218,21 +222,19 @@ replace_fact_contract = _file_edit(
     summary="Replace the one span of a file equal to old_string.",
 )
 
-list_versions_contract = _read(
+list_versions_contract = _file_read(
     f"{FILE_PATH}/versions",
     VersionListing,
     params=FilePath,
     query=ListQuery,
-    errors=FILE_READ_ERRORS,
     name="list_versions",
     summary="One page of a file's version history, newest first (also once deleted).",
 )
 
-read_version_contract = _read(
+read_version_contract = _file_read(
     f"{FILE_PATH}/versions/{{version}}",
     FileVersion,
     params=VersionPath,
-    errors=FILE_READ_ERRORS,
     name="read_version",
     summary="One version record with the file as it stood after that change.",
 )

@@ -131,24 +131,21 @@ class Deleted(BaseModel):
     ok: Literal[True] = True
 
 
-class ReadFile(Strict):
-    scope: ScopeArg
-    area: AreaArg
-    name: NameArg
-
-
-class ListPrefix(Strict):
-    scope: ScopeArg
-    area: Segment | None = Field(default=None, description=LISTED_AREA)
-    cursor: Cursor | None = Field(default=None, description=CURSOR)
-
-
 class FileArgs(Strict):
     """The file an operation acts on, as an agent names it."""
 
     scope: ScopeArg
     area: AreaArg
     name: NameArg
+
+
+class ReadFile(FileArgs): ...
+
+
+class ListPrefix(Strict):
+    scope: ScopeArg
+    area: Segment | None = Field(default=None, description=LISTED_AREA)
+    cursor: Cursor | None = Field(default=None, description=CURSOR)
 
 
 class WriteFile(FileArgs):

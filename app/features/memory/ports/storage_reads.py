@@ -9,12 +9,7 @@ now), and listings of a whole prefix in ``list_page`` batches.
 from collections.abc import AsyncIterator, Sequence
 from typing import NoReturn
 
-from app.shared.errors import (
-    invalid_version_error,
-    memory_not_found_error,
-    version_absent_error,
-    version_conflict_error,
-)
+from app.shared import errors
 from app.shared.locations import is_url_segment
 
 from ..domain.keys import Address
@@ -26,7 +21,7 @@ LIST_BATCH = 1000
 async def load_existing(storage: Storage, address: Address) -> StoredObject:
     stored = await storage.get(address.key)
     if stored is None:
-        raise memory_not_found_error(address.location)
+        raise errors.memory_not_found_error(address.location)
     return stored
 
 
@@ -36,16 +31,16 @@ async def load_version(
     # A version is a token no backend issues with '/': the same INVALID_ARGUMENT
     # a URL path (and so HTTP and the client) gives for one, on every surface.
     if not is_url_segment(version):
-        raise invalid_version_error(version)
+        raise errors.invalid_version_error(version)
     record = await storage.get_version(address.key, version)
     if record is None:
-        raise version_absent_error(address.location, version)
+        raise errors.version_absent_error(address.location, version)
     return record
 
 
 def require_version(address: Address, stored: StoredObject, expected: str) -> None:
     if stored.version != expected:
-        raise version_conflict_error(
+        raise errors.version_conflict_error(
             address.location, stored.data.decode(), stored.version
         )
 
@@ -53,7 +48,9 @@ def require_version(address: Address, stored: StoredObject, expected: str) -> No
 async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
     """After a failed precondition: the file is gone, or here is its new state."""
     stored = await load_existing(storage, address)
-    raise version_conflict_error(address.location, stored.data.decode(), stored.version)
+    raise errors.version_conflict_error(
+        address.location, stored.data.decode(), stored.version
+    )
 
 
 async def list_batches(

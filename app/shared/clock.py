@@ -1,0 +1,7 @@
+"""The service's clock: every moment it stores or compares is in UTC."""
+
+from datetime import UTC, datetime
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
