@@ -13,10 +13,10 @@ def format_timestamp(moment: datetime) -> str:
     # Memoised: a read formats the stored moment of its file and an index one
     # per entry, the same moments request after request, and isoformat (a
     # printf per field) is most of a read's formatting. Equal datetimes are
-    # the same instant, whose text is the same. isoformat writes six fractional digits exactly when microseconds are
-    # non-zero, as the wire format wants, at a third of strftime's cost. Every
-    # stored moment is already in UTC: its offset suffix is swapped for "Z"
-    # without converting (an index formats one per entry).
+    # the same instant, whose text is the same. isoformat writes six fractional
+    # digits exactly when microseconds are non-zero, as the wire format wants,
+    # at a third of strftime's cost. Every stored moment is already in UTC:
+    # its offset suffix is swapped for "Z" without converting.
     if moment.tzinfo is UTC:
         return moment.isoformat().removesuffix(_UTC_OFFSET) + "Z"
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
