@@ -23,6 +23,7 @@ from .object_metadata import metadata_from_map
 from .sqlite_connection import translate_sqlite_error
 from .sqlite_rows import upper_bound
 from .sqlite_search_pending import (
+    DRAIN_BATCH,
     EVERYWHERE,
     Where,
     any_pending,
@@ -70,7 +71,8 @@ class SqliteSearchIndex:
         return await self._run(self._search, query)
 
     async def drain(self) -> bool:
-        """Index one batch of pending files, anywhere; whether more remain."""
+        """Index one small batch (``DRAIN_BATCH``) of pending files, anywhere;
+        whether more remain."""
         return await self._run(self._drain)
 
     async def _run[**P, T](
@@ -83,7 +85,9 @@ class SqliteSearchIndex:
                 raise translate_sqlite_error(exc) from exc
 
     def _drain(self) -> bool:
-        return any_pending(self._db, EVERYWHERE) and index_pending(self._db, EVERYWHERE)
+        if not any_pending(self._db, EVERYWHERE):
+            return False
+        return index_pending(self._db, EVERYWHERE, DRAIN_BATCH)
 
     def _search(self, query: SearchQuery) -> SearchPage:
         self._catch_up(query.reach)

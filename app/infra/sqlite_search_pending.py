@@ -4,7 +4,9 @@ A batch takes the write lock for a bounded amount of work (a number of files
 and of bytes analysed), indexes each pending file as it now is (or forgets it
 when it is gone) and clears the marks it handled, all in one transaction: a
 search, the background drain and any other process see either all of it or
-none of it.
+none of it. A search indexes in large batches (its caller is waiting for
+them); the background drain in small ones, so no request waits long behind
+one (the analysis is Python: it holds the interpreter while it runs).
 """
 
 import sqlite3
@@ -16,9 +18,14 @@ type Where = tuple[str, list[str]]
 """A WHERE clause over ``key`` and its values (``sqlite_search.ranges``)."""
 
 EVERYWHERE: Where = ("true", [])
-BATCH_FILES = 64
-BATCH_BYTES = 1 << 20
-"""A batch stops after the file that brings it past this many bytes of content."""
+
+type Bound = tuple[int, int]
+"""A batch's files at most, and the bytes of content after which it stops
+(after the file that brings it past them)."""
+SEARCH_BATCH: Bound = (64, 1 << 20)
+DRAIN_BATCH: Bound = (16, 32 << 10)
+"""The drain's piece: tens of milliseconds of analysis, not a search's hundreds
+(only a single file larger than this makes it longer)."""
 
 _ROW = """
 SELECT key, data, description, aliases, version FROM memory_objects
@@ -42,12 +49,14 @@ def any_pending(connection: sqlite3.Connection, where: Where) -> bool:
     return bool(connection.execute(sql, values).fetchone()[0])
 
 
-def index_pending(connection: sqlite3.Connection, where: Where) -> bool:
+def index_pending(
+    connection: sqlite3.Connection, where: Where, bound: Bound = SEARCH_BATCH
+) -> bool:
     """Index one batch of the pending files under ``where`` in a transaction of
     its own; whether more remain."""
     connection.execute("BEGIN IMMEDIATE")
     try:
-        more = index_batch(connection, where)
+        more = index_batch(connection, where, bound)
     except BaseException:
         connection.execute("ROLLBACK")
         raise
@@ -55,20 +64,25 @@ def index_pending(connection: sqlite3.Connection, where: Where) -> bool:
     return more
 
 
-def index_batch(connection: sqlite3.Connection, where: Where) -> bool:
+def index_batch(
+    connection: sqlite3.Connection, where: Where, bound: Bound = SEARCH_BATCH
+) -> bool:
     """Index one batch of the pending files under ``where``, in the open write
     transaction; whether more remain."""
     clause, values = where
+    files, most = bound
     keys = connection.execute(
         f"SELECT key FROM search_pending WHERE {clause} LIMIT ?",
-        [*values, BATCH_FILES + 1],
+        [*values, files + 1],
     ).fetchall()
-    done = _index_keys(connection, [key for (key,) in keys[:BATCH_FILES]])
+    done = _index_keys(connection, [key for (key,) in keys[:files]], most)
     connection.executemany("DELETE FROM search_pending WHERE key = ?", done)
     return len(keys) > len(done)
 
 
-def _index_keys(connection: sqlite3.Connection, keys: list[str]) -> list[tuple[str]]:
+def _index_keys(
+    connection: sqlite3.Connection, keys: list[str], most: int
+) -> list[tuple[str]]:
     done: list[tuple[str]] = []
     analysed = 0
     for key in keys:
@@ -80,7 +94,7 @@ def _index_keys(connection: sqlite3.Connection, keys: list[str]) -> list[tuple[s
             index_file(connection, row, ANALYSER_VERSION)
             analysed += len(row[1])
         done.append((key,))
-        if analysed >= BATCH_BYTES:
+        if analysed >= most:
             break
     return done
 
