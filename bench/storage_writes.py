@@ -5,27 +5,63 @@ that tree's storage the same way (e.g. a ``git worktree`` of an older commit).
 
 In process, no HTTP: C concurrent writers, each on a file of its own, each
 doing N appends as the use case does (read, then a version-guarded write with
-its change record). Prints commits per write (the group-commit counter; 1.00
+its change record and, as the server's writes do, its audit event staged in
+the same statement). Prints commits per write (the group-commit counter; 1.00
 where there is none), WAL frames per write (auto-checkpoint off, so the log
-holds every frame) and the process's CPU per write, sync included.
+holds every frame) and the process's CPU per write, sync included; then which
+b-tree (table or index, from SQLite's ``dbstat`` after the run) each frame
+wrote, per write: ``sqlite_schema`` is page 1 (the header, rewritten when the
+file grows or the free list changes), and a page freed by a prune and reused
+by another table counts for the table that holds it at the end.
 """
 
 import asyncio
 import inspect
 import sqlite3
+import struct
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from app.features.audit.ports import (
+    AuditEvent,
+    PendingEvent,
+    close_pending,
+    open_pending,
+)
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.sqlite_storage import open_sqlite_storage
 
 META = FileMetadata("Tea", ("bench",), ("http",), datetime(2026, 3, 1, tzinfo=UTC))
 BASE = "# Tea\n\n- [stated] Prefers green tea in the morning.\n"
 CHANGE = Change("append_line", "http", META.last_updated)
+
+
+EVENT = AuditEvent(
+    *("0" * 32, META.last_updated, "1" * 32, "http", "http", "tok_bench"),
+    *("append_line", "user", "bench", "notes", "tea", "ok", None),
+)
+"""What a server's append stages with its write (id, request, actor, file)."""
+
+
+def _pages_by_tree(database: Path) -> list[tuple[str, int]]:
+    """Each frame of the log, named by the b-tree its page belongs to, per write."""
+    log = Path(f"{database}-wal").read_bytes()
+    size = struct.unpack(">I", log[8:12])[0]
+    pages = [
+        struct.unpack(">I", log[at : at + 4])[0]
+        for at in range(32, len(log) - size - 23, size + 24)
+    ]
+    connection = sqlite3.connect(database)
+    try:
+        owner = dict(connection.execute("SELECT pageno, name FROM dbstat"))
+    finally:
+        connection.close()
+    return Counter(owner.get(page, "(free list)") for page in pages).most_common()
 
 
 def _wal_frames(database: Path, mode: str = "PASSIVE") -> int:
@@ -42,7 +78,11 @@ async def _writer(storage: Any, key: str, appends: int) -> None:
         body = stored.data.decode() + f"- [stated] fact {number}\n"
         body = BASE if number % 50 == 49 else body  # files stay small
         write = Write(key, body.encode(), META, change=CHANGE)
-        assert await storage.put_if_version(write, stored.version) is not None
+        token = open_pending(PendingEvent(lambda: EVENT))
+        try:
+            assert await storage.put_if_version(write, stored.version) is not None
+        finally:
+            close_pending(token)
 
 
 async def measure(database: Path, writers: int, appends: int) -> str:
@@ -50,6 +90,8 @@ async def measure(database: Path, writers: int, appends: int) -> str:
     drain = inspect.signature(open_sqlite_storage).parameters
     options = {"search_drain_every": None} if "search_drain_every" in drain else {}
     async with open_sqlite_storage(str(database), **options) as storage:
+        if hasattr(storage, "share_audit_log"):
+            await storage.share_audit_log(str(database), lambda: None)
         keys = [f"user/w{n}/notes/tea.md" for n in range(writers)]
         for key in keys:
             await storage.put_if_version(Write(key, BASE.encode(), META), None)
@@ -63,10 +105,14 @@ async def measure(database: Path, writers: int, appends: int) -> str:
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         writes = writers * appends
         commits = (group.transactions - before) if group else writes
+        trees = " ".join(
+            f"{name}={count / writes:.2f}" for name, count in _pages_by_tree(database)
+        )
         return (
             f"writers={writers} writes={writes} commits/write={commits / writes:.2f} "
             f"WAL frames/write={_wal_frames(database) / writes:.1f} "
-            f"CPU us/write={cpu / writes * 1e6:.0f} writes/s={writes / wall:.0f}"
+            f"CPU us/write={cpu / writes * 1e6:.0f} writes/s={writes / wall:.0f}\n"
+            f"frames/write by b-tree: {trees}"
         )
 
 

@@ -3,11 +3,10 @@
 A record holds the event's public fields plus its ``id`` and ``entity_id``
 (operators answering "what was read about this entity" need it). ``at`` always
 carries six fractional digits, so records sort by time as plain strings.
-``event_to_record`` is the one list of a record's fields: the JSON text and
-the way back are made from it.
+``event_to_record`` is the list of a record's fields the way back is made
+from; ``event_to_json`` writes the same record as text.
 """
 
-from _json import make_encoder
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -35,33 +34,54 @@ def event_to_record(event: AuditEvent) -> dict[str, Any]:
     }
 
 
-def _unserialisable(value: object) -> object:
-    raise TypeError(f"an audit record holds no {type(value).__name__}")
+_quote = encode_basestring
+"""A str as ``json.dumps(..., ensure_ascii=False)`` writes it (C, one call)."""
+_QUOTED: dict[str, str] = {}
+"""Who-and-what texts already quoted (surface, actor, token id, operation,
+scope, entity, outcome): they repeat from event to event, and quoting one is a
+pass over its characters. Never a file's area or name: a purge leaves no copy
+of those behind, not even here."""
+MAX_QUOTED = 1024
 
 
-# json.dumps(record, ensure_ascii=False, separators=(",", ":")) builds this C
-# encoder afresh on every call; built once, a record's text costs what the
-# hand-written f-string it replaced did. No circular-reference bookkeeping
-# (markers=None): a record is flat.
-_encode = make_encoder(
-    None, _unserialisable, encode_basestring, None, ":", ",", False, False, True
-)
+def _text(value: str | None) -> str:
+    return "null" if value is None else _quote(value)
 
 
-def event_to_json(event: AuditEvent, *, subject: str | None = None) -> str:
+def _known(value: str | None) -> str:
+    if value is None:
+        return "null"
+    quoted = _QUOTED.get(value)
+    if quoted is None:
+        if len(_QUOTED) >= MAX_QUOTED:
+            _QUOTED.clear()
+        quoted = _QUOTED[value] = _quote(value)
+    return quoted
+
+
+def event_to_json(
+    event: AuditEvent, *, subject: str | None = None, at: str | None = None
+) -> str:
     """``event_to_record`` as compact JSON (``subject`` appended when given).
 
     The text is what ``json.dumps(record, ensure_ascii=False, separators=(",",
-    ":"))`` writes.
+    ":"))`` writes (``tests/test_audit_records.py`` holds them equal for any
+    text): one f-string of quoted fields, the repeating ones quoted once.
+    ``at`` is ``stamp(event.at)`` when the caller has it already.
     """
-    record = event_to_record(event)
-    if subject is not None:
-        record["subject"] = subject
-    return record_to_json(record)
-
-
-def record_to_json(record: dict[str, Any]) -> str:
-    return "".join(_encode(record, 0))
+    e = event
+    files = ",".join(map(_quote, e.files))
+    tail = "" if subject is None else f',"subject":{_quote(subject)}'
+    return (
+        f'{{"id":{_quote(e.id)},"at":"{at or stamp(e.at)}",'
+        f'"request_id":{_quote(e.request_id)},"surface":{_known(e.surface)},'
+        f'"actor":{_known(e.actor)},"token_id":{_known(e.token_id)},'
+        f'"operation":{_known(e.operation)},"scope":{_known(e.scope)},'
+        f'"entity_id":{_known(e.entity_id)},"area":{_text(e.area)},'
+        f'"name":{_text(e.name)},"outcome":{_known(e.outcome)},'
+        f'"version":{_text(e.version)},"files":[{files}],'
+        f'"files_omitted":{e.files_omitted:d}{tail}}}'
+    )
 
 
 def event_to_line(event: AuditEvent) -> str:

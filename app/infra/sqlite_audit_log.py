@@ -33,7 +33,7 @@ from app.features.audit.ports import (
 )
 
 from .audit_buffer import BufferedLog
-from .audit_records import event_from_record, event_to_record, record_to_json
+from .audit_records import event_from_record, event_to_json
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -105,16 +105,16 @@ _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?
 
 
 def _row(event: AuditEvent) -> tuple[str | None, ...]:
-    record = event_to_record(event)
+    at = stamp(event.at)
     return (
         event.id,
-        record["at"],
+        at,
         event.scope,
         event.entity_id,
         event.operation,
         event.area,
         event.name,
-        record_to_json(record),
+        event_to_json(event, at=at),
         erasure_key(event.scope, event.entity_id),
     )
 

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache, lru_cache
 from typing import cast
 
@@ -257,12 +257,24 @@ def erasure_key(scope: str | None, entity_id: str | None) -> str:
     return hashlib.sha256(f"{scope}\0{entity_id}".encode()).hexdigest()
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def stamp(moment: datetime) -> str:
     """A fixed-width UTC timestamp: string order is time order."""
-    # isoformat with a fixed timespec writes what strftime would, at a fifth
-    # of its cost; every event pays it.
+    # Every event pays it, and events come many to a second: the text of the
+    # second is made once (isoformat, a printf per field), the microseconds
+    # appended to it.
     utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-    return utc.isoformat(timespec="microseconds")[:-6] + "Z"  # "+00:00" -> "Z"
+    since = utc - _EPOCH
+    return f"{_second(since.days, since.seconds)}.{since.microseconds:06d}Z"
+
+
+@lru_cache(maxsize=64)
+def _second(days: int, seconds: int) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` of the second ``days`` and ``seconds`` after 1970."""
+    moment = _EPOCH + timedelta(days=days, seconds=seconds)
+    return moment.isoformat(timespec="seconds")[:-6]  # without "+00:00"
 
 
 def parse_stamp(text: str) -> datetime:

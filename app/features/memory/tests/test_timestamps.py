@@ -1,0 +1,22 @@
+"""Formatting is memoised: equal moments, whatever their zone, give one text."""
+
+from datetime import UTC, datetime, timedelta, timezone
+
+from ..domain import format_timestamp
+
+
+def test_the_same_instant_in_another_zone_formats_as_its_utc_text() -> None:
+    utc = datetime(2026, 3, 1, 4, 5, 6, 7, tzinfo=UTC)
+    shifted = utc.astimezone(timezone(timedelta(hours=5, minutes=30)))
+
+    assert format_timestamp(utc) == "2026-03-01T04:05:06.000007Z"
+    assert format_timestamp(shifted) == "2026-03-01T04:05:06.000007Z"
+    assert format_timestamp(utc + timedelta(microseconds=1)) == (
+        "2026-03-01T04:05:06.000008Z"
+    )
+
+
+def test_a_repeated_moment_formats_the_same_each_time() -> None:
+    moment = datetime(2026, 3, 1, 4, 5, 6, tzinfo=UTC)
+
+    assert [format_timestamp(moment) for _ in range(3)] == ["2026-03-01T04:05:06Z"] * 3
