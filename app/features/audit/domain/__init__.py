@@ -82,9 +82,13 @@ def _listing_names(model: type[BaseModel]) -> tuple[str, ...]:
 def _listed(result: object) -> object:
     if isinstance(result, BaseModel):
         # Asking a pydantic model for an attribute it lacks costs ~6 us, and a
-        # file result lacks both: look only where this model can list entries.
-        values = (getattr(result, name) for name in _listing_names(type(result)))
-        return next((value for value in values if value), None)
+        # file result lacks both: look only where this model can list entries
+        # (a plain loop: every read's result passes here, mostly with none).
+        for name in _listing_names(type(result)):
+            value = getattr(result, name)
+            if value:
+                return value
+        return None
     return getattr(result, "entries", None) or getattr(result, "hits", None)
 
 
@@ -156,7 +160,9 @@ def new_event_id(made_ns: int | None = None) -> str:
     lands at the end of a store's id index instead of a random page of it.
     """
     made = time.time_ns() if made_ns is None else made_ns
-    return f"{made // 1000:014x}{os.urandom(9).hex()}"
+    # 7 bytes of microseconds are 14 hex digits (until the year 4253), and
+    # one hex() of both parts costs less than formatting the number.
+    return ((made // 1000).to_bytes(7) + os.urandom(9)).hex()
 
 
 def call_events(
