@@ -41,22 +41,11 @@ BASE = "# Tea\n\n- [stated] Prefers green tea in the morning.\n"
 CHANGE = Change("append_line", "http", META.last_updated)
 
 
-def _event() -> AuditEvent:
-    return AuditEvent(
-        id="0" * 32,
-        at=META.last_updated,
-        request_id="1" * 32,
-        surface="http",
-        actor="http",
-        token_id="tok_bench",
-        operation="append_line",
-        scope="user",
-        entity_id="bench",
-        area="notes",
-        name="tea",
-        outcome="ok",
-        version=None,
-    )
+EVENT = AuditEvent(
+    *("0" * 32, META.last_updated, "1" * 32, "http", "http", "tok_bench"),
+    *("append_line", "user", "bench", "notes", "tea", "ok", None),
+)
+"""What a server's append stages with its write (id, request, actor, file)."""
 
 
 def _pages_by_tree(database: Path) -> list[tuple[str, int]]:
@@ -89,7 +78,7 @@ async def _writer(storage: Any, key: str, appends: int) -> None:
         body = stored.data.decode() + f"- [stated] fact {number}\n"
         body = BASE if number % 50 == 49 else body  # files stay small
         write = Write(key, body.encode(), META, change=CHANGE)
-        token = open_pending(PendingEvent(_event))
+        token = open_pending(PendingEvent(lambda: EVENT))
         try:
             assert await storage.put_if_version(write, stored.version) is not None
         finally:
