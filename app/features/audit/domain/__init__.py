@@ -82,9 +82,13 @@ def _listing_names(model: type[BaseModel]) -> tuple[str, ...]:
 def _listed(result: object) -> object:
     if isinstance(result, BaseModel):
         # Asking a pydantic model for an attribute it lacks costs ~6 us, and a
-        # file result lacks both: look only where this model can list entries.
-        values = (getattr(result, name) for name in _listing_names(type(result)))
-        return next((value for value in values if value), None)
+        # file result lacks both: look only where this model can list entries
+        # (a plain loop: every read's result passes here, mostly with none).
+        for name in _listing_names(type(result)):
+            value = getattr(result, name)
+            if value:
+                return value
+        return None
     return getattr(result, "entries", None) or getattr(result, "hits", None)
 
 
@@ -156,7 +160,9 @@ def new_event_id(made_ns: int | None = None) -> str:
     lands at the end of a store's id index instead of a random page of it.
     """
     made = time.time_ns() if made_ns is None else made_ns
-    return f"{made // 1000:014x}{os.urandom(9).hex()}"
+    # 7 bytes of microseconds are 14 hex digits (until the year 4253), and
+    # one hex() of both parts costs less than formatting the number.
+    return ((made // 1000).to_bytes(7) + os.urandom(9)).hex()
 
 
 def call_events(
@@ -243,12 +249,23 @@ _READ_FIELDS = ("scope", "entity_id", "area", "name", "expected_version")
 def read_fields(request: object) -> dict[str, str | None]:
     """The fields of a request its events read (never a body): the same events."""
     if type(request) is dict:  # HTTP's fields and drafts' own: no per-name dispatch
-        got = [cast(dict[str, object], request).get(name) for name in _READ_FIELDS]
-        return {
-            name: value if isinstance(value, str) else None
-            for name, value in zip(_READ_FIELDS, got, strict=True)
-        }
+        return _dict_fields(cast(dict[str, object], request))
     return {name: _field(request, name) for name in _READ_FIELDS}
+
+
+def _dict_fields(request: dict[str, object]) -> dict[str, str | None]:
+    # Spelled out, a name a line: every read's event is built from one, and a
+    # comprehension over the names costs as much again.
+    get = request.get
+    scope, entity, area = get("scope"), get("entity_id"), get("area")
+    name, expected = get("name"), get("expected_version")
+    return {
+        "scope": scope if isinstance(scope, str) else None,
+        "entity_id": entity if isinstance(entity, str) else None,
+        "area": area if isinstance(area, str) else None,
+        "name": name if isinstance(name, str) else None,
+        "expected_version": expected if isinstance(expected, str) else None,
+    }
 
 
 @lru_cache(maxsize=1024)
