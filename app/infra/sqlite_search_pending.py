@@ -23,9 +23,11 @@ type Bound = tuple[int, int]
 """A batch's files at most, and the bytes of content after which it stops
 (after the file that brings it past them)."""
 SEARCH_BATCH: Bound = (64, 1 << 20)
-DRAIN_BATCH: Bound = (16, 32 << 10)
-"""The drain's piece: tens of milliseconds of analysis, not a search's hundreds
-(only a single file larger than this makes it longer)."""
+DRAIN_BATCH: Bound = (32, 64 << 10)
+"""The drain's piece: it holds the write lock (and the search connection) for
+tens of milliseconds, not a search batch's hundreds (only a single file larger
+than this makes it longer). Smaller pieces would cost more in all: each one
+commits, and rewrites the by-word index pages the one before wrote."""
 
 _ROW = """
 SELECT key, data, description, aliases, version FROM memory_objects
