@@ -57,6 +57,8 @@ from .sqlite_search import SqliteSearchIndex
 from .sqlite_search_drain import DRAIN_SECONDS, open_search_index
 from .sqlite_search_schema import prepare_search
 
+_GET = f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?"
+
 
 class SqliteStorage:
     def __init__(
@@ -108,9 +110,8 @@ class SqliteStorage:
         return await fetch_rows(self._db, sql, parameters)
 
     async def get(self, key: str) -> StoredObject | None:
-        rows = await self._rows(
-            f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?", (key,)
-        )
+        # Every read: the statement's text made once, no frame of ``_rows``.
+        rows = await fetch_rows(self._db, _GET, (key,))
         return stored_from(rows[0]) if rows else None
 
     async def put(self, write: Write) -> str:
