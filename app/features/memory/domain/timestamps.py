@@ -22,7 +22,10 @@ def format_timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
 
 
+@lru_cache(maxsize=8192)
 def parse_timestamp(text: str) -> datetime:
+    # Memoised like format_timestamp: every read and index entry parses its
+    # stored moment, the same texts over and over (a datetime is immutable).
     moment = datetime.fromisoformat(text)
     if moment.tzinfo is UTC:
         return moment

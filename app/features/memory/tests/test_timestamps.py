@@ -1,8 +1,10 @@
-"""Formatting is memoised: equal moments, whatever their zone, give one text."""
+"""Formatting and parsing are memoised: one text per instant, one moment per text."""
 
 from datetime import UTC, datetime, timedelta, timezone
 
-from ..domain import format_timestamp
+import pytest
+
+from ..domain import format_timestamp, parse_timestamp
 
 
 def test_the_same_instant_in_another_zone_formats_as_its_utc_text() -> None:
@@ -20,3 +22,15 @@ def test_a_repeated_moment_formats_the_same_each_time() -> None:
     moment = datetime(2026, 3, 1, 4, 5, 6, tzinfo=UTC)
 
     assert [format_timestamp(moment) for _ in range(3)] == ["2026-03-01T04:05:06Z"] * 3
+
+
+def test_a_repeated_text_parses_to_the_same_moment_and_a_bad_one_fails_each_time() -> (
+    None
+):
+    text = "2026-03-01T04:05:06.000007Z"
+
+    assert parse_timestamp(text) == parse_timestamp(text)
+    assert parse_timestamp(text) == datetime(2026, 3, 1, 4, 5, 6, 7, tzinfo=UTC)
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            parse_timestamp("2026-03-01T04:05:06")
