@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from app.features.audit.domain import stamp
+from app.features.audit.domain.marks import stamp
 from app.features.audit.ports import AuditEvent
 from app.infra.audit_records import event_from_record, event_to_json, event_to_record
 

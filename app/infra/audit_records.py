@@ -10,7 +10,7 @@ from; ``event_to_json`` writes the same record as text.
 from json.encoder import encode_basestring
 from typing import Any
 
-from app.features.audit.domain import parse_stamp, stamp
+from app.features.audit.domain.marks import parse_stamp, stamp
 from app.features.audit.ports import AuditEvent
 
 

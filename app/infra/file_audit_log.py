@@ -20,7 +20,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from app.features.audit.domain import PURGE, erasure_key, parse_stamp, stamp
+from app.features.audit.domain import PURGE
+from app.features.audit.domain.marks import erasure_key, parse_stamp, stamp
 from app.features.audit.domain.pages import page_of
 from app.features.audit.ports import (
     AuditEvent,

@@ -19,7 +19,7 @@ from typing import Any
 
 import aiosqlite
 
-from app.features.audit.domain import erasure_key
+from app.features.audit.domain.marks import erasure_key
 from app.features.audit.ports import AuditEvent, pending_event
 
 from .audit_records import event_to_json

@@ -22,7 +22,8 @@ from typing import Any
 
 import aiosqlite
 
-from app.features.audit.domain import PURGE, erasure_key, stamp
+from app.features.audit.domain import PURGE
+from app.features.audit.domain.marks import erasure_key, stamp
 from app.features.audit.domain.pages import page_of
 from app.features.audit.ports import (
     AuditEvent,

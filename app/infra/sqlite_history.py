@@ -7,16 +7,19 @@ mutation committed. A recorded delete is an UPDATE that marks the row as a
 tombstone; its trigger records the tombstone and removes the row. The same
 triggers prune the key's history to the retention this process was opened
 with (at most ``PRUNE_PER_WRITE`` rows per limit and write, never the newest).
+``history_page`` and ``history_version`` read the records back.
 """
 
 import sqlite3
+from typing import Any
 
 import aiosqlite
 
-from app.features.memory.ports import HistoryRetention
+from app.features.memory.ports import HistoryRetention, VersionRecord
 
 from .history_records import PRUNE_PER_WRITE
-from .sqlite_connection import translate_sqlite_error
+from .sqlite_connection import fetch_rows, translate_sqlite_error
+from .sqlite_rows import record_from
 
 OBJECTS_TABLE = """
 CREATE TABLE IF NOT EXISTS memory_objects (
@@ -141,3 +144,38 @@ async def _add_column(connection: aiosqlite.Connection, column: str, kind: str) 
         # Another process opening the same file may have added it first.
         if "duplicate column" not in str(exc).lower():
             raise
+
+
+async def history_page(
+    connection: aiosqlite.Connection, key: str, *, after: str | None, limit: int
+) -> list[VersionRecord]:
+    """Up to ``limit`` records of ``key``, newest first, older than ``after``."""
+    parameters: tuple[Any, ...]
+    if after is None:
+        where, parameters = "key = ?", (key, limit)
+    else:
+        where = (
+            "key = ? AND seq < (SELECT seq FROM memory_history "
+            "WHERE key = ? AND version = ?)"
+        )
+        parameters = (key, key, after, limit)
+    rows = await fetch_rows(
+        connection,
+        f"SELECT {RECORD_COLUMNS} FROM memory_history WHERE {where} "
+        "ORDER BY seq DESC LIMIT ?",
+        parameters,
+    )
+    return [record_from(row, None) for row in rows]
+
+
+async def history_version(
+    connection: aiosqlite.Connection, key: str, version: str
+) -> VersionRecord | None:
+    """The newest record of ``key`` at ``version``, with its content."""
+    rows = await fetch_rows(
+        connection,
+        f"SELECT {RECORD_COLUMNS}, data FROM memory_history "
+        "WHERE key = ? AND version = ? ORDER BY seq DESC LIMIT 1",
+        (key, version),
+    )
+    return record_from(rows[0], bytes(rows[0][9])) if rows else None

@@ -41,14 +41,18 @@ from .sqlite_connection import (
     translate_sqlite_error,
 )
 from .sqlite_group_commit import GroupCommit
-from .sqlite_history import OBJECTS_TABLE, RECORD_COLUMNS, prepare_history
+from .sqlite_history import (
+    OBJECTS_TABLE,
+    history_page,
+    history_version,
+    prepare_history,
+)
 from .sqlite_rows import (
     COLUMNS,
     WRITTEN,
     change_values,
     listed_from,
     new_version,
-    record_from,
     stored_from,
     upper_bound,
     written_values,
@@ -174,28 +178,10 @@ class SqliteStorage:
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[VersionRecord]:
-        if after is None:
-            where, parameters = "key = ?", (key, limit)
-        else:
-            where = (
-                "key = ? AND seq < (SELECT seq FROM memory_history "
-                "WHERE key = ? AND version = ?)"
-            )
-            parameters = (key, key, after, limit)
-        rows = await self._rows(
-            f"SELECT {RECORD_COLUMNS} FROM memory_history WHERE {where} "
-            "ORDER BY seq DESC LIMIT ?",
-            parameters,
-        )
-        return [record_from(row, None) for row in rows]
+        return await history_page(self._db, key, after=after, limit=limit)
 
     async def get_version(self, key: str, version: str) -> VersionRecord | None:
-        rows = await self._rows(
-            f"SELECT {RECORD_COLUMNS}, data FROM memory_history "
-            "WHERE key = ? AND version = ? ORDER BY seq DESC LIMIT 1",
-            (key, version),
-        )
-        return record_from(rows[0], bytes(rows[0][9])) if rows else None
+        return await history_version(self._db, key, version)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from tenchi.testing import open_http
 
-from app.features.audit.domain import new_event_id
+from app.features.audit.domain.marks import new_event_id
 from app.features.audit.ports import AuditEvent
 from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata, Write

@@ -9,7 +9,7 @@ from app.client.errors import (
     ReplaceFactMatchError,
     VersionConflictError,
 )
-from app.features.memory.policy import (
+from app.features.memory.policy.content import (
     require_description,
     require_fact_line,
     require_old_string,

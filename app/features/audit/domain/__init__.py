@@ -9,13 +9,10 @@ exactly its part. Events never hold content, only ``area/name`` of what an
 index, listing or search returned, at most ``MAX_FILES`` of them.
 """
 
-import hashlib
-import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from functools import cache, lru_cache
+from datetime import datetime
+from functools import cache
 from typing import cast
 
 from pydantic import BaseModel
@@ -23,6 +20,8 @@ from pydantic import BaseModel
 from app.shared.identity import Grant
 
 from ..ports import AuditEvent
+from .fields import as_text, field_of, model_has, read_fields
+from .marks import new_event_id
 
 MAX_FILES = 1000
 PURGE = "memory.purge"
@@ -43,40 +42,14 @@ class Call:
     grants: Mapping[str, Grant]
 
 
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _field(request: object, name: str) -> str | None:
-    """A text field of a request model, or of the raw fields of a refused one."""
-    if type(request) is dict:  # HTTP's fields: skip the slower ABC check
-        return _text(cast(dict[str, object], request).get(name))
-    if isinstance(request, Mapping):
-        return _text(cast(Mapping[str, object], request).get(name))
-    if not _may_have(type(request), name):
-        return None  # a pydantic model asked for what it lacks raises inside: ~6 us
-    return _text(getattr(request, name, None))
-
-
-@cache
-def _may_have(kind: type, name: str) -> bool:
-    return not issubclass(kind, BaseModel) or _has(kind, name)
-
-
 _LISTINGS = ("entries", "hits")
 """Where results list what they served: listings and the index answer
 ``entries``, search answers ``hits``."""
 
 
-def _has(model: type[BaseModel], name: str) -> bool:
-    return name in model.model_fields or isinstance(
-        getattr(model, name, None), property
-    )
-
-
 @cache
 def _listing_names(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(name for name in _LISTINGS if _has(model, name))
+    return tuple(name for name in _LISTINGS if model_has(model, name))
 
 
 def _listed(result: object) -> object:
@@ -96,7 +69,7 @@ def _listed(result: object) -> object:
 def _may_name(kind: type) -> bool:
     """False for a model without scope, area and name (a version entry)."""
     fields = ("scope", "area", "name")
-    return not issubclass(kind, BaseModel) or all(_has(kind, f) for f in fields)
+    return not issubclass(kind, BaseModel) or all(model_has(kind, f) for f in fields)
 
 
 def served_files(result: object) -> dict[str, list[str]]:
@@ -120,7 +93,7 @@ def served_files(result: object) -> dict[str, list[str]]:
 
 
 def _version(expected: str | None, result: object) -> str | None:
-    written = _text(getattr(result, "version", None))
+    written = as_text(getattr(result, "version", None))
     if written is not None or result is None:
         return written
     # A delete answers {"ok": true}: the version it removed is the one it named.
@@ -129,7 +102,7 @@ def _version(expected: str | None, result: object) -> str | None:
 
 def call_scope(request: object) -> str | None:
     """The one scope a call names, or None for a call over every granted scope."""
-    return _field(request, "scope")
+    return field_of(request, "scope")
 
 
 def _scopes(
@@ -151,18 +124,6 @@ class Outcome:
 
     code: str
     result: object | None = None
-
-
-def new_event_id(made_ns: int | None = None) -> str:
-    """32 hex digits: the microsecond (of ``made_ns``, else now), then 72 random bits.
-
-    Ids of events written one after another sort one after another, so each
-    lands at the end of a store's id index instead of a random page of it.
-    """
-    made = time.time_ns() if made_ns is None else made_ns
-    # 7 bytes of microseconds are 14 hex digits (until the year 4253), and
-    # one hex() of both parts costs less than formatting the number.
-    return ((made // 1000).to_bytes(7) + os.urandom(9)).hex()
 
 
 def call_events(
@@ -241,58 +202,3 @@ def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
     if fields["scope"] is None:
         return None
     return _events(call, fields, "ok", None, {}, at=at, made_ns=None)[0]
-
-
-_READ_FIELDS = ("scope", "entity_id", "area", "name", "expected_version")
-
-
-def read_fields(request: object) -> dict[str, str | None]:
-    """The fields of a request its events read (never a body): the same events."""
-    if type(request) is dict:  # HTTP's fields and drafts' own: no per-name dispatch
-        return _dict_fields(cast(dict[str, object], request))
-    return {name: _field(request, name) for name in _READ_FIELDS}
-
-
-def _dict_fields(request: dict[str, object]) -> dict[str, str | None]:
-    # Spelled out, a name a line: every read's event is built from one, and a
-    # comprehension over the names costs as much again.
-    get = request.get
-    scope, entity, area = get("scope"), get("entity_id"), get("area")
-    name, expected = get("name"), get("expected_version")
-    return {
-        "scope": scope if isinstance(scope, str) else None,
-        "entity_id": entity if isinstance(entity, str) else None,
-        "area": area if isinstance(area, str) else None,
-        "name": name if isinstance(name, str) else None,
-        "expected_version": expected if isinstance(expected, str) else None,
-    }
-
-
-@lru_cache(maxsize=1024)
-def erasure_key(scope: str | None, entity_id: str | None) -> str:
-    """How an erasure names its entity: a digest, so no byte of the id is kept."""
-    return hashlib.sha256(f"{scope}\0{entity_id}".encode()).hexdigest()
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def stamp(moment: datetime) -> str:
-    """A fixed-width UTC timestamp: string order is time order."""
-    # Every event pays it, and events come many to a second: the text of the
-    # second is made once (isoformat, a printf per field), the microseconds
-    # appended to it.
-    utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-    since = utc - _EPOCH
-    return f"{_second(since.days, since.seconds)}.{since.microseconds:06d}Z"
-
-
-@lru_cache(maxsize=64)
-def _second(days: int, seconds: int) -> str:
-    """``YYYY-MM-DDTHH:MM:SS`` of the second ``days`` and ``seconds`` after 1970."""
-    moment = _EPOCH + timedelta(days=days, seconds=seconds)
-    return moment.isoformat(timespec="seconds")[:-6]  # without "+00:00"
-
-
-def parse_stamp(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(UTC)

@@ -9,9 +9,9 @@ from . import (
     Outcome,
     call_events,
     call_scope,
-    read_fields,
     served_files,
 )
+from .fields import read_fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from ...memory.domain import decode_cursor, encode_cursor, format_timestamp
 from ..ports import AuditEvent, AuditPage, AuditSelection, Position
 from ..schemas import AuditEventView
-from . import parse_stamp, stamp
+from .marks import parse_stamp, stamp
 
 
 def _listing(selection: AuditSelection) -> str:

@@ -8,9 +8,9 @@ from app.features.audit.domain import (
     Call,
     Outcome,
     call_events,
-    new_event_id,
     ok_event,
 )
+from app.features.audit.domain.marks import new_event_id
 from app.features.memory.schemas import (
     Deleted,
     DeleteFile,

@@ -1,6 +1,6 @@
 """An event id is the microsecond it was made, 14 hex digits, then 72 random bits."""
 
-from ..domain import new_event_id
+from ..domain.marks import new_event_id
 
 
 def test_an_id_starts_with_the_microsecond_it_was_made_in_hex() -> None:

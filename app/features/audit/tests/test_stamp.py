@@ -3,7 +3,7 @@
 import random
 from datetime import UTC, datetime, timedelta, timezone
 
-from ..domain import stamp
+from ..domain.marks import stamp
 
 
 def _expected(moment: datetime) -> str:

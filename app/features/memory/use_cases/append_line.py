@@ -3,13 +3,11 @@ from app.shared.errors import version_conflict_error
 from app.shared.identity import require_identity
 
 from ..domain import appended, edited_metadata, render_file, render_stored
-from ..policy import (
-    locate_file,
+from ..policy import locate_file, require_text, require_writable
+from ..policy.content import (
     require_edit_fits,
     require_fact_line,
     require_metadata_changes,
-    require_text,
-    require_writable,
 )
 from ..ports import Change, Write
 from ..ports.storage_reads import load_existing, require_version

@@ -7,13 +7,10 @@ from app.shared.errors import import_conflict_error, invalid_argument_error
 from app.shared.locations import Location
 
 from ..domain import Address, address_of
-from ..policy import (
-    locate_entity,
-    require_area,
+from ..policy import locate_entity, require_area, require_name, require_path
+from ..policy.content import (
     require_description,
     require_metadata_budget,
-    require_name,
-    require_path,
     require_within_limit,
 )
 from ..ports import Change, FileMetadata, Storage, Write

@@ -3,13 +3,11 @@ from app.shared.errors import replace_fact_match_error, version_conflict_error
 from app.shared.identity import require_identity
 
 from ..domain import count_matches, edited_metadata, render_file
-from ..policy import (
-    locate_file,
+from ..policy import locate_file, require_text, require_writable
+from ..policy.content import (
     require_edit_fits,
     require_metadata_changes,
     require_old_string,
-    require_text,
-    require_writable,
 )
 from ..ports import Change, Write
 from ..ports.storage_reads import load_existing

@@ -3,14 +3,12 @@ from app.shared.errors import file_quota_exceeded_error
 from app.shared.identity import require_identity
 
 from ..domain import SYSTEM_AREA, Address, render_file, with_source
-from ..policy import (
-    locate_file,
+from ..policy import locate_file, require_utf8, require_writable
+from ..policy.content import (
     require_aliases,
     require_description,
     require_metadata_budget,
-    require_utf8,
     require_within_limit,
-    require_writable,
 )
 from ..ports import Change, FileMetadata, Write
 from ..ports.storage_reads import load_existing, raise_current_state, require_version

@@ -1,34 +1,30 @@
+"""Who may touch which memory, and where a file may be: grants, paths, roles."""
+
 import functools
-import json
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tenchi.errors import AppError
 
 from app.shared.errors import (
     invalid_argument_error,
-    oversize_write_error,
     role_required_error,
     system_read_only_error,
 )
 from app.shared.identity import Grant, Identity
 from app.shared.locations import SEGMENT_RULE, Location, is_valid_segment
 
-from .domain import (
+from ..domain import (
     SYSTEM_AREA,
     Address,
-    MetadataChanges,
     address_of,
     decode_cursor,
     entity_prefix,
-    is_fact_line,
 )
-from .ports import FileMetadata
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
-LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,82 +177,9 @@ def require_writable(identity: Identity, policy: ScopePolicy, address: Address) 
         raise role_required_error(location, roles)
 
 
-def require_description(description: str | None) -> str | None:
-    if description is None:
-        return None
-    require_text("description", description)
-    if not LINE_BREAKS.isdisjoint(description):  # one C pass, not a generator
-        raise invalid_argument_error("description", "description must be a single line")
-    return description
-
-
-def require_aliases(aliases: Sequence[str] | None) -> tuple[str, ...] | None:
-    if aliases is None:
-        return None
-    for alias in aliases:
-        require_text("aliases", alias)
-    return tuple(aliases)
-
-
-def require_metadata_changes(changes: MetadataChanges) -> None:
-    """An edit's optional aliases, then its optional one-line description."""
-    require_aliases(changes.aliases)
-    require_description(changes.description)
-
-
-def require_fact_line(line: str) -> str:
-    require_text("line", line)
-    if not is_fact_line(line):
-        raise invalid_argument_error(
-            "line",
-            "line must be a single fact line with a [stated], [observed], "
-            "[inferred], or [system] label and non-empty text, e.g. "
-            "'- [stated] Prefers tea'",
-        )
-    return line
-
-
-def require_old_string(old_string: str) -> str:
-    require_text("old_string", old_string)
-    if not old_string:
-        raise invalid_argument_error("old_string", "old_string must not be empty")
-    return old_string
-
-
-def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
-    if len(data) > limit:
-        raise oversize_write_error(address.location, len(data), limit)
-    return data
-
-
-def require_edit_fits(
-    address: Address, content: str, meta: FileMetadata, limit: int
-) -> bytes:
-    """An edited body within the size limit, then its metadata within budget."""
-    data = require_within_limit(address, content.encode(), limit)
-    require_metadata_budget(meta.description, meta.aliases)
-    return data
-
-
 def granted_prefixes(identity: Identity) -> list[str]:
     """The entity prefixes an index may read: exactly the caller's grants."""
     return [
         entity_prefix(scope, grant.entity_id)
         for scope, grant in identity.grants.items()
     ]
-
-
-METADATA_BUDGET_BYTES = 6144
-"""Description plus JSON aliases; keeps every file inside GCS's 8 KiB metadata."""
-
-
-def require_metadata_budget(description: str, aliases: Sequence[str]) -> None:
-    described = len(description.encode())
-    size = described + len(json.dumps(list(aliases)).encode())
-    if size > METADATA_BUDGET_BYTES:
-        raise invalid_argument_error(
-            "description" if described > METADATA_BUDGET_BYTES else "aliases",
-            f"description and aliases together take {size} bytes of metadata, over "
-            f"the {METADATA_BUDGET_BYTES}-byte limit; shorten the description or "
-            "drop aliases",
-        )

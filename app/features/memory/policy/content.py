@@ -1,0 +1,85 @@
+"""What a file's content and metadata must be: fact lines, sizes, metadata budget."""
+
+import json
+from collections.abc import Sequence
+
+from app.shared.errors import invalid_argument_error, oversize_write_error
+
+from ..domain import Address, MetadataChanges, is_fact_line
+from ..ports import FileMetadata
+from . import require_text
+
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def require_description(description: str | None) -> str | None:
+    if description is None:
+        return None
+    require_text("description", description)
+    if not LINE_BREAKS.isdisjoint(description):  # one C pass, not a generator
+        raise invalid_argument_error("description", "description must be a single line")
+    return description
+
+
+def require_aliases(aliases: Sequence[str] | None) -> tuple[str, ...] | None:
+    if aliases is None:
+        return None
+    for alias in aliases:
+        require_text("aliases", alias)
+    return tuple(aliases)
+
+
+def require_metadata_changes(changes: MetadataChanges) -> None:
+    """An edit's optional aliases, then its optional one-line description."""
+    require_aliases(changes.aliases)
+    require_description(changes.description)
+
+
+def require_fact_line(line: str) -> str:
+    require_text("line", line)
+    if not is_fact_line(line):
+        raise invalid_argument_error(
+            "line",
+            "line must be a single fact line with a [stated], [observed], "
+            "[inferred], or [system] label and non-empty text, e.g. "
+            "'- [stated] Prefers tea'",
+        )
+    return line
+
+
+def require_old_string(old_string: str) -> str:
+    require_text("old_string", old_string)
+    if not old_string:
+        raise invalid_argument_error("old_string", "old_string must not be empty")
+    return old_string
+
+
+def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
+    if len(data) > limit:
+        raise oversize_write_error(address.location, len(data), limit)
+    return data
+
+
+def require_edit_fits(
+    address: Address, content: str, meta: FileMetadata, limit: int
+) -> bytes:
+    """An edited body within the size limit, then its metadata within budget."""
+    data = require_within_limit(address, content.encode(), limit)
+    require_metadata_budget(meta.description, meta.aliases)
+    return data
+
+
+METADATA_BUDGET_BYTES = 6144
+"""Description plus JSON aliases; keeps every file inside GCS's 8 KiB metadata."""
+
+
+def require_metadata_budget(description: str, aliases: Sequence[str]) -> None:
+    described = len(description.encode())
+    size = described + len(json.dumps(list(aliases)).encode())
+    if size > METADATA_BUDGET_BYTES:
+        raise invalid_argument_error(
+            "description" if described > METADATA_BUDGET_BYTES else "aliases",
+            f"description and aliases together take {size} bytes of metadata, over "
+            f"the {METADATA_BUDGET_BYTES}-byte limit; shorten the description or "
+            "drop aliases",
+        )
