@@ -35,16 +35,14 @@ TOKEN_PATHS = ("/v1/", "/mcp")
 """Where a request's token counts: the paths whose credentials must be unique."""
 
 
-def duplicate_credentials_refusal(scope: Scope) -> ASGIApp | None:
+def duplicate_credentials_refusal(scope: Scope, names: list[bytes]) -> ASGIApp | None:
     """A 401 for a request to a token path carrying two ``Authorization`` headers.
 
-    Which one wins differs by layer (the MCP guard read the first, its tools
-    the last), so an ambiguous request is refused rather than guessed at.
+    ``names``: the request's header names. Which one wins differs by layer
+    (the MCP guard read the first, its tools the last), so an ambiguous
+    request is refused rather than guessed at.
     """
-    if not scope["path"].startswith(TOKEN_PATHS):
-        return None
-    seen = [name for name, _ in scope["headers"] if name == b"authorization"]
-    if len(seen) < 2:
+    if names.count(b"authorization") < 2 or not scope["path"].startswith(TOKEN_PATHS):
         return None
     return refusal(
         resolver_failure_error("Send exactly one Authorization: Bearer <token> header.")

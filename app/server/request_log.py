@@ -23,26 +23,30 @@ HEADER = b"x-request-id"
 current_request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 
-def inbound_request_id(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
-        if name == HEADER:
-            text = value.decode("latin-1")
-            return text if SAFE_REQUEST_ID.match(text) else None
-    return None
+def inbound_request_id(scope: Scope, names: list[bytes]) -> str | None:
+    """The first ``x-request-id`` when it is safe; ``names``: the header names."""
+    if HEADER not in names:
+        return None
+    text = scope["headers"][names.index(HEADER)][1].decode("latin-1")
+    return text if SAFE_REQUEST_ID.match(text) else None
 
 
-def identified(scope: Scope) -> tuple[Scope, str]:
+def identified(scope: Scope, names: list[bytes]) -> tuple[Scope, str]:
     """The request with one safe ``x-request-id``, and that id.
 
-    A minted id is written into the request (Tenchi answers with it) rather
-    than left for Tenchi to mint, so the log lines of the whole request, the
-    guards before Tenchi and the response all name one id.
+    ``names`` are the request's header names, in order (the front door lists
+    them once for every check it makes). A minted id is written into the
+    request (Tenchi answers with it) rather than left for Tenchi to mint, so
+    the log lines of the whole request, the guards before Tenchi and the
+    response all name one id.
     """
-    request_id = inbound_request_id(scope)
+    request_id = inbound_request_id(scope, names)
     if request_id is not None:
         return scope, request_id
     request_id = os.urandom(16).hex()  # as uuid4().hex, at a fifth of its cost
-    kept = [item for item in scope["headers"] if item[0] != HEADER]
+    kept = scope["headers"]
+    if HEADER in names:  # unsafe ones: the minted id replaces them all
+        kept = [item for item in kept if item[0] != HEADER]
     return {**scope, "headers": [*kept, (HEADER, request_id.encode())]}, request_id
 
 
