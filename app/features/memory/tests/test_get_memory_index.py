@@ -1,60 +1,19 @@
 import json
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
 
 import pytest
 
-from app.features.memory.domain import MemoryLimits, file_key
-from app.features.memory.ports import FileMetadata, Storage, Write
+from app.features.memory.domain import MemoryLimits
 from app.features.memory.schemas import (
-    AppendLine,
-    DeleteFile,
-    MemoryFile,
     MemoryIndex,
-    ReplaceFact,
-    WriteFile,
 )
-from app.features.memory.use_cases.append_line import append_line
-from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.get_memory_index_if_changed import (
     get_memory_index_if_changed,
 )
-from app.features.memory.use_cases.replace_fact import replace_fact
-from app.features.memory.use_cases.write_file import write_file
-from app.infra.memory_index_cache import MemoryIndexCache
 from app.server.context import AppContext
 
-from .conftest import START, ScriptedStorage, as_identity, create, make_context
-
-THREE_SCOPES = ("user=alice:owner", "team=t-1:member", "org=o-1:member")
-ENTITIES = {"user": "alice", "team": "t-1", "org": "o-1"}
-
-
-async def put(
-    storage: Storage,
-    path: str,
-    *,
-    seconds: float = 0,
-    description: str = "",
-) -> None:
-    """Store ``scope/area/name`` for the caller's entity, updated at START+seconds."""
-    scope, area, name = path.split("/")
-    meta = FileMetadata(description, (), ("http",), START + timedelta(seconds=seconds))
-    key = file_key(scope, ENTITIES[scope], area, name)
-    await storage.put(Write(key, b"- [stated] x\n", meta))
-
-
-def paths(index: MemoryIndex) -> list[str]:
-    return [f"{entry.scope}/{entry.area}/{entry.name}" for entry in index.entries]
-
-
-def capped(index: MemoryIndex) -> list[tuple[str, str, int]]:
-    return [(row.scope, row.area, row.omitted) for row in index.capped]
-
-
-def budget(limit: int) -> AppContext:
-    return make_context(grants=THREE_SCOPES, limits=MemoryLimits(index_max_bytes=limit))
+from .conftest import ScriptedStorage, as_identity, create, make_context
+from .index_files import THREE_SCOPES, budget, capped, paths, put
 
 
 async def test_get_memory_index_lists_every_granted_scope(context: AppContext) -> None:
@@ -263,105 +222,3 @@ async def test_get_memory_index_never_reads_file_bodies() -> None:
     await get_memory_index(context)
 
     assert storage.gets == gets
-
-
-Mutation = Callable[[AppContext, MemoryFile], Awaitable[object]]
-
-
-async def _create_other(context: AppContext, _: MemoryFile) -> object:
-    return await create(context, "new", name="other")
-
-
-async def _replace(context: AppContext, file: MemoryFile) -> object:
-    request = WriteFile(
-        scope="user",
-        area="notes",
-        name="tea",
-        content="new",
-        description="",
-        aliases=[],
-        expected_version=file.version,
-    )
-    return await write_file(request, context)
-
-
-async def _append(context: AppContext, file: MemoryFile) -> object:
-    request = AppendLine(
-        scope="user",
-        area="notes",
-        name="tea",
-        line="- [stated] New.",
-        expected_version=file.version,
-    )
-    return await append_line(request, context)
-
-
-async def _replace_fact(context: AppContext, file: MemoryFile) -> object:
-    request = ReplaceFact(
-        scope="user",
-        area="notes",
-        name="tea",
-        old_string="old",
-        new_string="new",
-        expected_version=file.version,
-    )
-    return await replace_fact(request, context)
-
-
-async def _delete(context: AppContext, file: MemoryFile) -> object:
-    request = DeleteFile(
-        scope="user", area="notes", name="tea", expected_version=file.version
-    )
-    return await delete_file(request, context)
-
-
-@pytest.mark.parametrize(
-    "mutate",
-    [_create_other, _replace, _append, _replace_fact, _delete],
-    ids=["create", "write", "append", "replace", "delete"],
-)
-async def test_get_memory_index_cache_is_invalidated_by_every_write(
-    mutate: Mutation,
-) -> None:
-    """A cached index is dropped by any write through the use cases."""
-    context = make_context(index_cache=MemoryIndexCache(ttl=60, clock=lambda: 0.0))
-    file = await create(context, "old")
-    cached = await get_memory_index(context)
-    await put(context.storage, "user/notes/behind-the-cache")
-    assert await get_memory_index(context) == cached
-
-    await mutate(context, file)
-
-    index = await get_memory_index(context)
-    assert index != cached
-    assert "user/notes/behind-the-cache" in paths(index)
-
-
-async def test_get_memory_index_cache_expires_after_its_ttl() -> None:
-    """A cached listing is re-read from storage once the TTL has passed."""
-    now = [0.0]
-    cache = MemoryIndexCache(ttl=30, clock=lambda: now[0])
-    context = make_context(index_cache=cache)
-    await create(context, "x")
-    await get_memory_index(context)
-    await put(context.storage, "user/notes/behind-the-cache")
-
-    now[0] = 30.0
-    index = await get_memory_index(context)
-
-    assert "user/notes/behind-the-cache" in paths(index)
-
-
-async def test_get_memory_index_never_caches_a_listing_older_than_a_write() -> None:
-    """A write landing while the index lists storage is not masked afterwards."""
-    storage = ScriptedStorage()
-    context = make_context(
-        storage=storage, index_cache=MemoryIndexCache(ttl=60, clock=lambda: 0.0)
-    )
-    storage.after_lists = [lambda: create(context, "x", name="during")]
-
-    during = await get_memory_index(context)
-    after = await get_memory_index(context)
-
-    assert paths(during) == []
-    assert paths(after) == ["user/notes/during"]
