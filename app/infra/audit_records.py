@@ -44,10 +44,6 @@ of those behind, not even here."""
 MAX_QUOTED = 1024
 
 
-def _text(value: str | None) -> str:
-    return "null" if value is None else _quote(value)
-
-
 def _known(value: str | None) -> str:
     if value is None:
         return "null"
@@ -55,8 +51,30 @@ def _known(value: str | None) -> str:
     if quoted is None:
         if len(_QUOTED) >= MAX_QUOTED:
             _QUOTED.clear()
+            _WHO.clear()  # what it holds is quoted from here: forgotten with it
         quoted = _QUOTED[value] = _quote(value)
     return quoted
+
+
+type _Who = tuple[str, str, str | None, str, str | None, str | None]
+_WHO: dict[_Who, str] = {}
+"""The record's run from ``surface`` to ``entity_id`` by those six texts, made
+once: consecutive events mostly share all six, and one look-up of them costs
+less than quoting (or looking up) each."""
+
+
+def _who(who: _Who) -> str:
+    text = _WHO.get(who)
+    if text is None:
+        surface, actor, token_id, operation, scope, entity_id = map(_known, who)
+        text = (
+            f'"surface":{surface},"actor":{actor},"token_id":{token_id},'
+            f'"operation":{operation},"scope":{scope},"entity_id":{entity_id}'
+        )
+        if len(_WHO) >= MAX_QUOTED:
+            _WHO.clear()
+        _WHO[who] = text
+    return text
 
 
 def event_to_json(
@@ -70,17 +88,19 @@ def event_to_json(
     ``at`` is ``stamp(event.at)`` when the caller has it already.
     """
     e = event
-    files = ",".join(map(_quote, e.files))
+    who = (e.surface, e.actor, e.token_id, e.operation, e.scope, e.entity_id)
+    area, name, version = e.area, e.name, e.version
+    files = ",".join(map(_quote, e.files)) if e.files else ""
     tail = "" if subject is None else f',"subject":{_quote(subject)}'
+    # area, name and version quoted in line: a call each costs as much again.
     return (
         f'{{"id":{_quote(e.id)},"at":"{at or stamp(e.at)}",'
-        f'"request_id":{_quote(e.request_id)},"surface":{_known(e.surface)},'
-        f'"actor":{_known(e.actor)},"token_id":{_known(e.token_id)},'
-        f'"operation":{_known(e.operation)},"scope":{_known(e.scope)},'
-        f'"entity_id":{_known(e.entity_id)},"area":{_text(e.area)},'
-        f'"name":{_text(e.name)},"outcome":{_known(e.outcome)},'
-        f'"version":{_text(e.version)},"files":[{files}],'
-        f'"files_omitted":{e.files_omitted:d}{tail}}}'
+        f'"request_id":{_quote(e.request_id)},{_who(who)},'
+        f'"area":{"null" if area is None else _quote(area)},'
+        f'"name":{"null" if name is None else _quote(name)},'
+        f'"outcome":{_known(e.outcome)},'
+        f'"version":{"null" if version is None else _quote(version)},'
+        f'"files":[{files}],"files_omitted":{e.files_omitted:d}{tail}}}'
     )
 
 

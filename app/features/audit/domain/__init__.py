@@ -133,27 +133,32 @@ def call_events(
     *,
     at: datetime,
     made_ns: int | None = None,
-    served: Mapping[str, list[str]] | None = None,
 ) -> list[AuditEvent]:
     """The events of one call, one per scope it touched.
 
-    ``made_ns`` is when the call's events were made, for their ids (else now);
-    ``served`` is ``served_files`` of the result, when taken already.
+    ``made_ns`` is when the call's events were made, for their ids (else now).
     """
-    code = outcome.code
     fields = read_fields(request)
-    if code != "ok":
-        served, version = {}, None
-    else:
-        if served is None:
-            served = served_files(outcome.result)
-        version = _version(fields["expected_version"], outcome.result)
-    return _events(call, fields, code, version, served, at=at, made_ns=made_ns)
+    version, served = result_parts(fields, outcome)
+    return events_of(
+        call, fields, outcome.code, version, served, at=at, made_ns=made_ns
+    )
 
 
-def _events(
+def result_parts(
+    fields: Mapping[str, str | None],
+    outcome: Outcome,
+) -> tuple[str | None, dict[str, list[str]]]:
+    """The version and the files by scope a call's events say it gave."""
+    if outcome.code != "ok":
+        return None, {}
+    result = outcome.result
+    return _version(fields["expected_version"], result), served_files(result)
+
+
+def events_of(
     call: Call,
-    fields: dict[str, str | None],
+    fields: Mapping[str, str | None],
     code: str,
     version: str | None,
     served: Mapping[str, list[str]],
@@ -201,4 +206,4 @@ def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
     fields = read_fields(request)
     if fields["scope"] is None:
         return None
-    return _events(call, fields, "ok", None, {}, at=at, made_ns=None)[0]
+    return events_of(call, fields, "ok", None, {}, at=at, made_ns=None)[0]
