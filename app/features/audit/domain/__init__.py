@@ -118,6 +118,11 @@ def _scopes(
     return [(name, grant.entity_id) for name, grant in sorted(call.grants.items())]
 
 
+def event_count(call: Call, scope: str | None) -> int:
+    """How many events the call makes: ``len(_scopes(...))``, none built."""
+    return 1 if scope is not None or not call.grants else len(call.grants)
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a call ended: ``ok`` with its result, or an error code."""

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..ports import AuditEvent
-from . import Call, Outcome, events_of, result_parts
+from . import Call, Outcome, event_count, events_of, result_parts
 from .fields import read_fields
 
 
@@ -52,6 +52,5 @@ def draft_call(
     """
     fields = read_fields(request)
     version, served = result_parts(fields, outcome)
-    scoped = fields["scope"] is not None or not call.grants
-    size = 1 if scoped else len(call.grants)
+    size = event_count(call, fields["scope"])
     return CallDraft(call, fields, outcome.code, version, served, at, made_ns, size)
