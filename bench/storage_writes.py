@@ -49,7 +49,7 @@ EVENT = AuditEvent(
 
 
 def _pages_by_tree(database: Path) -> list[tuple[str, int]]:
-    """Each frame of the log, named by the b-tree its page belongs to, per write."""
+    """How many frames of the log each b-tree's pages took, most first."""
     log = Path(f"{database}-wal").read_bytes()
     size = struct.unpack(">I", log[8:12])[0]
     pages = [

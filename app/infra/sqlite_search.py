@@ -71,8 +71,7 @@ class SqliteSearchIndex:
         return await self._run(self._search, query)
 
     async def drain(self) -> bool:
-        """Index one small batch (``DRAIN_BATCH``) of pending files, anywhere;
-        whether more remain."""
+        """Index one piece (``DRAIN_BATCH``) of pending files; whether more remain."""
         return await self._run(self._drain)
 
     async def _run[**P, T](
