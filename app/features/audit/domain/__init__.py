@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from types import MappingProxyType
 from typing import cast
 
 from pydantic import BaseModel
@@ -150,15 +151,22 @@ def call_events(
     )
 
 
+_NONE_SERVED: Mapping[str, list[str]] = MappingProxyType({})
+"""What a result that lists nothing served (shared, so read-only)."""
+
+
 def result_parts(
     fields: Mapping[str, str | None],
     outcome: Outcome,
-) -> tuple[str | None, dict[str, list[str]]]:
+) -> tuple[str | None, Mapping[str, list[str]]]:
     """The version and the files by scope a call's events say it gave."""
     if outcome.code != "ok":
-        return None, {}
+        return None, _NONE_SERVED
     result = outcome.result
-    return _version(fields["expected_version"], result), served_files(result)
+    version = _version(fields["expected_version"], result)
+    if isinstance(result, BaseModel) and not _listing_names(type(result)):
+        return version, _NONE_SERVED  # a file result: most reads end here
+    return version, served_files(result)
 
 
 def events_of(
