@@ -11,13 +11,19 @@ whose statement fails is rolled back alone and gets its own error, the others
 land. A write learns its outcome only once its batch's ``COMMIT`` returned; if
 the transaction cannot commit (or an error ends it early, as ``SQLITE_FULL``
 does), it is rolled back and every write of the batch fails with that error.
+
+A write may also be a job (``run``): a function of the connection that reads
+and writes in its savepoint, so an edit's read and its guarded write are one
+trip to the thread. A batch holding a job always takes ``BEGIN IMMEDIATE``
+first: the job's read then sees the last commit of every process, which a
+deferred transaction upgraded to a write could not promise.
 """
 
 import asyncio
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import aiosqlite
@@ -26,20 +32,20 @@ from .sqlite_connection import translate_sqlite_error
 
 type Outcome = int | BaseException
 """A write's row count (did its compare-and-swap land), or what refused it."""
+type Job = Callable[[sqlite3.Connection], int]
+"""Reads and writes on the connection inside a write's savepoint; its row count."""
 
 
 class _Write:
-    __slots__ = ("future", "parameters", "sql")
+    __slots__ = ("future", "job", "parameters", "sql")
 
     def __init__(
-        self,
-        sql: str,
-        parameters: Sequence[Any],
-        future: asyncio.Future[Outcome] | None,
+        self, sql: str, parameters: Sequence[Any], job: Job | None = None
     ) -> None:
         self.sql = sql
         self.parameters = parameters
-        self.future = future
+        self.job = job
+        self.future: asyncio.Future[Outcome] | None = None
         """None for the write whose job runs the batch: the job's result is its own."""
 
 
@@ -62,11 +68,22 @@ class GroupCommit:
 
     async def write(self, sql: str, parameters: Sequence[Any]) -> int:
         """Run one write statement with the writes queued beside it; its row count."""
+        return await self._submit(_Write(sql, parameters))
+
+    async def run(self, job: Job) -> int:
+        """Run ``job`` as one write of a batch (its own savepoint); its row count.
+
+        What ``job`` raises (rolled back to its savepoint) is raised here.
+        """
+        return await self._submit(_Write("", (), job))
+
+    async def _submit(self, write: "_Write") -> int:
         with self._lock:
-            first = not self._scheduled
-            future = None if first else asyncio.get_running_loop().create_future()
-            self._queue.append(_Write(sql, parameters, future))
+            if self._scheduled:
+                write.future = asyncio.get_running_loop().create_future()
+            self._queue.append(write)
             self._scheduled = True
+        future = write.future
         outcome = await (self._schedule() if future is None else future)
         if isinstance(outcome, sqlite3.Error):
             raise translate_sqlite_error(outcome) from outcome
@@ -114,7 +131,9 @@ class GroupCommit:
 
 def _outcomes(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
     try:
-        return _alone(db, batch[0]) if len(batch) == 1 else _together(db, batch)
+        if len(batch) == 1 and batch[0].job is None:
+            return _alone(db, batch[0])
+        return _together(db, batch)
     except BaseException:
         with contextlib.suppress(sqlite3.Error):
             _roll_back(db)
@@ -162,7 +181,10 @@ def _together(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
 def _in_savepoint(db: sqlite3.Connection, write: _Write) -> Outcome:
     db.execute("SAVEPOINT write")
     try:
-        rowcount = db.execute(write.sql, write.parameters).rowcount
+        if write.job is None:
+            rowcount = db.execute(write.sql, write.parameters).rowcount
+        else:
+            rowcount = write.job(db)
     except Exception as exc:
         if db.in_transaction:
             db.execute("ROLLBACK TO write")

@@ -1,5 +1,8 @@
 """SQLite storage: one table in WAL mode, every port method one statement.
 
+An edit in place (``edit_in_place``, ``sqlite_edits``) is the exception: its
+read and guarded write are one job of the connection's thread, one transaction.
+
 Triggers fill version history (``sqlite_history``), mark the file pending
 for the search postings ``search_index`` reads (``sqlite_search_schema``) and
 move the entity's change marker (``change_markers``) inside the statement that
@@ -32,7 +35,7 @@ from app.features.memory.ports import (
 from app.shared.errors import backend_unavailable_error
 
 from .change_markers import database_id, note_marked, prepare_markers
-from .sqlite_audit_events import Staged, install_audit_triggers, write_with_event
+from .sqlite_audit_events import Run, Staged, install_audit_triggers, write_with_event
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -40,6 +43,7 @@ from .sqlite_connection import (
     open_sqlite_connection,
     translate_sqlite_error,
 )
+from .sqlite_edits import GET, INSERT_NEW, UPDATE_AT, Edit, EditJob
 from .sqlite_group_commit import GroupCommit
 from .sqlite_history import (
     OBJECTS_TABLE,
@@ -60,8 +64,6 @@ from .sqlite_rows import (
 from .sqlite_search import SqliteSearchIndex
 from .sqlite_search_drain import DRAIN_SECONDS, open_search_index
 from .sqlite_search_schema import prepare_search
-
-_GET = f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?"
 
 
 class SqliteStorage:
@@ -93,12 +95,13 @@ class SqliteStorage:
         self,
         key: str,
         sql: str,
-        change: Change | None,
+        recorded: bool,
         values: Callable[[str | None], Any],
+        run: Run | None = None,
     ) -> bool:
-        staged = self._staged if change is not None else None
+        staged = self._staged if recorded else None
         landed = await write_with_event(
-            self.group_commit.write, sql, values, staged=staged
+            run or self.group_commit.write, sql, values, staged=staged
         )
         if landed:
             note_marked(self._database, key)
@@ -115,7 +118,7 @@ class SqliteStorage:
 
     async def get(self, key: str) -> StoredObject | None:
         # Every read: the statement's text made once, no frame of ``_rows``.
-        rows = await fetch_rows(self._db, _GET, (key,))
+        rows = await fetch_rows(self._db, GET, (key,))
         return stored_from(rows[0]) if rows else None
 
     async def put(self, write: Write) -> str:
@@ -125,7 +128,7 @@ class SqliteStorage:
             write.key,
             f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            write.change,
+            write.change is not None,
             lambda event: (*row, event),
         )
         return version
@@ -136,22 +139,25 @@ class SqliteStorage:
         if expected is None:
             landed = await self._write(
                 key,
-                f"INSERT INTO memory_objects (key, data, {WRITTEN}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                write.change,
+                INSERT_NEW,
+                write.change is not None,
                 lambda event: (key, data, *values, event),
             )
         else:
             landed = await self._write(
                 key,
-                "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
-                "sources = ?, last_updated = ?, version = ?, operation = ?, "
-                "actor = ?, changed_at = ?, audit_event = ? "
-                "WHERE key = ? AND version = ?",
-                write.change,
+                UPDATE_AT,
+                write.change is not None,
                 lambda event: (data, *values, event, key, expected),
             )
         return version if landed else None
+
+    async def edit_in_place(self, key: str, edit: Edit) -> tuple[Write, str | None]:
+        # One trip to the thread: the read, the edit and the guarded write.
+        job = EditJob(self.group_commit, key, edit, new_version())
+        landed = await self._write(key, "", True, job.values, job.submit)
+        assert job.write is not None  # the job raised otherwise
+        return job.write, job.version if landed else None
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None
@@ -160,7 +166,7 @@ class SqliteStorage:
             return await self._write(
                 key,
                 "DELETE FROM memory_objects WHERE key = ? AND version = ?",
-                None,
+                False,
                 lambda _: (key, expected),
             )
         # The history trigger records the tombstone and removes the row.
@@ -171,7 +177,7 @@ class SqliteStorage:
             "UPDATE memory_objects SET tombstone = 1, version = ?, "
             "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
             "audit_event = ? WHERE key = ? AND version = ?",
-            change,
+            True,
             lambda event: (*head, event, key, expected),
         )
 

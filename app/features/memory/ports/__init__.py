@@ -1,6 +1,6 @@
 """The feature's ports: object storage with version history, and the index cache."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -159,6 +159,28 @@ class Storage(Protocol):
         prefix, noncurrent generations. It may work on the whole backend, not
         only the prefix; where a delete leaves nothing behind it is a no-op.
         Raises BackendUnavailable when the erasure cannot complete.
+        """
+        ...
+
+
+type Edit = Callable[[StoredObject | None], Write]
+"""A pure edit of the object at a key as it is now (None: absent): what to store.
+
+It raises the caller's error to refuse; nothing is then written."""
+
+
+class EditsInPlace(Protocol):
+    """Storage that reads, edits and writes one key in one transaction (SQLite).
+
+    Other storage leaves an edit to ``storage_reads.edit_existing``: a get,
+    then a put guarded by the version it read.
+    """
+
+    async def edit_in_place(self, key: str, edit: Edit) -> tuple[Write, str | None]:
+        """``edit`` of the current object, stored guarded by the version it had.
+
+        Returns the write and its new version (None: the object changed in
+        between, nothing was written); what ``edit`` raises is raised here.
         """
         ...
 

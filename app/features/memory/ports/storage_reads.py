@@ -6,14 +6,14 @@ current state after a failed precondition (VERSION_CONFLICT with what is there
 now), and listings of a whole prefix in ``list_page`` batches.
 """
 
-from collections.abc import AsyncIterator, Sequence
-from typing import NoReturn
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import NoReturn, cast
 
 from app.shared import errors
 from app.shared.locations import is_url_segment
 
 from ..domain.keys import Address
-from . import ListedObject, Storage, StoredObject, VersionRecord
+from . import EditsInPlace, ListedObject, Storage, StoredObject, VersionRecord, Write
 
 LIST_BATCH = 1000
 
@@ -23,6 +23,28 @@ async def load_existing(storage: Storage, address: Address) -> StoredObject:
     if stored is None:
         raise errors.memory_not_found_error(address.location)
     return stored
+
+
+async def edit_existing(
+    storage: Storage, address: Address, edit: Callable[[StoredObject], Write]
+) -> tuple[Write, str | None]:
+    """``edit`` of the file as it is now, written guarded by the version it had.
+
+    MEMORY_NOT_FOUND when there is no file, else what ``edit`` raises; returns
+    the write and its new version, None when the file changed in between.
+    Storage that edits in place (SQLite) does it in one trip and transaction.
+    """
+    if not hasattr(storage, "edit_in_place"):
+        stored = await load_existing(storage, address)
+        write = edit(stored)
+        return write, await storage.put_if_version(write, stored.version)
+
+    def existing(stored: StoredObject | None) -> Write:
+        if stored is None:
+            raise errors.memory_not_found_error(address.location)
+        return edit(stored)
+
+    return await cast(EditsInPlace, storage).edit_in_place(address.key, existing)
 
 
 async def load_version(

@@ -9,8 +9,8 @@ from ..policy.content import (
     require_fact_line,
     require_metadata_changes,
 )
-from ..ports import Change, Write
-from ..ports.storage_reads import load_existing, require_version
+from ..ports import Change, StoredObject, Write
+from ..ports.storage_reads import edit_existing, load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -26,16 +26,22 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     line = require_fact_line(request.line)
     expected = require_text("expected_version", request.expected_version)
     require_metadata_changes(request)
-    storage = context.storage
-    stored = await load_existing(storage, address)
-    require_version(address, stored, expected)
-    content = appended(stored.data.decode(), line)
-    meta = edited_metadata(stored.metadata, request, context.source, context.clock())
-    data = require_edit_fits(address, content, meta, context.limits.max_file_bytes)
-    change = Change("append_line", context.source, meta.last_updated)
-    version = await storage.put_if_version(
-        Write(address.key, data, meta, change=change), expected
+    storage, source, limit = (
+        context.storage,
+        context.source,
+        context.limits.max_file_bytes,
     )
+
+    def append(stored: StoredObject) -> Write:
+        require_version(address, stored, expected)
+        content = appended(stored.data.decode(), line)
+        meta = edited_metadata(stored.metadata, request, source, context.clock())
+        data = require_edit_fits(address, content, meta, limit)
+        change = Change("append_line", source, meta.last_updated)
+        return Write(address.key, data, meta, change=change)
+
+    write, version = await edit_existing(storage, address, append)
+    data, meta = write.data, write.metadata
     if version is None:
         current = await load_existing(storage, address)
         if current.data != data or current.metadata != meta:

@@ -9,8 +9,8 @@ from ..policy.content import (
     require_metadata_changes,
     require_old_string,
 )
-from ..ports import Change, Write
-from ..ports.storage_reads import load_existing
+from ..ports import Change, StoredObject, Write
+from ..ports.storage_reads import edit_existing, load_existing
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
@@ -30,8 +30,9 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     expected = require_text("expected_version", request.expected_version)
     require_metadata_changes(request)
     storage, location, source = context.storage, address.location, context.source
-    stored = await load_existing(storage, address)
-    for _ in range(ATTEMPTS):
+    limit = context.limits.max_file_bytes
+
+    def replace(stored: StoredObject) -> Write:
         content = stored.data.decode()
         matches = count_matches(content, old_string)
         if matches != 1 and stored.version == expected:
@@ -40,13 +41,14 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
             raise version_conflict_error(location, content, stored.version)
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
-        data = require_edit_fits(address, edited, meta, context.limits.max_file_bytes)
+        data = require_edit_fits(address, edited, meta, limit)
         change = Change("replace_fact", source, meta.last_updated)
-        version = await storage.put_if_version(
-            Write(address.key, data, meta, change=change), stored.version
-        )
+        return Write(address.key, data, meta, change=change)
+
+    for _ in range(ATTEMPTS):
+        write, version = await edit_existing(storage, address, replace)
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)
-            return render_file(location, data, meta, version)
-        stored = await load_existing(storage, address)
+            return render_file(location, write.data, write.metadata, version)
+    stored = await load_existing(storage, address)
     raise version_conflict_error(location, stored.data.decode(), stored.version)

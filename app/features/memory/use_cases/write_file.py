@@ -10,8 +10,8 @@ from ..policy.content import (
     require_metadata_budget,
     require_within_limit,
 )
-from ..ports import Change, FileMetadata, Write
-from ..ports.storage_reads import load_existing, raise_current_state, require_version
+from ..ports import Change, FileMetadata, StoredObject, Write
+from ..ports.storage_reads import edit_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, WriteFile
 
 
@@ -43,22 +43,31 @@ async def write_as(
     require_metadata_budget(description, aliases)
     data = require_within_limit(address, encoded, context.limits.max_file_bytes)
     expected = request.expected_version
+    storage, source = context.storage, context.source
+
+    def written(held: tuple[str, ...]) -> Write:
+        meta = FileMetadata(
+            description, aliases, with_source(held, source), context.clock()
+        )
+        change = Change(operation, source, meta.last_updated)
+        return Write(address.key, data, meta, change=change)
+
     if expected is None:
         await _require_room(context, address)
-        sources = with_source(sources, context.source)
+        write = written(sources)
+        version = await storage.put_if_version(write, None)
     else:
-        stored = await load_existing(context.storage, address)
-        require_version(address, stored, expected)
-        sources = with_source((*stored.metadata.sources, *sources), context.source)
-    meta = FileMetadata(description, aliases, sources, context.clock())
-    change = Change(operation, context.source, meta.last_updated)
-    version = await context.storage.put_if_version(
-        Write(address.key, data, meta, change=change), expected
-    )
+        current: str = expected
+
+        def replace(stored: StoredObject) -> Write:
+            require_version(address, stored, current)
+            return written((*stored.metadata.sources, *sources))
+
+        write, version = await edit_existing(storage, address, replace)
     if version is None:
-        await raise_current_state(context.storage, address)
+        await raise_current_state(storage, address)
     await context.index_cache.invalidate(address.entity_prefix)
-    return render_file(address.location, data, meta, version)
+    return render_file(address.location, data, write.metadata, version)
 
 
 async def _require_room(context: AppContext, address: Address) -> None:

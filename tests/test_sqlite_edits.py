@@ -1,0 +1,175 @@
+"""SQLite edits in place: the read, the edit and the guarded write in one job.
+
+Real database files, no mock. An edit holds the write lock from its read to its
+write (no other process can write in between), lands with its history record,
+change marker and audit event, and one that raises leaves nothing behind and
+does not disturb the writes batched with it.
+"""
+
+import sqlite3
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from app.features.audit.ports import PendingEvent, close_pending, open_pending
+from app.features.memory.ports import Change, Edit, FileMetadata, StoredObject, Write
+from app.infra.change_markers import SqliteChangeMarkers, open_sqlite_change_markers
+from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from tests.support.audited_app import staged_write
+from tests.support.sqlite_file import sql
+from tests.test_sqlite_group_commit import batch
+
+AT = datetime(2026, 3, 1, tzinfo=UTC)
+META = FileMetadata("Tea", (), ("http",), AT)
+CHANGE = Change("append_line", "http", AT)
+KEY = "user/alice/notes/tea.md"
+
+
+class Refused(Exception):
+    """What a test's edit raises to refuse."""
+
+
+@dataclass
+class Opened:
+    database: Path
+    storage: SqliteStorage
+    markers: SqliteChangeMarkers
+    staged: list[int]
+
+
+@pytest.fixture
+async def opened(tmp_path: Path) -> AsyncGenerator[Opened]:
+    database = tmp_path / "wenchang.db"
+    async with (
+        open_sqlite_storage(str(database)) as storage,
+        open_sqlite_change_markers(str(database)) as markers,
+    ):
+        staged: list[int] = []
+        assert await storage.share_audit_log(str(database), lambda: staged.append(1))
+        yield Opened(database, storage, markers, staged)
+
+
+def appending(line: bytes, seen: list[StoredObject | None] | None = None) -> Edit:
+    def edit(stored: StoredObject | None) -> Write:
+        if seen is not None:
+            seen.append(stored)
+        if stored is None:
+            raise Refused("absent")
+        return Write(KEY, stored.data + line, META, change=CHANGE)
+
+    return edit
+
+
+async def edit_with_event(
+    storage: SqliteStorage, edit: Edit
+) -> tuple[Write, str | None]:
+    token = open_pending(PendingEvent(lambda: staged_write("tea")))
+    try:
+        return await storage.edit_in_place(KEY, edit)
+    finally:
+        close_pending(token)
+
+
+def audit_rows(database: Path) -> list[str]:
+    return [version for (version,) in sql(database, "SELECT version FROM audit_staged")]
+
+
+async def test_an_edit_lands_with_its_history_marker_and_event(opened: Opened) -> None:
+    first = await opened.storage.put_if_version(Write(KEY, b"a\n", META), None)
+    assert first is not None
+    marker = await opened.markers.read("user/alice/")
+    seen: list[StoredObject | None] = []
+
+    write, version = await edit_with_event(opened.storage, appending(b"b\n", seen))
+
+    assert version is not None and write.data == b"a\nb\n"
+    assert [stored.version for stored in seen if stored] == [first]
+    stored = await opened.storage.get(KEY)
+    assert stored is not None and (stored.data, stored.version) == (b"a\nb\n", version)
+    history = await opened.storage.list_versions(KEY, after=None, limit=5)
+    assert [record.version for record in history] == [version]
+    assert await opened.markers.read("user/alice/") != marker
+    assert audit_rows(opened.database) == [version] and opened.staged == [1]
+
+
+async def test_an_edit_holds_the_write_lock_from_its_read_to_its_write(
+    opened: Opened,
+) -> None:
+    assert await opened.storage.put_if_version(Write(KEY, b"a\n", META), None)
+    refused: list[str] = []
+
+    def edit(stored: StoredObject | None) -> Write:
+        # Another process trying to write now must wait: it is refused at once.
+        other = sqlite3.connect(opened.database, isolation_level=None, timeout=0)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            refused.append(str(exc))
+        finally:
+            other.close()
+        assert stored is not None
+        return Write(KEY, stored.data + b"b\n", META, change=CHANGE)
+
+    _, version = await opened.storage.edit_in_place(KEY, edit)
+
+    assert version is not None
+    assert refused == ["database is locked"]
+
+
+async def test_a_refused_edit_leaves_nothing_and_its_batch_lands(
+    opened: Opened,
+) -> None:
+    assert await opened.storage.put_if_version(Write(KEY, b"a\n", META), None)
+    other = "user/bob/notes/tea.md"
+
+    def refuse(stored: StoredObject | None) -> Write:
+        raise Refused("no")
+
+    results = await batch(
+        opened.storage.group_commit,
+        [
+            edit_with_event(opened.storage, refuse),
+            opened.storage.put_if_version(
+                Write(other, b"x", META, change=CHANGE), None
+            ),
+        ],
+    )
+
+    assert isinstance(results[0], Refused) and isinstance(results[1], str)
+    stored = await opened.storage.get(KEY)
+    assert stored is not None and stored.data == b"a\n"
+    assert await opened.storage.list_versions(KEY, after=None, limit=5) == []
+    assert audit_rows(opened.database) == [] and opened.staged == []
+
+
+async def test_an_edit_in_a_batch_reads_the_writes_queued_before_it(
+    opened: Opened,
+) -> None:
+    first = await opened.storage.put_if_version(Write(KEY, b"a\n", META), None)
+    assert first is not None
+
+    results = await batch(
+        opened.storage.group_commit,
+        [
+            opened.storage.put_if_version(Write(KEY, b"b\n", META), first),
+            opened.storage.edit_in_place(KEY, appending(b"c\n")),
+        ],
+    )
+
+    assert isinstance(results[0], str)
+    edited = results[1]
+    assert isinstance(edited, tuple) and edited[1] is not None
+    stored = await opened.storage.get(KEY)
+    assert stored is not None and stored.data == b"b\nc\n"
+
+
+async def test_an_edit_of_an_absent_key_sees_none(opened: Opened) -> None:
+    seen: list[StoredObject | None] = []
+
+    with pytest.raises(Refused):
+        await opened.storage.edit_in_place(KEY, appending(b"a\n", seen))
+
+    assert seen == [None] and await opened.storage.get(KEY) is None
