@@ -19,7 +19,7 @@ from tenchi.routes import Route
 from tenchi.server import RequestOutcome
 
 from app.features.audit.domain import Outcome
-from app.server.auditing import audited_operation, record_call
+from app.server.auditing import audited_operation, record_later
 from app.server.context import AppContext
 from app.server.hooks import authenticate
 from app.shared.identity import Resolver
@@ -61,7 +61,10 @@ class RefusalAudit:
         self._resolver = resolver
         self._context = context
 
-    async def __call__(self, outcome: RequestOutcome) -> None:
+    def __call__(self, outcome: RequestOutcome) -> None:
+        # Synchronous: Tenchi awaits an observer only when it returns an
+        # awaitable, and every request it serves passes here; a refusal's
+        # event waits for the log's next write (``record_later``).
         code = PRE_OPERATION.get((outcome.error_source or "", outcome.status_code))
         request = outcome.request
         served = self._operations.get(request.contract.name)
@@ -76,4 +79,4 @@ class RefusalAudit:
         operation, template = served
         context = self._context().for_call(identity, request_id=request.request_id)
         fields = path_fields(template, request.path)
-        await record_call(context, operation, fields, Outcome(code), durable=False)
+        record_later(context, operation, fields, Outcome(code))
