@@ -1,4 +1,4 @@
-"""SQLite version history: a table, and triggers that record every landed mutation.
+"""SQLite version history: triggers that record every landed mutation, and its reads.
 
 A mutation that carries a change stores its operation, actor and time on the
 object's row; per-connection triggers copy that row into ``memory_history``
@@ -7,6 +7,7 @@ mutation committed. A recorded delete is an UPDATE that marks the row as a
 tombstone; its trigger records the tombstone and removes the row. The same
 triggers prune the key's history to the retention this process was opened
 with (at most ``PRUNE_PER_WRITE`` rows per limit and write, never the newest).
+The table, clustered by key, is ``sqlite_history_table``'s.
 ``history_page`` and ``history_version`` read the records back.
 """
 
@@ -19,6 +20,7 @@ from app.features.memory.ports import HistoryRetention, VersionRecord
 
 from .history_records import PRUNE_PER_WRITE
 from .sqlite_connection import fetch_rows, translate_sqlite_error
+from .sqlite_history_table import prepare_history_table
 from .sqlite_rows import record_from
 
 OBJECTS_TABLE = """
@@ -45,32 +47,15 @@ _CHANGE_COLUMNS = {
     "tombstone": "INTEGER NOT NULL DEFAULT 0",
     "audit_event": "TEXT",  # the call's audit event, see sqlite_audit_events
 }
-_HISTORY = """
-CREATE TABLE IF NOT EXISTS memory_history (
-    seq INTEGER PRIMARY KEY,
-    key TEXT NOT NULL,
-    version TEXT NOT NULL,
-    operation TEXT NOT NULL,
-    actor TEXT NOT NULL,
-    deleted INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    data BLOB NOT NULL,
-    description TEXT NOT NULL,
-    aliases TEXT NOT NULL,
-    sources TEXT NOT NULL,
-    last_updated TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS memory_history_by_key ON memory_history (key, seq);
-CREATE INDEX IF NOT EXISTS memory_history_by_age
-    ON memory_history (key, julianday(last_updated));
-"""
 _RECORD = """
-    INSERT INTO memory_history (key, version, operation, actor, deleted, size, data,
-        description, aliases, sources, last_updated)
-    VALUES (NEW.key, NEW.version, NEW.operation, NEW.actor, NEW.tombstone,
-        CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
-        CASE NEW.tombstone WHEN 0 THEN NEW.data ELSE X'' END,
-        NEW.description, NEW.aliases, NEW.sources, NEW.last_updated);
+    INSERT INTO memory_history (key, seq, age, version, operation, actor, deleted,
+        size, description, aliases, sources, last_updated, data)
+    VALUES (NEW.key,
+        coalesce((SELECT max(seq) FROM memory_history WHERE key = NEW.key), 0) + 1,
+        julianday(NEW.last_updated), NEW.version, NEW.operation, NEW.actor,
+        NEW.tombstone, CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
+        NEW.description, NEW.aliases, NEW.sources, NEW.last_updated,
+        CASE NEW.tombstone WHEN 0 THEN NEW.data ELSE X'' END);
 """
 RECORD_COLUMNS = (
     "version, operation, actor, deleted, size, description, aliases, sources, "
@@ -79,29 +64,31 @@ RECORD_COLUMNS = (
 
 
 def _prune(retention: HistoryRetention) -> str:
-    # Plain range deletes bounded by scalar subqueries over a few index
-    # entries: no IN list or UNION for SQLite to build temporary b-trees for on
-    # every write. The count limit drops the oldest records beyond it (a prefix
-    # of the key's records); the age limit drops records past it wherever they
-    # are, found through ``memory_history_by_age`` (only when there are some
-    # are they sorted by seq). Each limit takes at most ``PRUNE_PER_WRITE`` a
-    # write, oldest first, never the newest.
-    oldest = f"""(SELECT seq FROM memory_history {{index}} WHERE key = NEW.key
-        {{where}} ORDER BY seq LIMIT 1 OFFSET {PRUNE_PER_WRITE - 1})"""
+    # Runs before the new record is inserted, so pages it frees (a long body's
+    # overflow pages) are reused by that insert in the same transaction; every
+    # record there now is older than the one to come, which is never pruned.
+    # The key's records are one run of the clustered table, in seq order: each
+    # limit is a range delete bounded by a scalar subquery over that run (no IN
+    # list or UNION for SQLite to build temporary b-trees for on every write).
+    # The count limit drops the oldest records beyond it (a prefix of the run);
+    # the age limit drops records past it wherever they are, found by one scan
+    # of the run's ``age`` (at most ``max_versions`` rows). Each limit takes at
+    # most ``PRUNE_PER_WRITE`` a write, oldest first.
     beyond = f"""(SELECT seq FROM memory_history WHERE key = NEW.key
-        ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions})"""
+        ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions - 1})"""
+    oldest = f"""(SELECT seq FROM memory_history WHERE key = NEW.key
+        ORDER BY seq LIMIT 1 OFFSET {PRUNE_PER_WRITE - 1})"""
     by_count = f"""
     DELETE FROM memory_history WHERE key = NEW.key AND seq <= {beyond}
-        AND seq <= coalesce({oldest.format(index="", where="")}, {beyond});
+        AND seq <= coalesce({oldest}, {beyond});
 """
     if not retention.max_days:
         return by_count
-    old = f"julianday(last_updated) < julianday(NEW.changed_at) - {retention.max_days}"
-    newest = "(SELECT max(seq) FROM memory_history WHERE key = NEW.key)"
-    fourth = oldest.format(index="INDEXED BY memory_history_by_age", where=f"AND {old}")
+    old = f"age < julianday(NEW.changed_at) - {retention.max_days}"
+    last = f"""(SELECT max(seq) FROM (SELECT seq FROM memory_history
+        WHERE key = NEW.key AND {old} ORDER BY seq LIMIT {PRUNE_PER_WRITE}))"""
     return f"""{by_count}
-    DELETE FROM memory_history WHERE key = NEW.key AND {old} AND seq < {newest}
-        AND seq <= coalesce({fourth}, {newest});
+    DELETE FROM memory_history WHERE key = NEW.key AND seq <= {last} AND {old};
 """
 
 
@@ -111,9 +98,9 @@ def _triggers(retention: HistoryRetention) -> list[str]:
         "DROP TRIGGER IF EXISTS temp.history_on_insert",
         "DROP TRIGGER IF EXISTS temp.history_on_update",
         "CREATE TEMP TRIGGER history_on_insert AFTER INSERT ON memory_objects "
-        f"WHEN NEW.operation IS NOT NULL BEGIN {_RECORD} {prune} END",
+        f"WHEN NEW.operation IS NOT NULL BEGIN {prune} {_RECORD} END",
         "CREATE TEMP TRIGGER history_on_update AFTER UPDATE ON memory_objects "
-        f"WHEN NEW.operation IS NOT NULL BEGIN {_RECORD} {prune} "
+        f"WHEN NEW.operation IS NOT NULL BEGIN {prune} {_RECORD} "
         "DELETE FROM memory_objects WHERE key = NEW.key AND NEW.tombstone = 1; END",
     ]
 
@@ -128,7 +115,7 @@ async def prepare_history(
         for column, kind in _CHANGE_COLUMNS.items():
             if column not in present:
                 await _add_column(connection, column, kind)
-        await connection.executescript(_HISTORY)
+        await prepare_history_table(connection)
         for statement in _triggers(retention):
             await connection.execute(statement)
     except sqlite3.Error as exc:

@@ -1,0 +1,124 @@
+"""A database made with the rowid history layout keeps its history on SQLite.
+
+Before history was clustered by key, ``memory_history`` had one ``seq`` for the
+whole table and two indexes. Opening such a file moves every record into the
+clustered table once (several openers at the same moment included), and its
+pages, cursors and versions read back as they did.
+"""
+
+import asyncio
+import sqlite3
+from contextlib import AsyncExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.features.memory.ports import Change, FileMetadata, Write
+from app.infra.sqlite_history import OBJECTS_TABLE
+from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+
+_ROWID_LAYOUT = """
+CREATE TABLE memory_history (
+    seq INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    version TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    deleted INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    description TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    last_updated TEXT NOT NULL
+);
+CREATE INDEX memory_history_by_key ON memory_history (key, seq);
+CREATE INDEX memory_history_by_age
+    ON memory_history (key, julianday(last_updated));
+"""
+TEA = "user/alice/notes/tea.md"
+COFFEE = "user/alice/notes/coffee.md"
+# (key, version, content): interleaved, as two files written by turns leave them.
+RECORDS = [
+    (TEA, "t1", b"green\n"),
+    (COFFEE, "c1", b"espresso\n"),
+    (TEA, "t2", b"green\nblack\n"),
+    (COFFEE, "c2", b"espresso\nlatte\n"),
+    (TEA, "t3", b"oolong\n"),
+]
+NOW = datetime.now(UTC).replace(microsecond=0)
+STAMP = NOW.isoformat()
+
+
+def _old_database(path: Path) -> None:
+    connection = sqlite3.connect(path)
+    try:
+        connection.executescript(OBJECTS_TABLE + ";" + _ROWID_LAYOUT)
+        connection.executemany(
+            "INSERT INTO memory_history (key, version, operation, actor, deleted, "
+            "size, data, description, aliases, sources, last_updated) "
+            "VALUES (?, ?, 'write_file', 'http', 0, ?, ?, 'd', '[]', '[]', ?)",
+            [(key, v, len(data), data, STAMP) for key, v, data in RECORDS],
+        )
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def _schema(path: Path) -> list[tuple[str, str]]:
+    connection = sqlite3.connect(path)
+    try:
+        rows = connection.execute(
+            "SELECT name, sql FROM sqlite_schema WHERE name LIKE 'memory_history%'"
+        ).fetchall()
+    finally:
+        connection.close()
+    return [(row[0], row[1]) for row in rows]
+
+
+async def _versions(storage: SqliteStorage, key: str) -> list[str]:
+    return [r.version for r in await storage.list_versions(key, after=None, limit=99)]
+
+
+async def test_several_openers_move_the_old_history_once(tmp_path: Path) -> None:
+    """Three storages open the old file at once: every record is there once."""
+    path = tmp_path / "wenchang.db"
+    _old_database(path)
+
+    async with AsyncExitStack() as stack:
+        openers = [
+            stack.enter_async_context(
+                open_sqlite_storage(str(path), search_drain_every=None)
+            )
+            for _ in range(3)
+        ]
+        storages = await asyncio.gather(*openers)
+        seen = [await _versions(storage, TEA) for storage in storages]
+
+    assert seen == [["t3", "t2", "t1"]] * 3
+    schema = _schema(path)
+    assert [name for name, _ in schema] == ["memory_history"]
+    assert "WITHOUT ROWID" in schema[0][1]
+
+
+async def test_old_history_pages_versions_and_continues(tmp_path: Path) -> None:
+    """Pages, cursors and contents read back; a new write becomes the newest."""
+    path = tmp_path / "wenchang.db"
+    _old_database(path)
+
+    async with open_sqlite_storage(str(path), search_drain_every=None) as storage:
+        first = await storage.list_versions(TEA, after=None, limit=2)
+        rest = await storage.list_versions(TEA, after=first[-1].version, limit=2)
+        content = await storage.get_version(COFFEE, "c1")
+        meta = FileMetadata("d", (), (), NOW)
+        write = Write(TEA, b"sencha\n", meta, change=Change("write_file", "mcp", NOW))
+        written = await storage.put_if_version(write, None)
+    # Opened again: nothing is moved twice.
+    async with open_sqlite_storage(str(path), search_drain_every=None) as storage:
+        tea = await _versions(storage, TEA)
+        coffee = await _versions(storage, COFFEE)
+
+    assert [r.version for r in first] == ["t3", "t2"]
+    assert [r.version for r in rest] == ["t1"]
+    assert content is not None and content.data == b"espresso\n"
+    assert tea == [written, "t3", "t2", "t1"]
+    assert coffee == ["c2", "c1"]
