@@ -47,60 +47,89 @@ _CHANGE_COLUMNS = {
     "tombstone": "INTEGER NOT NULL DEFAULT 0",
     "audit_event": "TEXT",  # the call's audit event, see sqlite_audit_events
 }
-_RECORD = """
-    INSERT INTO memory_history (key, seq, age, version, operation, actor, deleted,
-        size, description, aliases, sources, last_updated, data)
-    VALUES (NEW.key,
-        coalesce((SELECT max(seq) FROM memory_history WHERE key = NEW.key), 0) + 1,
-        julianday(NEW.last_updated), NEW.version, NEW.operation, NEW.actor,
-        NEW.tombstone, CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
-        NEW.description, NEW.aliases, NEW.sources, NEW.last_updated,
-        CASE NEW.tombstone WHEN 0 THEN NEW.data ELSE X'' END);
-"""
+_NEWEST = "(SELECT {column} FROM memory_history WHERE key = NEW.key ORDER BY seq DESC LIMIT 1)"
+_AGE = "julianday(NEW.last_updated)"
 RECORD_COLUMNS = (
     "version, operation, actor, deleted, size, description, aliases, sources, "
     "last_updated"
 )
 
 
-def _prune(retention: HistoryRetention) -> str:
-    # Runs before the new record is inserted, so pages it frees (a long body's
-    # overflow pages) are reused by that insert in the same transaction; every
-    # record there now is older than the one to come, which is never pruned.
-    # The key's records are one run of the clustered table, in seq order: each
-    # limit is a range delete bounded by a scalar subquery over that run (no IN
-    # list or UNION for SQLite to build temporary b-trees for on every write).
-    # The count limit drops the oldest records beyond it (a prefix of the run);
-    # the age limit drops records past it wherever they are, found by one scan
-    # of the run's ``age`` (at most ``max_versions`` rows). Each limit takes at
-    # most ``PRUNE_PER_WRITE`` a write, oldest first.
-    beyond = f"""(SELECT seq FROM memory_history WHERE key = NEW.key
-        ORDER BY seq DESC LIMIT 1 OFFSET {retention.max_versions - 1})"""
-    oldest = f"""(SELECT seq FROM memory_history WHERE key = NEW.key
-        ORDER BY seq LIMIT 1 OFFSET {PRUNE_PER_WRITE - 1})"""
-    by_count = f"""
-    DELETE FROM memory_history WHERE key = NEW.key AND seq <= {beyond}
-        AND seq <= coalesce({oldest}, {beyond});
+def _record(retention: HistoryRetention) -> str:
+    # ``n`` and ``floor`` carry on from the key's newest record (read after the
+    # count prune, which removed exactly ``_doomed`` of its ``n``): no write
+    # counts or scans the key's records to know how many it has or how old
+    # the oldest may be.
+    n, floor = _NEWEST.format(column="n"), _NEWEST.format(column="floor")
+    return f"""
+    INSERT INTO memory_history (key, seq, n, floor, version, operation, actor,
+        deleted, size, description, aliases, sources, last_updated, data)
+    VALUES (NEW.key,
+        coalesce((SELECT max(seq) FROM memory_history WHERE key = NEW.key), 0) + 1,
+        coalesce({n}, 0) - {_doomed(retention)} + 1,
+        min(coalesce({floor}, {_AGE}), coalesce({_AGE}, {floor})),
+        NEW.version, NEW.operation, NEW.actor, NEW.tombstone,
+        CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
+        NEW.description, NEW.aliases, NEW.sources, NEW.last_updated,
+        CASE NEW.tombstone WHEN 0 THEN NEW.data ELSE X'' END);
 """
-    if not retention.max_days:
-        return by_count
-    old = f"age < julianday(NEW.changed_at) - {retention.max_days}"
+
+
+def _doomed(retention: HistoryRetention) -> str:
+    """How many of the key's oldest records the count limit removes this write."""
+    n = _NEWEST.format(column="n")  # NULL for a key without records: none
+    beyond = f"coalesce({n}, 0) - {retention.max_versions - 1}"
+    return f"max(0, min({PRUNE_PER_WRITE}, {beyond}))"
+
+
+def _by_count(retention: HistoryRetention) -> str:
+    # Before the insert, so the pages it frees (a long body's overflow pages)
+    # are reused by that insert in the same transaction. It removes the oldest
+    # records beyond the limit (the new one counted), a prefix of the key's run.
+    doomed = _doomed(retention)
+    return f"""
+    DELETE FROM memory_history WHERE key = NEW.key
+        AND seq <= (SELECT seq FROM memory_history WHERE key = NEW.key
+            AND {doomed} > 0 ORDER BY seq LIMIT 1 OFFSET {doomed} - 1);
+"""
+
+
+def _by_age(retention: HistoryRetention) -> str:
+    # After the insert (never the newest). The newest record's ``floor`` is at
+    # most the age of every record of the key, so while it is within the limit
+    # nothing is old and no record is read. Otherwise the oldest records past
+    # the limit go (scanning the key's run), then the newest's ``n`` and
+    # ``floor`` are counted afresh.
+    old = f"julianday(last_updated) < julianday(NEW.changed_at) - {retention.max_days}"
+    stale = f"{_NEWEST.format(column='floor')} < julianday(NEW.changed_at) - {retention.max_days}"
+    newest = "(SELECT max(seq) FROM memory_history WHERE key = NEW.key)"
     last = f"""(SELECT max(seq) FROM (SELECT seq FROM memory_history
-        WHERE key = NEW.key AND {old} ORDER BY seq LIMIT {PRUNE_PER_WRITE}))"""
-    return f"""{by_count}
+        WHERE key = NEW.key AND {stale} AND {old} AND seq < {newest}
+        ORDER BY seq LIMIT {PRUNE_PER_WRITE}))"""
+    return f"""
     DELETE FROM memory_history WHERE key = NEW.key AND seq <= {last} AND {old};
+    UPDATE memory_history SET
+        n = (SELECT count(*) FROM memory_history WHERE key = NEW.key),
+        floor = (SELECT min(julianday(last_updated)) FROM memory_history
+            WHERE key = NEW.key)
+        WHERE key = NEW.key AND seq = {newest} AND {stale};
 """
+
+
+def _record_and_prune(retention: HistoryRetention) -> str:
+    by_age = _by_age(retention) if retention.max_days else ""
+    return f"{_by_count(retention)} {_record(retention)} {by_age}"
 
 
 def _triggers(retention: HistoryRetention) -> list[str]:
-    prune = _prune(retention)
+    record = _record_and_prune(retention)
     return [
         "DROP TRIGGER IF EXISTS temp.history_on_insert",
         "DROP TRIGGER IF EXISTS temp.history_on_update",
         "CREATE TEMP TRIGGER history_on_insert AFTER INSERT ON memory_objects "
-        f"WHEN NEW.operation IS NOT NULL BEGIN {prune} {_RECORD} END",
+        f"WHEN NEW.operation IS NOT NULL BEGIN {record} END",
         "CREATE TEMP TRIGGER history_on_update AFTER UPDATE ON memory_objects "
-        f"WHEN NEW.operation IS NOT NULL BEGIN {prune} {_RECORD} "
+        f"WHEN NEW.operation IS NOT NULL BEGIN {record} "
         "DELETE FROM memory_objects WHERE key = NEW.key AND NEW.tombstone = 1; END",
     ]
 

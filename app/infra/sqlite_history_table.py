@@ -2,8 +2,9 @@
 
 Each key's records are one run of a ``WITHOUT ROWID`` table keyed by (key, seq),
 ``seq`` counting per key: a write's record and its prune touch the key's own
-pages, and no separate index is kept. ``age`` is ``julianday(last_updated)``,
-stored so the age limit compares numbers. A database made before this layout
+pages, and no separate index is kept. Each record also holds the key's
+record count ``n`` and a ``floor`` no later than any of the key's records' dates
+(``julianday``), read back from the newest record by the next write's prune. A database made before this layout
 (one ``seq`` for the whole table, two indexes) is copied into it once, in one
 transaction, by whichever connection opens it first.
 """
@@ -13,14 +14,15 @@ import sqlite3
 import aiosqlite
 
 _COLUMNS = (
-    "key, seq, age, version, operation, actor, deleted, size, description, "
+    "key, seq, n, floor, version, operation, actor, deleted, size, description, "
     "aliases, sources, last_updated, data"
 )
 _TABLE = """
 CREATE TABLE IF NOT EXISTS {name} (
     key TEXT NOT NULL,
     seq INTEGER NOT NULL,
-    age REAL,
+    n INTEGER NOT NULL,
+    floor REAL,
     version TEXT NOT NULL,
     operation TEXT NOT NULL,
     actor TEXT NOT NULL,
@@ -34,11 +36,12 @@ CREATE TABLE IF NOT EXISTS {name} (
     PRIMARY KEY (key, seq)
 ) WITHOUT ROWID
 """
-# ``age`` and the small columns come before ``data``: the age scan reads a
-# record's header and ``age`` only, never a long body's overflow pages.
+# A moved record's ``n`` is its key's count (what the newest must say) and its
+# ``floor`` 0, so the key's first write counts its ages afresh.
+_MOVED = "count(*) OVER (PARTITION BY key), 0"
 _COPY = (
     f"INSERT INTO memory_history_clustered ({_COLUMNS}) "
-    f"SELECT {_COLUMNS.replace('age', 'julianday(last_updated)')} FROM memory_history"
+    f"SELECT {_COLUMNS.replace('n, floor', _MOVED)} FROM memory_history"
 )
 
 
