@@ -47,7 +47,10 @@ _CHANGE_COLUMNS = {
     "tombstone": "INTEGER NOT NULL DEFAULT 0",
     "audit_event": "TEXT",  # the call's audit event, see sqlite_audit_events
 }
-_NEWEST = "(SELECT {column} FROM memory_history WHERE key = NEW.key ORDER BY seq DESC LIMIT 1)"
+_NEWEST = (
+    "(SELECT {column} FROM memory_history WHERE key = NEW.key "
+    "ORDER BY seq DESC LIMIT 1)"
+)
 _AGE = "julianday(NEW.last_updated)"
 RECORD_COLUMNS = (
     "version, operation, actor, deleted, size, description, aliases, sources, "
@@ -100,8 +103,9 @@ def _by_age(retention: HistoryRetention) -> str:
     # nothing is old and no record is read. Otherwise the oldest records past
     # the limit go (scanning the key's run), then the newest's ``n`` and
     # ``floor`` are counted afresh.
-    old = f"julianday(last_updated) < julianday(NEW.changed_at) - {retention.max_days}"
-    stale = f"{_NEWEST.format(column='floor')} < julianday(NEW.changed_at) - {retention.max_days}"
+    cutoff = f"julianday(NEW.changed_at) - {retention.max_days}"
+    old = f"julianday(last_updated) < {cutoff}"
+    stale = f"{_NEWEST.format(column='floor')} < {cutoff}"
     newest = "(SELECT max(seq) FROM memory_history WHERE key = NEW.key)"
     last = f"""(SELECT max(seq) FROM (SELECT seq FROM memory_history
         WHERE key = NEW.key AND {stale} AND {old} AND seq < {newest}
