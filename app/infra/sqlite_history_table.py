@@ -4,9 +4,10 @@ Each key's records are one run of a ``WITHOUT ROWID`` table keyed by (key, seq),
 ``seq`` counting per key: a write's record and its prune touch the key's own
 pages, and no separate index is kept. Each record also holds the key's
 record count ``n`` and a ``floor`` no later than any of the key's records' dates
-(``julianday``), read back from the newest record by the next write's prune. A database made before this layout
-(one ``seq`` for the whole table, two indexes) is copied into it once, in one
-transaction, by whichever connection opens it first.
+(``julianday``), read back from the newest record by the next write's prune.
+A database made before this layout (one ``seq`` for the whole table, two
+indexes) is copied into it once, in one transaction, by whichever connection
+opens it first.
 """
 
 import sqlite3
