@@ -13,12 +13,16 @@ It can also stage an outage: ``interrupt()`` closes the port and resets open
 connections (clients see refused connections), ``resume()`` serves again; and
 ``throttle(n)`` answers the next n mutations with 429 (GCS's per-object limit);
 ``limit_rate(s)`` answers 429 to mutations closer than s seconds together.
+``lose_answer(suffix)`` stages an unlucky network: the next mutation of an object
+whose name ends with ``suffix`` lands, and then its answer is lost (the
+connection closes) or held back for ``hold`` seconds, past the client's patience.
 
 Run standalone: ``python -m tests.support.gcs_proxy LISTEN_PORT UPSTREAM_PORT``.
 """
 
 import http.client
 import json
+import re
 import socket
 import sys
 import threading
@@ -51,6 +55,7 @@ HOP_BY_HOP = frozenset(
         "content-length",
     }
 )
+_NAME_IN_BODY = re.compile(rb'"name":\s*("(?:[^"\\]|\\.)*")')
 PRECONDITION_FAILED = json.dumps(
     {
         "error": {
@@ -104,6 +109,9 @@ class ProxyState:
     min_interval: float = 0.0
     last_mutation: float = float("-inf")
     rate_limited: int = 0
+    lose_suffix: str | None = None
+    lose_hold: float = 0.0
+    lost: int = 0
 
 
 def holds(conditions: Mapping[str, int], current: Mapping[str, Any] | None) -> bool:
@@ -153,6 +161,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command in ("GET", "HEAD"):
             self._reply(self._forward(body))
             return
+        lose = False
         with state.lock:
             target = self._target(body)
             current = self._current(target) if target else None
@@ -167,9 +176,39 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = self._forward(body)
                 state.last_mutation = now
                 self._remember_upload(target, reply)
+                lose = reply.status < 300 and self._loses(body)
+        if lose:
+            # The mutation landed; its answer never arrives, or arrives too late.
+            if not state.lose_hold:
+                self.close_connection = True
+                return
+            time.sleep(state.lose_hold)
         self._reply(reply)
 
     do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _loses(self, body: bytes) -> bool:
+        """Whether this mutation's answer is the one ``lose_answer`` staged."""
+        state = self.state
+        name = self._object_name(body)
+        if state.lose_suffix is None or name is None:
+            return False
+        if not name.endswith(state.lose_suffix):
+            return False
+        state.lose_suffix = None
+        state.lost += 1
+        return True
+
+    def _object_name(self, body: bytes) -> str | None:
+        url = urlsplit(self.path)
+        parts = url.path.split("/")
+        if self.command == "DELETE" and len(parts) >= 7:
+            return unquote("/".join(parts[6:]))
+        named = parse_qs(url.query).get("name")
+        if named:
+            return named[-1]
+        found = _NAME_IN_BODY.search(body)
+        return str(json.loads(found.group(1))) if found else None
 
     def _passes(self, target: Target, current: Mapping[str, Any] | None) -> bool:
         # GCS answers 404 to a DELETE of a missing object, whatever it asked for.
@@ -328,6 +367,19 @@ class PreconditionProxy:
     def rate_limited(self) -> int:
         """How many mutations were answered 429 since the last limit_rate()."""
         return self._state.rate_limited
+
+    def lose_answer(self, suffix: str | None, *, hold: float = 0.0) -> None:
+        """Let the next mutation of an object named ``...suffix`` land, then lose
+        its answer: close the connection (hold 0) or answer after ``hold`` s.
+        None stages nothing."""
+        with self._state.lock:
+            self._state.lose_suffix = suffix
+            self._state.lose_hold = hold
+
+    @property
+    def lost(self) -> int:
+        """How many answers ``lose_answer`` has lost so far."""
+        return self._state.lost
 
     def interrupt(self) -> None:
         """Refuse connections and reset open ones, as a stopped backend would."""
