@@ -105,11 +105,11 @@ class GcsHistory:
         self._prefix = prefix
         self._retention = retention
 
-    def _key_prefix(self, key: str) -> str:
+    def key_prefix(self, key: str) -> str:
         return f"{self._prefix}{HISTORY}{key}{SEPARATOR}"
 
     def _name(self, key: str, generation: str) -> str:
-        return f"{self._key_prefix(key)}{_ORDER_BASE - int(generation):019d}"
+        return f"{self.key_prefix(key)}{_ORDER_BASE - int(generation):019d}"
 
     def require_room(self, key: str) -> None:
         """Refuse ``key`` if its longest object name (an archived one) is too long."""
@@ -180,7 +180,7 @@ class GcsHistory:
         self, key: str, *, after: str | None, limit: int, skip: str | None
     ) -> list[VersionRecord]:
         """Up to ``limit`` archived records, newest first, older than ``after``."""
-        params = {"prefix": self._key_prefix(key), "fields": LIST_FIELDS}
+        params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
         params["maxResults"] = str(min(limit + 2, LIST_BATCH))
         start = self._name(key, after) if after is not None else None
         if start is not None:
@@ -206,7 +206,7 @@ class GcsHistory:
     async def _prune(
         self, key: str, newest: VersionRecord | None, now: datetime
     ) -> None:
-        params = {"prefix": self._key_prefix(key), "fields": LIST_FIELDS}
+        params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
         limit = self._retention.max_versions + PRUNE_PER_WRITE
         params["maxResults"] = str(min(limit, LIST_BATCH))
         items: list[dict[str, Any]] = (await self._objects.list(params)).get(

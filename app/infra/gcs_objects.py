@@ -36,7 +36,8 @@ class GcsObjects:
         """Write ``name`` (only at ``generation`` when given; "0" = absent).
 
         Metadata travels in the same multipart upload as the body, so both
-        commit together under one generation. None when the precondition failed.
+        commit together under one generation. None when the precondition failed;
+        OutcomeUnknown when an unanswered attempt may have landed first.
         """
         parameters = {} if generation is None else {"ifGenerationMatch": generation}
 
@@ -52,7 +53,9 @@ class GcsObjects:
             )
 
         try:
-            result = await self._requests.call(send, accept=PRECONDITION_FAILED)
+            result = await self._requests.call(
+                send, accept=PRECONDITION_FAILED, mutation=generation is not None
+            )
         except StatusRefusal:
             return None
         return str(result["generation"])

@@ -7,6 +7,11 @@ to repeat because a landed attempt fails the precondition of the next. A 429
 is retried with growing, jittered waits for as long as the deadline allows,
 without spending attempts. Failures past the deadline or the attempts become
 BackendUnavailable (503 with Retry-After).
+
+A mutation's attempt that went unanswered (timeout, lost connection, 5xx)
+may have landed; if the call then fails, or a retry meets a precondition that
+attempt may have spent, the call raises OutcomeUnknown for the caller to
+resolve by looking at the object, never guessing.
 """
 
 import asyncio
@@ -17,6 +22,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
+from tenchi.errors import AppError
 
 from app.shared.errors import backend_unavailable_error
 
@@ -28,6 +34,8 @@ RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 TIMEOUT_STATUSES = frozenset({408, 504})
 NOT_FOUND = frozenset({404})
 PRECONDITION_FAILED = frozenset({412})
+UNANSWERED_STATUSES = frozenset({408, 500, 502, 503, 504})
+"""Statuses after which a mutation may or may not have been applied."""
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +51,24 @@ class GcsRefusedError(Exception):
 
 class StatusRefusal(Exception):
     """GCS answered with a status the caller treats as an outcome (404, 412)."""
+
+
+class OutcomeUnknown(Exception):
+    """A mutation attempt may have landed unanswered; then the call failed or a
+    retry was refused (``status``, None when the call ran out of time or tries)."""
+
+    def __init__(self, status: int | None) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _Attempts:
+    """Whether an attempt of one call may have landed without its answer."""
+
+    __slots__ = ("unanswered",)
+
+    def __init__(self) -> None:
+        self.unanswered = False
 
 
 def _reason(failure: Exception) -> str:
@@ -62,15 +88,33 @@ class GcsRequests:
         self._attempts = attempts
 
     async def call[T](
-        self, request: Request[T], *, accept: frozenset[int] = frozenset()
+        self,
+        request: Request[T],
+        *,
+        accept: frozenset[int] = frozenset(),
+        mutation: bool = False,
     ) -> T:
-        """Run ``request``; a status in ``accept`` raises StatusRefusal."""
+        """Run ``request``; a status in ``accept`` raises StatusRefusal.
+
+        For a ``mutation`` whose outcome is in doubt, OutcomeUnknown instead.
+        """
+        attempts = _Attempts()
         try:
             async with asyncio.timeout(self._timeout):
-                return await self._retrying(request, accept)
+                return await self._retrying(request, accept, attempts)
         except TimeoutError as exc:
             logger.warning("GCS request to bucket %s timed out", self._bucket)
+            if mutation and attempts.unanswered:
+                raise OutcomeUnknown(None) from exc
             raise backend_unavailable_error("timeout") from exc
+        except StatusRefusal as refusal:
+            if mutation and attempts.unanswered:
+                raise OutcomeUnknown(refusal.args[0]) from refusal
+            raise
+        except AppError:
+            if mutation and attempts.unanswered:
+                raise OutcomeUnknown(None) from None
+            raise
 
     async def pages(
         self, list_objects: ListObjects, params: dict[str, str]
@@ -85,13 +129,19 @@ class GcsRequests:
                 return
             query["pageToken"] = str(result["nextPageToken"])
 
-    async def _retrying[T](self, request: Request[T], accept: frozenset[int]) -> T:
+    async def _retrying[T](
+        self, request: Request[T], accept: frozenset[int], attempts: _Attempts
+    ) -> T:
         failure: Exception | None = None
         attempt = throttled = 0
         while attempt < self._attempts:
+            # Until its answer arrives, an attempt may land.
+            earlier, attempts.unanswered = attempts.unanswered, True
             try:
                 return await request(math.ceil(self._timeout))
             except aiohttp.ClientResponseError as exc:
+                if exc.status not in UNANSWERED_STATUSES:
+                    attempts.unanswered = earlier
                 if exc.status in accept:
                     raise StatusRefusal(exc.status) from exc
                 if exc.status not in RETRYABLE_STATUSES:
@@ -100,6 +150,9 @@ class GcsRequests:
                         f"({exc.message}); check the bucket name, the credentials "
                         "and that they hold roles/storage.objectUser on it"
                     ) from exc
+                failure = exc
+            except aiohttp.ClientConnectorError as exc:
+                attempts.unanswered = earlier  # never reached GCS
                 failure = exc
             except (aiohttp.ClientError, TimeoutError) as exc:
                 failure = exc

@@ -26,6 +26,7 @@ from app.infra.gcs_history import (
 )
 from app.infra.gcs_location import GcsLocation, parse_gcs_url
 from app.infra.gcs_objects import GcsObjects
+from app.infra.gcs_outcomes import GcsWrites
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
@@ -54,6 +55,9 @@ class GcsStorage:
         self._prefix = location.prefix
         self._history = GcsHistory(
             self._objects, location.prefix, retention or ports.HistoryRetention()
+        )
+        self._writes = GcsWrites(
+            self._objects, self._history, location.prefix, location.timeout
         )
 
     async def _live(self, key: str) -> dict[str, Any] | None:
@@ -96,8 +100,7 @@ class GcsStorage:
     ) -> str | None:
         if not await self._archive(key, current):
             return None
-        generation = str(current["generation"])
-        return await self._objects.upload(self._prefix + key, data, values, generation)
+        return await self._writes.upload(key, data, values, str(current["generation"]))
 
     async def _landed(self, write: ports.Write, version: str | None) -> str | None:
         change = write.change
@@ -113,9 +116,7 @@ class GcsStorage:
         for _ in range(WRITE_ATTEMPTS):
             current = await self._objects.describe(self._prefix + key)
             if current is None:
-                version = await self._objects.upload(
-                    self._prefix + key, data, values, "0"
-                )
+                version = await self._writes.upload(key, data, values, "0")
             else:
                 version = await self._replace(key, data, values, current)
             if version is not None:
@@ -130,7 +131,7 @@ class GcsStorage:
         self._history.require_room(key)
         values = change_map(write.metadata, write.change)
         if expected is None:
-            version = await self._objects.upload(name, data, values, "0")
+            version = await self._writes.upload(key, data, values, "0")
             if version is None:
                 # Only a tombstone left by a delete may stand where a create goes.
                 current = await self._objects.describe(name)
@@ -162,7 +163,7 @@ class GcsStorage:
         metadata = metadata_from_map(current.get("metadata") or {})
         dead = replace(metadata, last_updated=change.at)
         values = change_map(dead, change, deleted=True)
-        tombstone = await self._objects.upload(name, b"", values, generation)
+        tombstone = await self._writes.upload(key, b"", values, generation)
         if tombstone is None:
             return False
         # The delete has landed; a tombstone left behind by a failure here is a

@@ -49,6 +49,7 @@ from .service import (
     backend_unavailable_error,
     import_conflict,
     import_conflict_error,
+    outcome_unknown_error,
     purge_incomplete,
     purge_incomplete_error,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "memory_error",
     "memory_not_found",
     "memory_not_found_error",
+    "outcome_unknown_error",
     "oversize_write",
     "oversize_write_error",
     "precondition_required",

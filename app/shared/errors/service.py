@@ -33,6 +33,18 @@ def backend_unavailable_error(reason: str, detail: str | None = None) -> AppErro
     )
 
 
+def outcome_unknown_error() -> AppError:
+    """A write whose landing the backend could not confirm or rule out."""
+    return memory_error(
+        backend_unavailable,
+        "The storage backend did not confirm the write, and whether it landed "
+        "could not be checked: read the file before writing it again.",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        reason="timeout",
+        outcome="unknown",
+    )
+
+
 audit_unavailable = ErrorDef(
     code="AUDIT_UNAVAILABLE",
     status=501,
