@@ -82,6 +82,7 @@ async def http(
     async with open_http(app, headers={"Authorization": f"Bearer {secret}"}) as client:
         yield client
     gcs_emulator.proxy.lose_answer(None)  # nothing left staged for the next test
+    gcs_emulator.proxy.answer_again()
 
 
 async def create(http: httpx.AsyncClient, content: str) -> str:
@@ -173,3 +174,22 @@ async def test_an_append_whose_answer_is_lost_lands_once_through_the_client(
     assert gcs_emulator.proxy.lost == lost + 1
     assert stored.content.splitlines() == ["- [stated] Likes tea."]
     assert stored.version == appended.version
+
+
+async def test_a_write_whose_landing_cannot_be_checked_says_the_outcome_is_unknown(
+    http: httpx.AsyncClient, gcs_emulator: GcsEmulator, loss: Loss
+) -> None:
+    """GCS stops answering right after the write landed: a 503 that says so."""
+    etag = await create(http, "- [stated] Likes tea.\n")
+    gcs_emulator.proxy.lose_answer(OBJECT, hold=loss.hold, then_down=True)
+
+    response = await http.put(
+        FILE, json=body("- [stated] Likes green tea.\n"), headers={"If-Match": etag}
+    )
+    gcs_emulator.proxy.answer_again()
+
+    assert response.status_code == 503, response.text
+    assert response.json()["details"]["outcome"] == "unknown"
+    assert "read the file" in response.json()["message"]
+    stored = await http.get(FILE)  # it did land: only a read could tell
+    assert stored.json()["content"] == "- [stated] Likes green tea.\n"

@@ -11,6 +11,7 @@ from urllib.parse import unquote
 
 from app.features.memory import ports
 from app.infra.durable_files import replace_file, sync_directory, write_new
+from app.infra.filesystem_commits import names_version, tidy
 from app.infra.filesystem_history import archive, history_directory, scrub_history
 from app.infra.filesystem_key_history import KeyHistories
 from app.infra.filesystem_layout import (
@@ -26,7 +27,7 @@ from app.infra.filesystem_layout import (
 )
 from app.infra.filesystem_lock import storage_lock
 from app.infra.history_records import tombstone
-from app.shared.errors import backend_unavailable_error
+from app.shared.errors import backend_unavailable_error, outcome_unknown_error
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT_SECONDS = 10.0
@@ -95,12 +96,17 @@ class FilesystemStorage:
         try:
             sync_directory(directory)  # the body's name, before a sidecar names it
             replace_file(sidecar, record_document(entry, change))
-        except OSError:
+        except OSError as exc:
+            if names_version(sidecar, version):
+                # Renamed into place, its directory not synced: readers see the
+                # write, a crash may undo it.
+                raise outcome_unknown_error() from exc
             body.unlink(missing_ok=True)
             raise
         if current is not None:
-            (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
-        self._history.trim(key, change)
+            old = directory / f"{stem}%{current.entry.version}"
+            tidy(lambda: old.unlink(missing_ok=True))
+        tidy(lambda: self._history.trim(key, change))
         return version
 
     def _put(self, write: ports.Write) -> str:
@@ -129,10 +135,14 @@ class FilesystemStorage:
                     history_directory(self._root, key), key, dead, current.entry.version
                 )
             sidecar.unlink()
-            sync_directory(directory)
-            (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
-            remove_empty(self._root, directory)
-            self._history.trim(key, change)
+            try:
+                sync_directory(directory)
+            except OSError as exc:
+                raise outcome_unknown_error() from exc  # gone now; a crash may undo
+            body = directory / f"{stem}%{current.entry.version}"
+            tidy(lambda: body.unlink(missing_ok=True))
+            tidy(lambda: remove_empty(self._root, directory))
+            tidy(lambda: self._history.trim(key, change))
         return True
 
     def _found(

@@ -1,6 +1,7 @@
 """Conditional uploads whose answer went missing, resolved by the write id they carry.
 
-Every conditional upload stamps its metadata with a fresh write id. When an
+Every tracked conditional upload stamps its metadata with a fresh write id (an
+untracked one is recognised by its body's MD5 and its metadata). When an
 attempt went unanswered and the call then failed, or a retry met a failed
 precondition (``OutcomeUnknown``), the object is looked at, never guessed:
 it, or the key's archive (when another write replaced it since), holding our
@@ -12,7 +13,9 @@ check's own budget, is reported as an outcome unknown, never as a conflict.
 """
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 import uuid
 from typing import Any
 
@@ -48,33 +51,34 @@ class GcsWrites:
         self, key: str, data: bytes, values: dict[str, str], generation: str
     ) -> str | None:
         """Write ``key`` only at ``generation`` ("0": absent); None if it was not."""
-        write = uuid.uuid4().hex
-        name = self._prefix + key
+        tracked = OPERATION in values
+        if tracked:
+            values = values | {WRITE: uuid.uuid4().hex}
         try:
             return await self._objects.upload(
-                name, data, values | {WRITE: write}, generation
+                self._prefix + key, data, values, generation
             )
         except OutcomeUnknown:
             pass
+        ours = _Ours(values, data)
         try:
             async with asyncio.timeout(self._budget):
-                tracked = OPERATION in values
-                return await self._landed(key, write, generation, tracked=tracked)
+                return await self._landed(key, ours, generation, tracked=tracked)
         except _NotLanded:
             return None
         except (TimeoutError, AppError) as exc:
             raise outcome_unknown_error() from exc
 
     async def _landed(
-        self, key: str, write: str, generation: str, *, tracked: bool
+        self, key: str, ours: "_Ours", generation: str, *, tracked: bool
     ) -> str:
         current = await self._objects.describe(self._prefix + key)
-        if current is not None and _write_of(current) == write:
+        if current is not None and ours.made(current):
             return str(current["generation"])
         standing = ABSENT if current is None else str(current["generation"])
         if standing == generation:
             raise outcome_unknown_error()  # ours may still land
-        found = await self._archived(key, write, generation)
+        found = await self._archived(key, ours, generation) if tracked else None
         if found is not None:
             return found
         if generation == ABSENT and tracked:
@@ -83,7 +87,7 @@ class GcsWrites:
             raise _NotLanded
         raise outcome_unknown_error()
 
-    async def _archived(self, key: str, write: str, generation: str) -> str | None:
+    async def _archived(self, key: str, ours: "_Ours", generation: str) -> str | None:
         """Our write's version in the archive (newest first) back to ``generation``.
 
         Reaching ``generation``'s own record without ours means ours never landed.
@@ -92,7 +96,7 @@ class GcsWrites:
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
                 values = _values(item)
-                if values.get(WRITE) == write:
+                if values.get(WRITE) == ours.values[WRITE]:
                     return values.get(VERSION) or str(item["generation"])
                 if values.get(VERSION) == generation:
                     raise _NotLanded
@@ -106,5 +110,15 @@ def _values(resource: dict[str, Any]) -> dict[str, str]:
     return resource.get("metadata") or {}
 
 
-def _write_of(resource: dict[str, Any]) -> str | None:
-    return _values(resource).get(WRITE)
+class _Ours:
+    """What only our upload left on an object: its write id, else body and map."""
+
+    def __init__(self, values: dict[str, str], data: bytes) -> None:
+        self.values = values
+        self._md5 = base64.b64encode(hashlib.md5(data).digest()).decode()
+
+    def made(self, resource: dict[str, Any]) -> bool:
+        found = _values(resource)
+        if WRITE in self.values:
+            return found.get(WRITE) == self.values[WRITE]
+        return found == self.values and resource.get("md5Hash") == self._md5

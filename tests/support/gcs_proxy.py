@@ -15,7 +15,8 @@ connections (clients see refused connections), ``resume()`` serves again; and
 ``limit_rate(s)`` answers 429 to mutations closer than s seconds together.
 ``lose_answer(suffix)`` stages an unlucky network: the next mutation of an object
 whose name ends with ``suffix`` lands, and then its answer is lost (the
-connection closes) or held back for ``hold`` seconds, past the client's patience.
+connection closes) or held back for ``hold`` seconds, past the client's patience;
+optionally the proxy then stops answering anything until ``answer_again()``.
 
 Run standalone: ``python -m tests.support.gcs_proxy LISTEN_PORT UPSTREAM_PORT``.
 """
@@ -111,6 +112,7 @@ class ProxyState:
     rate_limited: int = 0
     lose_suffix: str | None = None
     lose_hold: float = 0.0
+    lose_then_down: bool = False
     lost: int = 0
 
 
@@ -197,6 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         state.lose_suffix = None
         state.lost += 1
+        state.down = state.lose_then_down
         return True
 
     def _object_name(self, body: bytes) -> str | None:
@@ -368,13 +371,21 @@ class PreconditionProxy:
         """How many mutations were answered 429 since the last limit_rate()."""
         return self._state.rate_limited
 
-    def lose_answer(self, suffix: str | None, *, hold: float = 0.0) -> None:
+    def lose_answer(
+        self, suffix: str | None, *, hold: float = 0.0, then_down: bool = False
+    ) -> None:
         """Let the next mutation of an object named ``...suffix`` land, then lose
-        its answer: close the connection (hold 0) or answer after ``hold`` s.
-        None stages nothing."""
+        its answer: close the connection (hold 0) or answer after ``hold`` s;
+        ``then_down`` closes every later request unanswered until
+        ``answer_again()``. None stages nothing."""
         with self._state.lock:
             self._state.lose_suffix = suffix
             self._state.lose_hold = hold
+            self._state.lose_then_down = then_down
+
+    def answer_again(self) -> None:
+        """Answer requests again after ``lose_answer(..., then_down=True)``."""
+        self._state.down = False
 
     @property
     def lost(self) -> int:
