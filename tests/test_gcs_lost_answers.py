@@ -58,7 +58,7 @@ def loss(request: pytest.FixtureRequest) -> Loss:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, loss: Loss) -> tuple[Settings, str]:
+def settings(tmp_path: Path, loss: Loss) -> tuple[Settings, str, Path]:
     """The app on a fresh prefix of the emulator bucket, and an owner's token."""
     tokens = tmp_path / "tokens.json"
     secret, _ = create_token(tokens, {"user": Grant("alice", "owner")})
@@ -70,15 +70,16 @@ def settings(tmp_path: Path, loss: Loss) -> tuple[Settings, str]:
             index_cache="none",
         ),
         secret,
+        tokens,
     )
 
 
 @pytest.fixture
 async def http(
-    settings: tuple[Settings, str], gcs_emulator: GcsEmulator
+    settings: tuple[Settings, str, Path], gcs_emulator: GcsEmulator
 ) -> AsyncGenerator[httpx.AsyncClient]:
-    config, secret = settings
-    app = build_app(config, resolver=TokenFileResolver(Path(config.tokens_file)))
+    config, secret, tokens = settings
+    app = build_app(config, resolver=TokenFileResolver(tokens))
     async with open_http(app, headers={"Authorization": f"Bearer {secret}"}) as client:
         yield client
     gcs_emulator.proxy.lose_answer(None)  # nothing left staged for the next test
@@ -144,11 +145,11 @@ async def test_a_delete_whose_answer_is_lost_succeeds(
 
 
 async def test_an_append_whose_answer_is_lost_lands_once_through_the_client(
-    settings: tuple[Settings, str], gcs_emulator: GcsEmulator, loss: Loss
+    settings: tuple[Settings, str, Path], gcs_emulator: GcsEmulator, loss: Loss
 ) -> None:
     """The typed client retries a 503 with its Idempotency-Key; the line lands once."""
-    config, secret = settings
-    app = build_app(config, resolver=TokenFileResolver(Path(config.tokens_file)))
+    config, secret, tokens = settings
+    app = build_app(config, resolver=TokenFileResolver(tokens))
     retry = transient_retry(max_attempts=4, total_timeout_seconds=60)
     async with open_in_process_client(app, token=secret, retry=retry) as client:
         created = await client.write_file(
