@@ -107,8 +107,11 @@ def _by_age(retention: HistoryRetention) -> str:
     old = f"julianday(last_updated) < {cutoff}"
     stale = f"{_NEWEST.format(column='floor')} < {cutoff}"
     newest = "(SELECT max(seq) FROM memory_history WHERE key = NEW.key)"
+    # The guard bounds the seq range (NULL: an empty range, nothing read);
+    # as a plain term SQLite would test it on each record of the scan.
+    guarded = f"CASE WHEN {stale} THEN {newest} END"
     last = f"""(SELECT max(seq) FROM (SELECT seq FROM memory_history
-        WHERE key = NEW.key AND {stale} AND {old} AND seq < {newest}
+        WHERE key = NEW.key AND seq < {guarded} AND {old}
         ORDER BY seq LIMIT {PRUNE_PER_WRITE}))"""
     return f"""
     DELETE FROM memory_history WHERE key = NEW.key AND seq <= {last} AND {old};
@@ -116,7 +119,7 @@ def _by_age(retention: HistoryRetention) -> str:
         n = (SELECT count(*) FROM memory_history WHERE key = NEW.key),
         floor = (SELECT min(julianday(last_updated)) FROM memory_history
             WHERE key = NEW.key)
-        WHERE key = NEW.key AND seq = {newest} AND {stale};
+        WHERE key = NEW.key AND seq = {guarded};
 """
 
 
