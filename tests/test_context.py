@@ -18,10 +18,17 @@ def test_a_call_copy_changes_only_who_calls_and_which_request() -> None:
     base = _context_of_distinct_values()
     identity = Identity(grants={"user": Grant("alice", "owner")})
 
-    called = base.for_call(identity, request_id="r-1", caller="c-1", surface="mcp")
+    called = base.for_call(
+        identity, request_id="r-1", caller="c-1", surface="mcp", call_key="k-1"
+    )
 
     expected = replace(
-        base, identity=identity, request_id="r-1", caller="c-1", surface="mcp"
+        base,
+        identity=identity,
+        request_id="r-1",
+        caller="c-1",
+        surface="mcp",
+        call_key="k-1",
     )
     assert [getattr(called, n) for n in NAMES] == [getattr(expected, n) for n in NAMES]
 
@@ -35,3 +42,4 @@ def test_a_call_copy_keeps_the_caller_and_surface_it_is_not_given() -> None:
     assert called.caller is base.caller
     assert called.surface is base.surface
     assert called.identity is identity and called.request_id == "r-2"
+    assert called.call_key == ""  # a key names one call, never the next

@@ -39,6 +39,7 @@ from app.shared.errors import invalid_argument_error
 HISTORY = "\\history/"
 SEPARATOR = "\\"
 OPERATION, ACTOR, DELETED, VERSION = "operation", "actor", "deleted", "version"
+CALL = "call"
 LIST_FIELDS = "items(name,generation,size,metadata),nextPageToken"
 LIST_BATCH = 1000
 _ORDER_BASE = 10**19 - 1
@@ -57,6 +58,8 @@ def change_map(
     values = metadata_to_map(metadata)
     if change is not None:
         values |= {OPERATION: change.operation, ACTOR: change.actor}
+        if change.call:
+            values[CALL] = change.call
     if deleted:
         values[DELETED] = "true"
     return values
@@ -92,6 +95,7 @@ def record_of(resource: dict[str, Any], data: bytes | None) -> VersionRecord:
         size=int(resource.get("size") or 0),
         metadata=metadata_from_map(values),
         data=data,
+        call=values.get(CALL, ""),
     )
 
 

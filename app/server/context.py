@@ -42,6 +42,9 @@ class AppContext:
     """The call's correlation id (HTTP ``x-request-id``, MCP request id)."""
     search_index: SearchIndex | None = None
     """The backend's own search index; None searches corpora cached from storage."""
+    call_key: str = ""
+    """Names this call across its repeats (HTTP: a digest of the caller and its
+    retry key), so a repeat recognises a write it already made; "" without one."""
 
     def audited[T](
         self,
@@ -64,6 +67,7 @@ class AppContext:
         request_id: str,
         caller: str | None = None,
         surface: str | None = None,
+        call_key: str = "",
     ) -> "AppContext":
         """This context for one authenticated call: who makes it, which request.
 
@@ -90,6 +94,7 @@ class AppContext:
         _set(copied, "audit_policy", self.audit_policy)
         _set(copied, "request_id", request_id)
         _set(copied, "search_index", self.search_index)
+        _set(copied, "call_key", call_key)
         return copied
 
     @property

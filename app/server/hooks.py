@@ -82,6 +82,13 @@ def caller_id(authorization: str) -> str:
     return hashlib.sha256(f"wenchang-caller\0{token}".encode()).hexdigest()[:32]
 
 
+def call_key_of(caller: str, retry_key: str) -> str:
+    """The neutral name of one caller's call and all its retries (same key)."""
+    return hashlib.sha256(f"wenchang-call\0{caller}\0{retry_key}".encode()).hexdigest()[
+        :32
+    ]
+
+
 async def require_allowance(
     context: AppContext, caller: str, policy: RateLimit
 ) -> None:
@@ -118,6 +125,12 @@ def create_bearer_hook(
         caller = caller_id(authorization)
         if rate_limit.limit:  # no coroutine to make when nothing is limited
             await require_allowance(context, caller, rate_limit)
-        return context.for_call(identity, caller=caller, request_id=info.request_id)
+        retry_key = info.headers.get("idempotency-key")
+        return context.for_call(
+            identity,
+            caller=caller,
+            request_id=info.request_id,
+            call_key=call_key_of(caller, retry_key) if retry_key else "",
+        )
 
     return bearer

@@ -44,6 +44,8 @@ class Change:
     operation: str
     actor: str
     at: datetime
+    call: str = ""
+    """The context's ``call_key``: a repeat of the call can recognise this change."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,9 @@ class VersionRecord:
     size: int
     metadata: FileMetadata
     data: bytes | None = None
+    call: str = ""
+    """The ``Change.call`` that made it, where the backend keeps it (GCS, whose
+    writes can end with an outcome unknown); "" elsewhere."""
 
 
 @dataclass(frozen=True, slots=True)

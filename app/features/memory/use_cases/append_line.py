@@ -1,8 +1,10 @@
+from tenchi.errors import AppError
+
 from app.server.context import AppContext
 from app.shared.errors import version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import appended, edited_metadata, render_file, render_stored
+from ..domain import appended, edited_metadata, render_file
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -10,7 +12,12 @@ from ..policy.content import (
     require_metadata_changes,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.storage_reads import edit_existing, load_existing, require_version
+from ..ports.storage_reads import (
+    edit_existing,
+    load_existing,
+    own_or_raise,
+    require_version,
+)
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -26,6 +33,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     line = require_fact_line(request.line)
     expected = require_text("expected_version", request.expected_version)
     require_metadata_changes(request)
+    call = context.call_key
     storage, source, limit = (
         context.storage,
         context.source,
@@ -37,18 +45,22 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         content = appended(stored.data.decode(), line)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, content, meta, limit)
-        change = Change("append_line", source, meta.last_updated)
+        change = Change("append_line", source, meta.last_updated, call)
         return Write(address.key, data, meta, change=change)
 
-    write, version = await edit_existing(storage, address, append)
-    data, meta = write.data, write.metadata
-    if version is None:
-        current = await load_existing(storage, address)
-        if current.data != data or current.metadata != meta:
-            raise version_conflict_error(
-                address.location, current.data.decode(), current.version
-            )
-        await context.index_cache.invalidate(address.entity_prefix)
-        return render_stored(address.location, current)
+    try:
+        write, version = await edit_existing(storage, address, append)
+        if version is None:
+            current = await load_existing(storage, address)
+            if current.data != write.data or current.metadata != write.metadata:
+                raise version_conflict_error(
+                    address.location, current.data.decode(), current.version
+                )
+            write = Write(address.key, current.data, current.metadata)
+            version = current.version
+    except AppError as error:  # a repeat of this call may meet its own write
+        own = await own_or_raise(storage, address, call, error)
+        write = Write(address.key, own.data or b"", own.metadata)
+        version = own.version
     await context.index_cache.invalidate(address.entity_prefix)
-    return render_file(address.location, data, meta, version)
+    return render_file(address.location, write.data, write.metadata, version)

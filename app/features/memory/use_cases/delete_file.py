@@ -1,9 +1,16 @@
+from tenchi.errors import AppError
+
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..policy import locate_file, require_text, require_writable
 from ..ports import Change
-from ..ports.storage_reads import load_existing, raise_current_state, require_version
+from ..ports.storage_reads import (
+    load_existing,
+    own_or_raise,
+    raise_current_state,
+    require_version,
+)
 from ..schemas import Deleted, DeleteFile
 
 
@@ -12,12 +19,16 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
     address = locate_file(identity, request.scope, request.area, request.name)
     require_writable(identity, context.policy, address)
     expected = require_text("expected_version", request.expected_version)
-    stored = await load_existing(context.storage, address)
-    require_version(address, stored, expected)
-    change = Change("delete_file", context.source, context.clock())
-    if not await context.storage.delete_if_version(
-        address.key, expected, change=change
-    ):
-        await raise_current_state(context.storage, address)
+    storage, call = context.storage, context.call_key
+    try:
+        stored = await load_existing(storage, address)
+        require_version(address, stored, expected)
+        change = Change("delete_file", context.source, context.clock(), call)
+        if not await storage.delete_if_version(address.key, expected, change=change):
+            await raise_current_state(storage, address)
+    except AppError as error:  # a repeat of this call may meet its own delete
+        own = await own_or_raise(storage, address, call, error)
+        if not own.deleted:
+            raise
     await context.index_cache.invalidate(address.entity_prefix)
     return Deleted()

@@ -10,10 +10,14 @@ from ..policy.content import (
     require_old_string,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.storage_reads import edit_existing, load_existing
+from ..ports.storage_reads import edit_existing, load_existing, own_write
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
+
+
+class _Repeated(Exception):
+    """A repeated call found the file moved on: it may have moved it itself."""
 
 
 async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
@@ -32,7 +36,11 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     storage, location, source = context.storage, address.location, context.source
     limit = context.limits.max_file_bytes
 
+    unchecked = bool(context.call_key)
+
     def replace(stored: StoredObject) -> Write:
+        if unchecked and stored.version != expected:
+            raise _Repeated  # before forgiving a stale version, see who moved it
         content = stored.data.decode()
         matches = count_matches(content, old_string)
         if matches != 1 and stored.version == expected:
@@ -42,11 +50,22 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, edited, meta, limit)
-        change = Change("replace_fact", source, meta.last_updated)
+        change = Change("replace_fact", source, meta.last_updated, context.call_key)
         return Write(address.key, data, meta, change=change)
 
-    for _ in range(ATTEMPTS):
-        write, version = await edit_existing(storage, address, replace)
+    attempts = ATTEMPTS
+    while attempts:
+        attempts -= 1
+        try:
+            write, version = await edit_existing(storage, address, replace)
+        except _Repeated:
+            own = await own_write(storage, address, context.call_key)
+            if own is not None:  # its first attempt landed: never apply it twice
+                await context.index_cache.invalidate(address.entity_prefix)
+                data, meta = own.data or b"", own.metadata
+                return render_file(location, data, meta, own.version)
+            unchecked, attempts = False, attempts + 1  # that look was no attempt
+            continue
         if version is not None:
             await context.index_cache.invalidate(address.entity_prefix)
             return render_file(location, write.data, write.metadata, version)

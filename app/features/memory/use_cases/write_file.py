@@ -1,3 +1,5 @@
+from tenchi.errors import AppError
+
 from app.server.context import AppContext
 from app.shared.errors import file_quota_exceeded_error
 from app.shared.identity import require_identity
@@ -11,7 +13,12 @@ from ..policy.content import (
     require_within_limit,
 )
 from ..ports import Change, FileMetadata, StoredObject, Write
-from ..ports.storage_reads import edit_existing, raise_current_state, require_version
+from ..ports.storage_reads import (
+    edit_existing,
+    own_or_raise,
+    raise_current_state,
+    require_version,
+)
 from ..schemas import MemoryFile, WriteFile
 
 
@@ -49,23 +56,28 @@ async def write_as(
         meta = FileMetadata(
             description, aliases, with_source(held, source), context.clock()
         )
-        change = Change(operation, source, meta.last_updated)
+        change = Change(operation, source, meta.last_updated, context.call_key)
         return Write(address.key, data, meta, change=change)
 
-    if expected is None:
-        await _require_room(context, address)
-        write = written(sources)
-        version = await storage.put_if_version(write, None)
-    else:
-        current: str = expected
+    try:
+        if expected is None:
+            await _require_room(context, address)
+            write = written(sources)
+            version = await storage.put_if_version(write, None)
+        else:
+            current: str = expected
 
-        def replace(stored: StoredObject) -> Write:
-            require_version(address, stored, current)
-            return written((*stored.metadata.sources, *sources))
+            def replace(stored: StoredObject) -> Write:
+                require_version(address, stored, current)
+                return written((*stored.metadata.sources, *sources))
 
-        write, version = await edit_existing(storage, address, replace)
-    if version is None:
-        await raise_current_state(storage, address)
+            write, version = await edit_existing(storage, address, replace)
+        if version is None:
+            await raise_current_state(storage, address)
+    except AppError as error:  # a repeat of this call may meet its own write
+        own = await own_or_raise(storage, address, context.call_key, error)
+        write = Write(address.key, own.data or b"", own.metadata)
+        data, version = write.data, own.version
     await context.index_cache.invalidate(address.entity_prefix)
     return render_file(address.location, data, write.metadata, version)
 
