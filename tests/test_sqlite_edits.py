@@ -8,7 +8,6 @@ does not disturb the writes batched with it.
 
 import sqlite3
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,10 +15,9 @@ import pytest
 
 from app.features.audit.ports import PendingEvent, close_pending, open_pending
 from app.features.memory.ports import Change, Edit, FileMetadata, StoredObject, Write
-from app.infra.change_markers import SqliteChangeMarkers, open_sqlite_change_markers
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite_storage import SqliteStorage
 from tests.support.audited_app import staged_write
-from tests.support.sqlite_file import sql
+from tests.support.sqlite_file import Opened, opened_database, sql
 from tests.test_sqlite_group_commit import batch
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
@@ -32,24 +30,10 @@ class Refused(Exception):
     """What a test's edit raises to refuse."""
 
 
-@dataclass
-class Opened:
-    database: Path
-    storage: SqliteStorage
-    markers: SqliteChangeMarkers
-    staged: list[int]
-
-
 @pytest.fixture
 async def opened(tmp_path: Path) -> AsyncGenerator[Opened]:
-    database = tmp_path / "wenchang.db"
-    async with (
-        open_sqlite_storage(str(database)) as storage,
-        open_sqlite_change_markers(str(database)) as markers,
-    ):
-        staged: list[int] = []
-        assert await storage.share_audit_log(str(database), lambda: staged.append(1))
-        yield Opened(database, storage, markers, staged)
+    async with opened_database(tmp_path) as found:
+        yield found
 
 
 def appending(line: bytes, seen: list[StoredObject | None] | None = None) -> Edit:

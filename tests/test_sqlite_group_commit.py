@@ -12,7 +12,6 @@ import json
 import sqlite3
 import threading
 from collections.abc import AsyncGenerator, Awaitable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,12 +26,11 @@ from app.features.audit.ports import (
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
-from app.infra.change_markers import SqliteChangeMarkers, open_sqlite_change_markers
 from app.infra.sqlite_group_commit import GroupCommit
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite_storage import SqliteStorage
 from app.shared.errors import backend_unavailable
 from tests.support.audited_app import staged_write
-from tests.support.sqlite_file import sql
+from tests.support.sqlite_file import Opened, opened_database, sql
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 META = FileMetadata("Tea", (), ("http",), AT)
@@ -40,26 +38,10 @@ CHANGE = Change("write_file", "http", AT)
 POISON = "user/poison/notes/tea.md"
 
 
-@dataclass
-class Opened:
-    database: Path
-    storage: SqliteStorage
-    group: GroupCommit
-    markers: SqliteChangeMarkers
-    staged: list[int]
-    """One entry per write that told the audit log it staged an event."""
-
-
 @pytest.fixture
 async def opened(tmp_path: Path) -> AsyncGenerator[Opened]:
-    database = tmp_path / "wenchang.db"
-    async with (
-        open_sqlite_storage(str(database)) as storage,
-        open_sqlite_change_markers(str(database)) as markers,
-    ):
-        staged: list[int] = []
-        assert await storage.share_audit_log(str(database), lambda: staged.append(1))
-        yield Opened(database, storage, storage.group_commit, markers, staged)
+    async with opened_database(tmp_path) as found:
+        yield found
 
 
 def key_of(entity: str, name: str = "tea") -> str:

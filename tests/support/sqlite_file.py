@@ -1,8 +1,39 @@
-"""One SQL statement on a SQLite file, through a connection of its own."""
+"""A SQLite file for adapter tests: its storage opened as the server opens it, and
+one SQL statement through a connection of its own."""
 
 import sqlite3
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from app.infra.change_markers import SqliteChangeMarkers, open_sqlite_change_markers
+from app.infra.sqlite_group_commit import GroupCommit
+from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+
+
+@dataclass
+class Opened:
+    database: Path
+    storage: SqliteStorage
+    group: GroupCommit
+    markers: SqliteChangeMarkers
+    staged: list[int]
+    """One entry per write that told the audit log it staged an event."""
+
+
+@asynccontextmanager
+async def opened_database(tmp_path: Path) -> AsyncGenerator[Opened]:
+    """Storage and change markers on one new file, sharing it with the audit log."""
+    database = tmp_path / "wenchang.db"
+    async with (
+        open_sqlite_storage(str(database)) as storage,
+        open_sqlite_change_markers(str(database)) as markers,
+    ):
+        staged: list[int] = []
+        assert await storage.share_audit_log(str(database), lambda: staged.append(1))
+        yield Opened(database, storage, storage.group_commit, markers, staged)
 
 
 def sql(database: Path, statement: str, *parameters: object) -> list[Any]:
