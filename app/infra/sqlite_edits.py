@@ -12,19 +12,20 @@ from typing import Any
 
 from app.features.memory.ports import StoredObject, Write
 
+from .sqlite_audit_events import EVENT_VALUE
 from .sqlite_group_commit import GroupCommit
 from .sqlite_rows import COLUMNS, WRITTEN, stored_from, written_values
 
 GET = f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?"
 INSERT_NEW = (
     f"INSERT INTO memory_objects (key, data, {WRITTEN}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {EVENT_VALUE}) ON CONFLICT (key) DO NOTHING"
 )
 """Parameters: key, data, ``written_values``, event."""
 UPDATE_AT = (
     "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
     "sources = ?, last_updated = ?, version = ?, operation = ?, "
-    "actor = ?, changed_at = ?, audit_event = ? "
+    f"actor = ?, changed_at = ?, audit_event = {EVENT_VALUE} "
     "WHERE key = ? AND version = ?"
 )
 """Parameters: data, ``written_values``, event, key, expected version."""

@@ -35,7 +35,14 @@ from app.features.memory.ports import (
 from app.shared.errors import backend_unavailable_error
 
 from .change_markers import database_id, note_marked, prepare_markers
-from .sqlite_audit_events import Run, Staged, install_audit_triggers, write_with_event
+from .sqlite_audit_events import (
+    EVENT_VALUE,
+    Run,
+    Staged,
+    install_audit_triggers,
+    prepare_event_hold,
+    write_with_event,
+)
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -127,7 +134,7 @@ class SqliteStorage:
         await self._write(
             write.key,
             f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {EVENT_VALUE})",
             write.change is not None,
             lambda event: (*row, event),
         )
@@ -176,7 +183,7 @@ class SqliteStorage:
             key,
             "UPDATE memory_objects SET tombstone = 1, version = ?, "
             "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
-            "audit_event = ? WHERE key = ? AND version = ?",
+            f"audit_event = {EVENT_VALUE} WHERE key = ? AND version = ?",
             True,
             lambda event: (*head, event, key, expected),
         )
@@ -244,5 +251,6 @@ async def open_sqlite_storage(
         await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
         await prepare_markers(connection)
+        await prepare_event_hold(connection)
         async with open_search_index(path, drain_every=search_drain_every) as search:
             yield SqliteStorage(connection, search, database=database_id(path))
