@@ -34,15 +34,8 @@ from app.features.memory.ports import (
 )
 from app.shared.errors import backend_unavailable_error
 
+from . import sqlite_audit_events as audit
 from .change_markers import database_id, note_marked, prepare_markers
-from .sqlite_audit_events import (
-    EVENT_VALUE,
-    Run,
-    Staged,
-    install_audit_triggers,
-    prepare_event_hold,
-    write_with_event,
-)
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -87,14 +80,14 @@ class SqliteStorage:
         self._database = database
         self.search_index = search_index
         """Ranks the files of this database, indexing the pending ones first."""
-        self._staged: Staged | None = None
+        self._staged: audit.Staged | None = None
 
-    async def share_audit_log(self, path: str, staged: Staged) -> bool:
+    async def share_audit_log(self, path: str, staged: audit.Staged) -> bool:
         """Commit each mutation's audit event with its write if the log is ``path``.
 
         ``staged`` is told of each event a write staged (the log moves them).
         """
-        if await install_audit_triggers(self._db, path):
+        if await audit.install_audit_triggers(self._db, path):
             self._staged = staged
         return self._staged is not None
 
@@ -104,10 +97,10 @@ class SqliteStorage:
         sql: str,
         recorded: bool,
         values: Callable[[str | None], Any],
-        run: Run | None = None,
+        run: audit.Run | None = None,
     ) -> bool:
         staged = self._staged if recorded else None
-        landed = await write_with_event(
+        landed = await audit.write_with_event(
             run or self.group_commit.write, sql, values, staged=staged
         )
         if landed:
@@ -134,7 +127,7 @@ class SqliteStorage:
         await self._write(
             write.key,
             f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
-            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {EVENT_VALUE})",
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {audit.EVENT_VALUE})",
             write.change is not None,
             lambda event: (*row, event),
         )
@@ -183,7 +176,7 @@ class SqliteStorage:
             key,
             "UPDATE memory_objects SET tombstone = 1, version = ?, "
             "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
-            f"audit_event = {EVENT_VALUE} WHERE key = ? AND version = ?",
+            f"audit_event = {audit.EVENT_VALUE} WHERE key = ? AND version = ?",
             True,
             lambda event: (*head, event, key, expected),
         )
@@ -251,6 +244,6 @@ async def open_sqlite_storage(
         await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
         await prepare_markers(connection)
-        await prepare_event_hold(connection)
+        await audit.prepare_event_hold(connection)
         async with open_search_index(path, drain_every=search_drain_every) as search:
             yield SqliteStorage(connection, search, database=database_id(path))
