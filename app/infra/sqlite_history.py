@@ -7,7 +7,8 @@ mutation committed. A recorded delete is an UPDATE that marks the row as a
 tombstone; its trigger records the tombstone and removes the row. The same
 triggers prune the key's history to the retention this process was opened
 with (at most ``PRUNE_PER_WRITE`` rows per limit and write, never the newest).
-The table, clustered by key, is ``sqlite_history_table``'s.
+The table, clustered by key, is ``sqlite_history_table``'s; how a record keeps
+long content, ``sqlite_history_pack``'s.
 ``history_page`` and ``history_version`` read the records back.
 """
 
@@ -20,6 +21,7 @@ from app.features.memory.ports import HistoryRetention, VersionRecord
 
 from .history_records import PRUNE_PER_WRITE
 from .sqlite_connection import fetch_rows, translate_sqlite_error
+from .sqlite_history_pack import PACK, prepare_pack, unpack
 from .sqlite_history_table import prepare_history_table
 from .sqlite_rows import record_from
 
@@ -74,7 +76,7 @@ def _record(retention: HistoryRetention) -> str:
         NEW.version, NEW.operation, NEW.actor, NEW.tombstone,
         CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
         NEW.description, NEW.aliases, NEW.sources, NEW.last_updated,
-        CASE NEW.tombstone WHEN 0 THEN NEW.data ELSE X'' END);
+        CASE NEW.tombstone WHEN 0 THEN {PACK}(NEW.data) ELSE X'' END);
 """
 
 
@@ -152,6 +154,7 @@ async def prepare_history(
             if column not in present:
                 await _add_column(connection, column, kind)
         await prepare_history_table(connection)
+        await prepare_pack(connection)
         for statement in _triggers(retention):
             await connection.execute(statement)
     except sqlite3.Error as exc:
@@ -201,4 +204,6 @@ async def history_version(
         "WHERE key = ? AND version = ? ORDER BY seq DESC LIMIT 1",
         (key, version),
     )
-    return record_from(rows[0], bytes(rows[0][9])) if rows else None
+    if not rows:
+        return None
+    return record_from(rows[0], unpack(bytes(rows[0][9]), int(rows[0][4])))
