@@ -46,7 +46,9 @@ async def test_records_read_back_exactly_deflated_or_not(tmp_path: Path) -> None
     assert [record.data for record in read if record] == bodies
     deflated = [length < size for length, size in lengths]
     assert deflated == [True, False, False, True]
-    assert all(size == len(body) for (_, size), body in zip(lengths, bodies))
+    assert all(
+        size == len(body) for (_, size), body in zip(lengths, bodies, strict=True)
+    )
 
 
 async def test_a_long_record_written_before_deflating_still_reads(
