@@ -34,14 +34,17 @@ def incompressible(size: int) -> bytes:
 async def test_records_read_back_exactly_deflated_or_not(tmp_path: Path) -> None:
     bodies = [LONG, b"- [stated] short\n", incompressible(3000), LONG + b"- end\n"]
     async with opened_database(tmp_path) as opened:
-        storage, versions, expected = opened.storage, [], None
+        storage = opened.storage
+        versions: list[str] = []
+        expected: str | None = None
         for body in bodies:
             write = Write(KEY, body, META, change=CHANGE)
             expected = await storage.put_if_version(write, expected)
+            assert expected is not None
             versions.append(expected)
 
         lengths = stored(opened.database)
-        read = [await storage.get_version(KEY, v) for v in versions if v]
+        read = [await storage.get_version(KEY, v) for v in versions]
 
     assert [record.data for record in read if record] == bodies
     deflated = [length < size for length, size in lengths]
