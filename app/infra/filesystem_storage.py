@@ -47,6 +47,8 @@ class FilesystemStorage:
     Version history is kept as ``filesystem_history`` describes.
     """
 
+    keeps_call_keys = False  # a sidecar names its change, not the call's key
+
     def __init__(
         self,
         root: Path,

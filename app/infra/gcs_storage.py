@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 class GcsStorage:
     """One bucket (and optional key prefix) as a Storage; GcsObjects retries."""
 
+    keeps_call_keys = True  # a write's call is in its metadata (``gcs_history``)
+
     def __init__(
         self,
         client: GcsClient,
@@ -149,13 +151,9 @@ class GcsStorage:
         self, key: str, expected: str, *, change: ports.Change | None = None
     ) -> bool:
         current, name = await self._live(key), self._prefix + key
-        generation = str(current["generation"]) if current else None
-        if (
-            current is None
-            or generation is None
-            or generation != generation_of(expected)
-        ):
+        if current is None or str(current["generation"]) != generation_of(expected):
             return False
+        generation = str(current["generation"])
         if not await self._archive(key, current):
             return False
         if change is None:

@@ -16,6 +16,8 @@ class MemoryStorage:
     step as the mutation it records.
     """
 
+    keeps_call_keys = False  # a write's outcome is always known
+
     def __init__(self, *, retention: ports.HistoryRetention | None = None) -> None:
         self._objects: dict[str, ports.StoredObject] = {}
         self._keys: list[str] = []

@@ -75,6 +75,7 @@ class SqliteStorage:
         database: str,
     ) -> None:
         self._db = connection
+        self.keeps_call_keys = False  # answered after COMMIT: no outcome is unknown
         self.group_commit = GroupCommit(connection)
         """Runs every write statement (tests and the bench read its counter)."""
         self._database = database

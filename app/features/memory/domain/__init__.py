@@ -23,7 +23,7 @@ from .keys import (
 )
 from .limits import MemoryLimits
 from .timestamps import format_timestamp, parse_timestamp
-from .views import render_entry, render_file, render_stored
+from .views import render_entry, render_file, render_record, render_stored
 
 __all__ = [
     "SYSTEM_AREA",
@@ -49,6 +49,7 @@ __all__ = [
     "parse_timestamp",
     "render_entry",
     "render_file",
+    "render_record",
     "render_stored",
     "split_key",
     "with_source",

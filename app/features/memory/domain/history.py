@@ -5,7 +5,7 @@ from app.shared.locations import Location
 from ..ports import VersionRecord
 from ..schemas import FileVersion, VersionEntry
 from .timestamps import format_timestamp
-from .views import render_file
+from .views import render_record
 
 VERSIONS_LISTING = "versions"
 """Tags a version cursor, so no other listing's cursor is accepted for it."""
@@ -23,7 +23,7 @@ def render_version(record: VersionRecord) -> VersionEntry:
 
 
 def render_file_version(location: Location, record: VersionRecord) -> FileVersion:
-    file = render_file(location, record.data or b"", record.metadata, record.version)
+    file = render_record(location, record)
     return FileVersion(**render_version(record).model_dump(), file=file)
 
 

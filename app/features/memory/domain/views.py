@@ -2,7 +2,7 @@
 
 from app.shared.locations import Location
 
-from ..ports import FileMetadata, ListedObject, StoredObject
+from ..ports import FileMetadata, ListedObject, StoredObject, VersionRecord
 from ..schemas import FileEntry, MemoryFile
 from .keys import split_key
 from .timestamps import format_timestamp
@@ -34,6 +34,12 @@ def render_file(
 
 def render_stored(location: Location, stored: StoredObject) -> MemoryFile:
     return render_file(location, stored.data, stored.metadata, stored.version)
+
+
+def render_record(location: Location, record: VersionRecord) -> MemoryFile:
+    """The file as a version record (read with its data) stored it."""
+    data = record.data or b""
+    return render_file(location, data, record.metadata, record.version)
 
 
 def render_entry(listed: ListedObject) -> FileEntry | None:

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the search corpus is built from these ports' types
     from app.features.search.domain.corpus import Corpus
@@ -74,8 +74,7 @@ class VersionRecord:
     metadata: FileMetadata
     data: bytes | None = None
     call: str = ""
-    """The ``Change.call`` that made it, where the backend keeps it (GCS, whose
-    writes can end with an outcome unknown); "" elsewhere."""
+    """The ``Change.call`` that made it where ``Storage.keeps_call_keys``; else ""."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +99,12 @@ class Storage(Protocol):
     adapter prunes that key's history to the retention it was opened with,
     removing at most a few records per write and never the newest one.
     """
+
+    @property
+    def keeps_call_keys(self) -> bool:
+        """Whether records carry their ``Change.call`` (GCS, where a write can end
+        with an outcome unknown); if not, no record can be a repeated call's own."""
+        ...
 
     async def get(self, key: str) -> StoredObject | None:
         """The object at exactly ``key``, or None; never a prefix match."""
@@ -174,6 +179,7 @@ type Edit = Callable[[StoredObject | None], Write]
 It raises the caller's error to refuse; nothing is then written."""
 
 
+@runtime_checkable
 class EditsInPlace(Protocol):
     """Storage that reads, edits and writes one key in one transaction (SQLite).
 

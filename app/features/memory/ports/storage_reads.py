@@ -7,9 +7,7 @@ now), and listings of a whole prefix in ``list_page`` batches.
 """
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import NoReturn, cast
-
-from tenchi.errors import AppError
+from typing import NoReturn
 
 from app.shared import errors
 from app.shared.locations import is_url_segment
@@ -18,10 +16,6 @@ from ..domain.keys import Address
 from . import EditsInPlace, ListedObject, Storage, StoredObject, VersionRecord, Write
 
 LIST_BATCH = 1000
-SUPERSEDED = frozenset({"VERSION_CONFLICT", "MEMORY_NOT_FOUND"})
-"""What a repeat of a call meets when its first attempt's write landed."""
-OWN_LOOKBACK = 20
-"""How many of a file's newest records a repeated call searches for its own write."""
 
 
 async def load_existing(storage: Storage, address: Address) -> StoredObject:
@@ -40,7 +34,7 @@ async def edit_existing(
     the write and its new version, None when the file changed in between.
     Storage that edits in place (SQLite) does it in one trip and transaction.
     """
-    if not hasattr(storage, "edit_in_place"):
+    if not isinstance(storage, EditsInPlace):
         stored = await load_existing(storage, address)
         write = edit(stored)
         return write, await storage.put_if_version(write, stored.version)
@@ -50,7 +44,7 @@ async def edit_existing(
             raise errors.memory_not_found_error(address.location)
         return edit(stored)
 
-    return await cast(EditsInPlace, storage).edit_in_place(address.key, existing)
+    return await storage.edit_in_place(address.key, existing)
 
 
 async def load_version(
@@ -71,36 +65,6 @@ def require_version(address: Address, stored: StoredObject, expected: str) -> No
         raise errors.version_conflict_error(
             address.location, stored.data.decode(), stored.version
         )
-
-
-async def own_write(
-    storage: Storage, address: Address, call: str
-) -> VersionRecord | None:
-    """This call's own change, made by an earlier attempt whose outcome was unknown.
-
-    A repeat of a call (same ``call`` key) finds the file moved on by that very
-    write; it must answer that write, not conflict with it or apply it again.
-    None without a key or such a record among the newest.
-    """
-    if not call:
-        return None
-    records = await storage.list_versions(address.key, after=None, limit=OWN_LOOKBACK)
-    for record in records:
-        if record.call == call:
-            return await storage.get_version(address.key, record.version)
-    return None
-
-
-async def own_or_raise(
-    storage: Storage, address: Address, call: str, error: AppError
-) -> VersionRecord:
-    """After ``error``: this call's own landed write if it is a conflict with it."""
-    if error.code not in SUPERSEDED:
-        raise error
-    own = await own_write(storage, address, call)
-    if own is None:
-        raise error
-    return own
 
 
 async def raise_current_state(storage: Storage, address: Address) -> NoReturn:

@@ -2,11 +2,11 @@
 
 ``make_context`` wires the same collaborators the server does, with a fixed
 cursor key and a clock that ticks one second per call, so every result is
-deterministic. ``ScriptedStorage`` is a test double of the Storage *port* (a
-backend that races or loses acknowledgements), never of a use case.
+deterministic. ``ScriptedStorage`` (``scripted_storage``) is a test double of
+the Storage *port*, never of a use case.
 """
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,13 +17,10 @@ from tenchi.errors import AppError, ErrorDef
 from app.features.memory.domain import MemoryLimits, file_key
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import (
-    Change,
     FileMetadata,
     IndexCache,
-    ListedObject,
     Storage,
     StoredObject,
-    VersionRecord,
     Write,
 )
 from app.features.memory.schemas import MemoryFile, WriteFile
@@ -33,6 +30,10 @@ from app.infra.memory_storage import MemoryStorage
 from app.server.context import AppContext
 from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Identity, parse_grants
+
+from .scripted_storage import ScriptedStorage as ScriptedStorage
+from .scripted_storage import remove as remove
+from .scripted_storage import rewrite as rewrite
 
 CURSOR_KEY = b"use-case-tests-cursor-key"
 START = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -138,100 +139,6 @@ def assert_error(raised: AppError, definition: ErrorDef, **details: Any) -> None
     assert payload == details
     assert message == str(raised)
     assert message.endswith(GUIDANCE[Category(details["category"])])
-
-
-Race = Callable[[MemoryStorage], Awaitable[None]]
-
-
-def rewrite(content: str, *, name: str = "tea") -> Race:
-    """A race: another writer replaces the content of alice's ``notes/<name>``."""
-
-    async def race(storage: MemoryStorage) -> None:
-        key = file_key("user", "alice", "notes", name)
-        stored = await storage.get(key)
-        assert stored is not None
-        await storage.put(Write(key, content.encode(), stored.metadata))
-
-    return race
-
-
-def remove(*, name: str = "tea") -> Race:
-    """A race: another writer deletes alice's ``notes/<name>``."""
-
-    async def race(storage: MemoryStorage) -> None:
-        key = file_key("user", "alice", "notes", name)
-        stored = await storage.get(key)
-        assert stored is not None
-        await storage.delete_if_version(key, stored.version)
-
-    return race
-
-
-class ScriptedStorage:
-    """A MemoryStorage backend whose conditional writes can be interfered with.
-
-    Each of ``races`` runs just before one conditional put or delete (the
-    first before the first, and so on), as another writer would; each of
-    ``after_lists`` runs just after one page has been listed. With
-    ``lose_acks`` a conditional put that lands still reports a failed
-    precondition, as a backend retrying its own landed request does.
-    """
-
-    def __init__(self, *, races: Sequence[Race] = (), lose_acks: bool = False) -> None:
-        self.inner = MemoryStorage()
-        self.races = list(races)
-        self.lose_acks = lose_acks
-        self.after_lists: list[Callable[[], Awaitable[object]]] = []
-        self.conditional_puts = 0
-        self.gets = 0
-
-    async def _race(self) -> None:
-        if self.races:
-            await self.races.pop(0)(self.inner)
-
-    async def get(self, key: str) -> StoredObject | None:
-        self.gets += 1
-        return await self.inner.get(key)
-
-    async def put(self, write: Write) -> str:
-        return await self.inner.put(write)
-
-    async def put_if_version(self, write: Write, expected: str | None) -> str | None:
-        self.conditional_puts += 1
-        await self._race()
-        version = await self.inner.put_if_version(write, expected)
-        return None if self.lose_acks else version
-
-    async def delete_if_version(
-        self, key: str, expected: str, *, change: Change | None = None
-    ) -> bool:
-        await self._race()
-        return await self.inner.delete_if_version(key, expected, change=change)
-
-    async def list_versions(
-        self, key: str, *, after: str | None, limit: int
-    ) -> Sequence[VersionRecord]:
-        return await self.inner.list_versions(key, after=after, limit=limit)
-
-    async def get_version(self, key: str, version: str) -> VersionRecord | None:
-        return await self.inner.get_version(key, version)
-
-    async def list_page(
-        self, prefix: str, *, start_after: str | None, limit: int
-    ) -> Sequence[ListedObject]:
-        page = await self.inner.list_page(prefix, start_after=start_after, limit=limit)
-        if self.after_lists:
-            await self.after_lists.pop(0)()
-        return page
-
-    async def count(self, prefix: str) -> int:
-        return await self.inner.count(prefix)
-
-    async def ping(self) -> None:
-        await self.inner.ping()
-
-    async def scrub(self, prefix: str) -> None:
-        await self.inner.scrub(prefix)
 
 
 @pytest.fixture

@@ -1,10 +1,16 @@
-from tenchi.errors import AppError
+from functools import partial
 
 from app.server.context import AppContext
 from app.shared.errors import version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import appended, edited_metadata, render_file
+from ..domain import (
+    appended,
+    edited_metadata,
+    render_file,
+    render_record,
+    render_stored,
+)
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -12,12 +18,8 @@ from ..policy.content import (
     require_metadata_changes,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.storage_reads import (
-    edit_existing,
-    load_existing,
-    own_or_raise,
-    require_version,
-)
+from ..ports.own_writes import recognising_own_write
+from ..ports.storage_reads import edit_existing, load_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -48,19 +50,18 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         change = Change("append_line", source, meta.last_updated, call)
         return Write(address.key, data, meta, change=change)
 
-    try:
+    async def attempt() -> MemoryFile:
         write, version = await edit_existing(storage, address, append)
-        if version is None:
-            current = await load_existing(storage, address)
-            if current.data != write.data or current.metadata != write.metadata:
-                raise version_conflict_error(
-                    address.location, current.data.decode(), current.version
-                )
-            write = Write(address.key, current.data, current.metadata)
-            version = current.version
-    except AppError as error:  # a repeat of this call may meet its own write
-        own = await own_or_raise(storage, address, call, error)
-        write = Write(address.key, own.data or b"", own.metadata)
-        version = own.version
+        if version is not None:
+            return render_file(address.location, write.data, write.metadata, version)
+        current = await load_existing(storage, address)
+        if current.data != write.data or current.metadata != write.metadata:
+            raise version_conflict_error(
+                address.location, current.data.decode(), current.version
+            )
+        return render_stored(address.location, current)
+
+    own = partial(render_record, address.location)
+    file = await recognising_own_write(storage, address, call, attempt, own)
     await context.index_cache.invalidate(address.entity_prefix)
-    return render_file(address.location, write.data, write.metadata, version)
+    return file

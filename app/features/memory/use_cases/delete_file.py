@@ -1,16 +1,10 @@
-from tenchi.errors import AppError
-
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..policy import locate_file, require_text, require_writable
-from ..ports import Change
-from ..ports.storage_reads import (
-    load_existing,
-    own_or_raise,
-    raise_current_state,
-    require_version,
-)
+from ..ports import Change, VersionRecord
+from ..ports.own_writes import recognising_own_write
+from ..ports.storage_reads import load_existing, raise_current_state, require_version
 from ..schemas import Deleted, DeleteFile
 
 
@@ -20,15 +14,18 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
     require_writable(identity, context.policy, address)
     expected = require_text("expected_version", request.expected_version)
     storage, call = context.storage, context.call_key
-    try:
+
+    async def attempt() -> Deleted:
         stored = await load_existing(storage, address)
         require_version(address, stored, expected)
         change = Change("delete_file", context.source, context.clock(), call)
         if not await storage.delete_if_version(address.key, expected, change=change):
             await raise_current_state(storage, address)
-    except AppError as error:  # a repeat of this call may meet its own delete
-        own = await own_or_raise(storage, address, call, error)
-        if not own.deleted:
-            raise
+        return Deleted()
+
+    def own(record: VersionRecord) -> Deleted | None:
+        return Deleted() if record.deleted else None  # only a tombstone is its own
+
+    deleted = await recognising_own_write(storage, address, call, attempt, own)
     await context.index_cache.invalidate(address.entity_prefix)
-    return Deleted()
+    return deleted

@@ -1,8 +1,13 @@
+from collections.abc import Callable
+from functools import partial
+
+from tenchi.errors import AppError
+
 from app.server.context import AppContext
 from app.shared.errors import replace_fact_match_error, version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import count_matches, edited_metadata, render_file
+from ..domain import Address, count_matches, edited_metadata, render_file, render_record
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -10,14 +15,15 @@ from ..policy.content import (
     require_old_string,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.storage_reads import edit_existing, load_existing, own_write
+from ..ports.own_writes import recognises, recognising_own_write
+from ..ports.storage_reads import edit_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
 
 
-class _Repeated(Exception):
-    """A repeated call found the file moved on: it may have moved it itself."""
+type Edit = Callable[[StoredObject, bool], Write]
+"""The edit of the file as stored; True: forgive a stale expected version."""
 
 
 async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
@@ -33,14 +39,12 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     new_string = require_text("new_string", request.new_string)
     expected = require_text("expected_version", request.expected_version)
     require_metadata_changes(request)
-    storage, location, source = context.storage, address.location, context.source
-    limit = context.limits.max_file_bytes
+    location, source = address.location, context.source
+    limit, call = context.limits.max_file_bytes, context.call_key
 
-    unchecked = bool(context.call_key)
-
-    def replace(stored: StoredObject) -> Write:
-        if unchecked and stored.version != expected:
-            raise _Repeated  # before forgiving a stale version, see who moved it
+    def replace(stored: StoredObject, forgive: bool) -> Write:
+        if not forgive:
+            require_version(address, stored, expected)
         content = stored.data.decode()
         matches = count_matches(content, old_string)
         if matches != 1 and stored.version == expected:
@@ -50,24 +54,52 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, edited, meta, limit)
-        change = Change("replace_fact", source, meta.last_updated, context.call_key)
+        change = Change("replace_fact", source, meta.last_updated, call)
         return Write(address.key, data, meta, change=change)
 
-    attempts = ATTEMPTS
-    while attempts:
-        attempts -= 1
+    file = await _written(context, address, replace)
+    if file is None:  # every attempt lost its race
+        await raise_current_state(context.storage, address)
+    await context.index_cache.invalidate(address.entity_prefix)
+    return file
+
+
+async def _written(
+    context: AppContext, address: Address, replace: Edit
+) -> MemoryFile | None:
+    """``replace`` written, re-applied on newer content up to ATTEMPTS times.
+
+    A call that may be repeating its own landed write first edits without
+    forgiving a stale version: a conflict then looks for that write.
+    """
+    storage, call, attempts = context.storage, context.call_key, ATTEMPTS
+
+    async def attempt(*, forgive: bool) -> MemoryFile | None:
+        nonlocal attempts
+
+        def edit(stored: StoredObject) -> Write:
+            return replace(stored, forgive)
+
+        write, version = await edit_existing(storage, address, edit)
+        attempts -= 1  # a stale version refused before writing was no attempt
+        if version is None:
+            return None
+        return render_file(address.location, write.data, write.metadata, version)
+
+    async def unforgiving() -> MemoryFile:
+        file = await attempt(forgive=False)
+        if file is None:  # beaten, maybe by this call's own earlier attempt
+            await raise_current_state(storage, address)
+        return file
+
+    file: MemoryFile | None = None
+    if recognises(storage, call):
+        own = partial(render_record, address.location)
         try:
-            write, version = await edit_existing(storage, address, replace)
-        except _Repeated:
-            own = await own_write(storage, address, context.call_key)
-            if own is not None:  # its first attempt landed: never apply it twice
-                await context.index_cache.invalidate(address.entity_prefix)
-                data, meta = own.data or b"", own.metadata
-                return render_file(location, data, meta, own.version)
-            unchecked, attempts = False, attempts + 1  # that look was no attempt
-            continue
-        if version is not None:
-            await context.index_cache.invalidate(address.entity_prefix)
-            return render_file(location, write.data, write.metadata, version)
-    stored = await load_existing(storage, address)
-    raise version_conflict_error(location, stored.data.decode(), stored.version)
+            file = await recognising_own_write(storage, address, call, unforgiving, own)
+        except AppError as error:
+            if error.code != "VERSION_CONFLICT":
+                raise
+    while file is None and attempts:
+        file = await attempt(forgive=True)
+    return file

@@ -1,10 +1,10 @@
-from tenchi.errors import AppError
+from functools import partial
 
 from app.server.context import AppContext
 from app.shared.errors import file_quota_exceeded_error
 from app.shared.identity import require_identity
 
-from ..domain import SYSTEM_AREA, Address, render_file, with_source
+from ..domain import SYSTEM_AREA, Address, render_file, render_record, with_source
 from ..policy import locate_file, require_utf8, require_writable
 from ..policy.content import (
     require_aliases,
@@ -13,12 +13,8 @@ from ..policy.content import (
     require_within_limit,
 )
 from ..ports import Change, FileMetadata, StoredObject, Write
-from ..ports.storage_reads import (
-    edit_existing,
-    own_or_raise,
-    raise_current_state,
-    require_version,
-)
+from ..ports.own_writes import recognising_own_write
+from ..ports.storage_reads import edit_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, WriteFile
 
 
@@ -59,7 +55,7 @@ async def write_as(
         change = Change(operation, source, meta.last_updated, context.call_key)
         return Write(address.key, data, meta, change=change)
 
-    try:
+    async def attempt() -> MemoryFile:
         if expected is None:
             await _require_room(context, address)
             write = written(sources)
@@ -74,12 +70,12 @@ async def write_as(
             write, version = await edit_existing(storage, address, replace)
         if version is None:
             await raise_current_state(storage, address)
-    except AppError as error:  # a repeat of this call may meet its own write
-        own = await own_or_raise(storage, address, context.call_key, error)
-        write = Write(address.key, own.data or b"", own.metadata)
-        data, version = write.data, own.version
+        return render_file(address.location, data, write.metadata, version)
+
+    own = partial(render_record, address.location)
+    file = await recognising_own_write(storage, address, context.call_key, attempt, own)
     await context.index_cache.invalidate(address.entity_prefix)
-    return render_file(address.location, data, write.metadata, version)
+    return file
 
 
 async def _require_room(context: AppContext, address: Address) -> None:
