@@ -46,15 +46,19 @@ def expired(
 ) -> list[int]:
     """Positions in ``newest_first`` to remove, oldest first, at most a few.
 
-    The newest record (the current version or the tombstone) is always kept.
+    Up to ``PRUNE_PER_WRITE`` beyond the count limit, then up to as many of
+    the rest past the age limit (as SQLite's triggers do). The newest record
+    (the current version or the tombstone) is always kept.
     """
-    cutoff = now - timedelta(days=retention.max_days) if retention.max_days else None
-    doomed = [
+    older = range(len(newest_first) - 1, 0, -1)
+    by_count = [p for p in older if p >= retention.max_versions][:PRUNE_PER_WRITE]
+    if not retention.max_days:
+        return by_count
+    cutoff = now - timedelta(days=retention.max_days)
+    by_age = [
         position
-        for position in range(len(newest_first) - 1, 0, -1)
-        if position >= retention.max_versions
-        or (
-            cutoff is not None and newest_first[position].metadata.last_updated < cutoff
-        )
+        for position in older
+        if position not in by_count
+        and newest_first[position].metadata.last_updated < cutoff
     ]
-    return doomed[:PRUNE_PER_WRITE]
+    return by_count + by_age[:PRUNE_PER_WRITE]

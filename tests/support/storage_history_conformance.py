@@ -340,6 +340,30 @@ class StorageHistoryConformance:
             remaining = {r.version for r in await history(storage)}
             assert remaining.isdisjoint(gone_first) and set(kept) <= remaining
 
+    async def test_one_write_prunes_up_to_four_records_per_limit(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """A write removes up to four records beyond the count limit and up to
+        four more past the age limit, never the newest (docs/history.md)."""
+        old = replace(META, last_updated=NOW - timedelta(days=100))
+        made = change("write_file", at=old.last_updated)
+        async with adapter.retaining(HistoryRetention(6, 30)) as storage:
+            versions: list[str] = []
+            expected: str | None = None
+            for n in range(6):  # six records, all within both limits as written
+                write = Write(KEY, f"v{n}".encode(), old, change=made)
+                expected = await storage.put_if_version(write, expected)
+                assert expected is not None
+                versions.append(expected)
+            assert [r.version for r in await history(storage)] == versions[::-1]
+
+            fresh = Write(KEY, b"now", META, change=change("write_file"))
+            newest = await storage.put_if_version(fresh, expected)
+
+            # Seven records: the oldest goes by count, the next four by age.
+            assert newest is not None
+            assert [r.version for r in await history(storage)] == [newest, versions[5]]
+
     async def test_scrub_erases_the_history_under_its_prefix_only(
         self, adapter: AdapterUnderTest
     ) -> None:
