@@ -19,8 +19,9 @@ GUIDANCE: dict[Category, str] = {
     ),
     Category.PERMANENT: "Do not retry: retrying will not succeed.",
     Category.TRANSIENT: (
-        "Retrying is appropriate. Version-guarded calls are safe to retry because "
-        "an attempt that already landed comes back as a version conflict on retry."
+        "Retrying is appropriate. Version-guarded calls are safe to retry: an "
+        "attempt that already landed comes back as a version conflict, though a "
+        "retry with the same Idempotency-Key may get that attempt's result instead."
     ),
     Category.INTERNAL: "An unexpected failure occurred; it has been logged.",
 }
