@@ -157,3 +157,34 @@ async def test_an_edit_of_an_absent_key_sees_none(opened: Opened) -> None:
         await opened.storage.edit_in_place(KEY, appending(b"a\n", seen))
 
     assert seen == [None] and await opened.storage.get(KEY) is None
+
+
+async def test_a_lone_job_that_raises_after_writing_leaves_nothing(
+    opened: Opened,
+) -> None:
+    """Alone in its batch a job has no savepoint: its transaction is rolled back."""
+    first = await opened.storage.put_if_version(Write(KEY, b"a\n", META), None)
+    assert first is not None
+    transactions = opened.storage.group_commit.transactions
+    marker = await opened.markers.read("user/alice/")
+
+    def job(db: sqlite3.Connection) -> int:
+        # A recorded change: its triggers write history and the marker too.
+        db.execute(
+            "UPDATE memory_objects SET data = X'00', version = 'v', "
+            "operation = 'append_line', actor = 'http', changed_at = last_updated "
+            "WHERE key = ?",
+            (KEY,),
+        )
+        raise Refused("after writing")
+
+    with pytest.raises(Refused):
+        await opened.storage.group_commit.run(job)
+
+    assert opened.storage.group_commit.transactions == transactions + 1
+    stored = await opened.storage.get(KEY)
+    assert stored is not None and (stored.data, stored.version) == (b"a\n", first)
+    assert await opened.storage.list_versions(KEY, after=None, limit=5) == []
+    assert await opened.markers.read("user/alice/") == marker
+    _, version = await edit_with_event(opened.storage, appending(b"b\n"))
+    assert version is not None and audit_rows(opened.database) == [version]
