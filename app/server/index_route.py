@@ -18,12 +18,9 @@ from app.features.memory.contracts import (
     memory_index,
 )
 from app.features.memory.domain.index_tags import held_tags
-from app.features.memory.schemas import (
-    IndexAnswer,
-    IndexConditionHeaders,
-    VersionHeaders,
-)
+from app.features.memory.schemas import IndexConditionHeaders, VersionHeaders
 from app.features.memory.use_cases.get_memory_index_if_changed import (
+    IndexAnswer,
     get_memory_index_if_changed,
 )
 from app.server.auditing import audited, mark_audited
@@ -31,16 +28,15 @@ from app.server.context import AppContext
 
 
 def present_index(answer: IndexAnswer) -> PresentedResponse:
-    if answer.index is None:
+    if answer.built is None:
         tag = VersionHeaders.model_validate({"ETag": answer.tag})
         return present(index_not_modified, headers=tag)
-    body = answer.body
-    if body is None:
-        body = answer.index.__pydantic_serializer__.to_json(answer.index)
     return present(
         memory_index,
         response=Response(
-            body, media_type="application/json", headers={"ETag": answer.tag}
+            answer.built.json,
+            media_type="application/json",
+            headers={"ETag": answer.tag},
         ),
     )
 

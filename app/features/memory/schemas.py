@@ -108,20 +108,6 @@ class IndexConditionHeaders(BaseModel):
     )
 
 
-class IndexAnswer(BaseModel):
-    """The index route's result: the tag, and the body unless the caller has it."""
-
-    tag: str
-    index: MemoryIndex | None
-    body: bytes | None = Field(default=None, repr=False)
-    """``index`` as JSON, when it was written while the index was built."""
-
-    @property
-    def entries(self) -> list[FileEntry]:
-        """The files served (none on a 304): what the audit trail records."""
-        return self.index.entries if self.index is not None else []
-
-
 class FileListing(BaseModel):
     entries: list[FileEntry]
     next_cursor: str | None

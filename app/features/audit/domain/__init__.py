@@ -154,6 +154,15 @@ def call_events(
 _NONE_SERVED: Mapping[str, list[str]] = MappingProxyType({})
 """What a result that lists nothing served (shared, so read-only)."""
 
+FILES_SERVED = "files_served"
+"""A result may say what it served itself: ``area/name`` by scope, in the order
+served (the index, counted while it was built: no walk of its entries)."""
+
+
+@cache
+def _says_served(kind: type) -> bool:
+    return isinstance(getattr(kind, FILES_SERVED, None), property)
+
 
 def result_parts(
     fields: Mapping[str, str | None],
@@ -166,6 +175,9 @@ def result_parts(
     version = _version(fields["expected_version"], result)
     if isinstance(result, BaseModel) and not _listing_names(type(result)):
         return version, _NONE_SERVED  # a file result: most reads end here
+    if _says_served(type(result)):
+        served: Mapping[str, list[str]] = getattr(result, FILES_SERVED)
+        return version, served
     return version, served_files(result)
 
 

@@ -1,20 +1,38 @@
 """The memory index: entries ordered by tier and recency, kept within a byte budget."""
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import TypedDict
 
 from pydantic import TypeAdapter
 
 from ..ports import ListedObject
 from ..schemas import CappedArea, FileEntry, MemoryIndex
-from .keys import SYSTEM_AREA
-from .timestamps import epoch_micros
-from .views import render_entry
+from .keys import SYSTEM_AREA, split_key
+from .timestamps import epoch_micros, format_timestamp
 
+_ENTRY = FileEntry.__pydantic_validator__
 _ENTRY_JSON = FileEntry.__pydantic_serializer__
 _CAPPED_JSON = TypeAdapter(list[CappedArea])
+
+
+class EntryRow(TypedDict):
+    """A ``FileEntry``'s fields, in its order, before any model is built."""
+
+    scope: str
+    area: str
+    name: str
+    version: str
+    description: str
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    last_updated: str
+
+
+_ROW_JSON = TypeAdapter(EntryRow).serializer
+"""Writes a row as ``FileEntry``'s serializer writes its model (the same bytes)."""
 
 
 def entry_json(entry: FileEntry) -> bytes:
@@ -31,17 +49,31 @@ def entry_cost(entry: FileEntry) -> int:
     return len(entry_json(entry))
 
 
+def row_json(row: EntryRow) -> bytes:
+    """``entry_json`` of the entry ``row`` holds, without building the model."""
+    return _ROW_JSON.to_json(row)
+
+
 @dataclass(frozen=True, slots=True)
 class BuiltIndex:
-    """An index and its JSON text, written once while its budget was counted.
+    """An index as JSON text, written once while its budget was counted.
 
-    ``json`` is exactly the ``MemoryIndex`` model's own serialisation; each
-    kept entry was serialised to measure its cost, so the body reuses those
-    bytes instead of serialising every entry a second time.
+    ``json`` is exactly the ``MemoryIndex`` model's own serialisation, written
+    from plain rows: serving it over HTTP builds no model. ``files`` is the
+    ``area/name`` of each kept entry by scope, in index order (what the audit
+    trail records), so nothing walks the entries again to find it.
     """
 
-    index: MemoryIndex
+    rows: Sequence[EntryRow]
+    capped: list[CappedArea]
     json: bytes
+    files: Mapping[str, list[str]]
+
+    @property
+    def index(self) -> MemoryIndex:
+        """The ``MemoryIndex`` model of ``json`` (built on each access)."""
+        entries = [_ENTRY.validate_python(row) for row in self.rows]
+        return MemoryIndex(entries=entries, capped=self.capped)
 
 
 def _tiers(priority: Sequence[str]) -> dict[str, int]:
@@ -52,40 +84,67 @@ def _tiers(priority: Sequence[str]) -> dict[str, int]:
     return tiers
 
 
-def _ranked(
-    listed: Iterable[ListedObject], priority: Sequence[str]
-) -> list[tuple[int, int, str, FileEntry]]:
-    """Every entry with its sort key: tier (system areas first, then scopes by
-    priority, then the rest), newest first, then key."""
+type _Ranked = tuple[int, int, str, tuple[str, str, str], ListedObject]
+
+
+def _ranked(listed: Iterable[ListedObject], priority: Sequence[str]) -> list[_Ranked]:
+    """Every file with its sort key: tier (system areas first, then scopes by
+    priority, then the rest), newest first, then key; no entry rendered yet."""
     tiers, rest = _tiers(priority), 1 + len(priority)
-    ranked: list[tuple[int, int, str, FileEntry]] = []
+    ranked: list[_Ranked] = []
     for item in listed:
-        entry = render_entry(item)
-        if entry is not None:
-            tier = 0 if entry.area == SYSTEM_AREA else tiers.get(entry.scope, rest)
+        parts = split_key(item.key)
+        if parts is not None:
+            tier = 0 if parts[1] == SYSTEM_AREA else tiers.get(parts[0], rest)
             micros = epoch_micros(item.metadata.last_updated)
-            ranked.append((tier, -micros, item.key, entry))
+            ranked.append((tier, -micros, item.key, parts, item))
     ranked.sort(key=itemgetter(0, 1, 2))
     return ranked
+
+
+def _strings(values: Sequence[str]) -> tuple[str, ...]:
+    # The port promises tuples; a list would serialise the same after a warning.
+    return values if isinstance(values, tuple) else tuple(values)
+
+
+def _row(parts: tuple[str, str, str], item: ListedObject) -> EntryRow:
+    meta = item.metadata
+    return {
+        "scope": parts[0],
+        "area": parts[1],
+        "name": parts[2],
+        "version": item.version,
+        "description": meta.description,
+        "aliases": _strings(meta.aliases),
+        "sources": _strings(meta.sources),
+        "last_updated": format_timestamp(meta.last_updated),
+    }
 
 
 def build_index(
     listed: Iterable[ListedObject], *, priority: Sequence[str], max_bytes: int
 ) -> BuiltIndex:
     """Order every entry, keep the prefix that fits the budget, count the rest."""
-    kept: list[FileEntry] = []
+    rows: list[EntryRow] = []
     texts: list[bytes] = []
+    files: dict[str, list[str]] = {}
     omitted: Counter[tuple[str, str]] = Counter()
     total = 0
-    for _, _, _, entry in _ranked(listed, priority):
+    for _, _, _, parts, item in _ranked(listed, priority):
+        scope, area, name = parts
         if not omitted:
-            text = _ENTRY_JSON.to_json(entry)  # entry_json, one call fewer per entry
+            row = _row(parts, item)
+            text = _ROW_JSON.to_json(row)  # row_json, one call fewer per entry
             if total + len(text) <= max_bytes:
-                kept.append(entry)
+                rows.append(row)
                 texts.append(text)
                 total += len(text)
+                served = files.get(scope)
+                if served is None:
+                    files[scope] = served = []
+                served.append(f"{area}/{name}")
                 continue
-        omitted[(entry.scope, entry.area)] += 1
+        omitted[(scope, area)] += 1
     capped = [
         CappedArea(scope=scope, area=area, omitted=count)
         for (scope, area), count in sorted(omitted.items())
@@ -94,4 +153,4 @@ def build_index(
         b",".join(texts),
         _CAPPED_JSON.dump_json(capped),
     )
-    return BuiltIndex(MemoryIndex(entries=kept, capped=capped), body)
+    return BuiltIndex(rows, capped, body, files)

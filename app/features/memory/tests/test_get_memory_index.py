@@ -187,9 +187,11 @@ async def test_get_memory_index_body_is_the_index_models_own_json(limit: int) ->
 
     answer = await get_memory_index_if_changed(frozenset(), context)
 
-    assert answer.index is not None and answer.body is not None
-    assert answer.body == answer.index.__pydantic_serializer__.to_json(answer.index)
-    assert MemoryIndex.model_validate_json(answer.body) == answer.index
+    assert answer.built is not None
+    index, body = answer.built.index, answer.built.json
+    assert index == await get_memory_index(context)
+    assert body == index.__pydantic_serializer__.to_json(index)
+    assert MemoryIndex.model_validate_json(body) == index
 
 
 async def test_get_memory_index_never_shows_another_entity(context: AppContext) -> None:

@@ -1,13 +1,29 @@
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
+from ..domain import BuiltIndex
 from ..domain.index_tags import ANY_TAG, index_tag
 from ..policy import granted_prefixes
-from ..schemas import IndexAnswer
 from .get_memory_index import index_from
+
+_NOTHING_SERVED: Mapping[str, list[str]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexAnswer:
+    """The index route's result: the tag, and the index unless the caller has it."""
+
+    tag: str
+    built: BuiltIndex | None
+
+    @property
+    def files_served(self) -> Mapping[str, list[str]]:
+        """``area/name`` served by scope (none on a 304): what the audit records."""
+        return self.built.files if self.built is not None else _NOTHING_SERVED
 
 
 async def get_memory_index_if_changed(
@@ -29,6 +45,7 @@ async def get_memory_index_if_changed(
         max_bytes=limits.index_max_bytes,
     )
     if tag in held or ANY_TAG in held:
-        return IndexAnswer(tag=tag, index=None)
-    built = await index_from(context, zip(prefixes, cached, strict=True))
-    return IndexAnswer(tag=tag, index=built.index, body=built.json)
+        return IndexAnswer(tag, None)
+    return IndexAnswer(
+        tag, await index_from(context, zip(prefixes, cached, strict=True))
+    )
