@@ -3,17 +3,14 @@
 An edit in place (``edit_in_place``, ``sqlite_edits``) is the exception: its
 read and guarded write are one job of the connection's thread, one transaction.
 
-Triggers fill version history (``sqlite_history``), mark the file pending
-for the search postings ``search_index`` reads (``sqlite_search_schema``) and
-move the entity's change marker (``change_markers``) inside the statement that
-changes a file.
+Triggers fill version history (``sqlite_history``), mark the file pending for
+search (``sqlite_search_schema``) and move the entity's change marker
+(``change_markers``) inside the statement that changes a file.
 
-One process-wide connection serialises this process's statements; processes
-share the file because each write is one compare-and-swap statement that
-SQLite's file locks order (``busy_timeout`` waits). Writes that arrive while
-another commits share one transaction (``sqlite_group_commit``), each in its
-own savepoint. With ``synchronous=FULL`` (the default; ``sqlite_synchronous``
-may trade it) an acknowledged write survives power loss.
+One connection serialises this process's statements (a read by key runs on the
+loop's thread, ``sqlite_point_reads``); processes share the file, each write one
+compare-and-swap statement. Writes that arrive while another commits share one
+transaction (``sqlite_group_commit``); ``synchronous=FULL`` keeps them.
 """
 
 import sqlite3
@@ -51,6 +48,7 @@ from .sqlite_history import (
     history_version,
     prepare_history,
 )
+from .sqlite_point_reads import PointReads, open_point_reads
 from .sqlite_rows import (
     COLUMNS,
     WRITTEN,
@@ -71,10 +69,11 @@ class SqliteStorage:
         self,
         connection: aiosqlite.Connection,
         search_index: SqliteSearchIndex,
+        reads: PointReads,
         *,
         database: str,
     ) -> None:
-        self._db = connection
+        self._db, self._reads = connection, reads
         self.keeps_call_keys = False  # answered after COMMIT: no outcome is unknown
         self.group_commit = GroupCommit(connection)
         """Runs every write statement (tests and the bench read its counter)."""
@@ -119,7 +118,7 @@ class SqliteStorage:
 
     async def get(self, key: str) -> StoredObject | None:
         # Every read: the statement's text made once, no frame of ``_rows``.
-        rows = await fetch_rows(self._db, GET, (key,))
+        rows = await self._reads.fetch(GET, (key,))
         return stored_from(rows[0]) if rows else None
 
     async def put(self, write: Write) -> str:
@@ -246,5 +245,6 @@ async def open_sqlite_storage(
         await prepare_search(connection)
         await prepare_markers(connection)
         await audit.prepare_event_hold(connection)
-        async with open_search_index(path, drain_every=search_drain_every) as search:
-            yield SqliteStorage(connection, search, database=database_id(path))
+        with open_point_reads(path, connection) as reads:
+            async with open_search_index(path, drain_every=search_drain_every) as s:
+                yield SqliteStorage(connection, s, reads, database=database_id(path))
