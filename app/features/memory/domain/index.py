@@ -4,31 +4,18 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TypedDict
 
 from pydantic import TypeAdapter
 
 from ..ports import ListedObject
 from ..schemas import CappedArea, FileEntry, MemoryIndex
 from .keys import SYSTEM_AREA, split_key
-from .timestamps import epoch_micros, format_timestamp
+from .timestamps import epoch_micros
+from .views import EntryRow, entry_row
 
 _ENTRY = FileEntry.__pydantic_validator__
 _ENTRY_JSON = FileEntry.__pydantic_serializer__
 _CAPPED_JSON = TypeAdapter(list[CappedArea])
-
-
-class EntryRow(TypedDict):
-    """A ``FileEntry``'s fields, in its order, before any model is built."""
-
-    scope: str
-    area: str
-    name: str
-    version: str
-    description: str
-    aliases: tuple[str, ...]
-    sources: tuple[str, ...]
-    last_updated: str
 
 
 _ROW_JSON = TypeAdapter(EntryRow).serializer
@@ -102,25 +89,6 @@ def _ranked(listed: Iterable[ListedObject], priority: Sequence[str]) -> list[_Ra
     return ranked
 
 
-def _strings(values: Sequence[str]) -> tuple[str, ...]:
-    # The port promises tuples; a list would serialise the same after a warning.
-    return values if isinstance(values, tuple) else tuple(values)
-
-
-def _row(parts: tuple[str, str, str], item: ListedObject) -> EntryRow:
-    meta = item.metadata
-    return {
-        "scope": parts[0],
-        "area": parts[1],
-        "name": parts[2],
-        "version": item.version,
-        "description": meta.description,
-        "aliases": _strings(meta.aliases),
-        "sources": _strings(meta.sources),
-        "last_updated": format_timestamp(meta.last_updated),
-    }
-
-
 def build_index(
     listed: Iterable[ListedObject], *, priority: Sequence[str], max_bytes: int
 ) -> BuiltIndex:
@@ -133,7 +101,7 @@ def build_index(
     for _, _, _, parts, item in _ranked(listed, priority):
         scope, area, name = parts
         if not omitted:
-            row = _row(parts, item)
+            row = entry_row(parts, item)
             text = _ROW_JSON.to_json(row)  # row_json, one call fewer per entry
             if total + len(text) <= max_bytes:
                 rows.append(row)

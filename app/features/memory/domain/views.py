@@ -1,5 +1,8 @@
 """What a caller sees of a stored object: a ``MemoryFile`` or a listing row."""
 
+from collections.abc import Sequence
+from typing import TypedDict
+
 from app.shared.locations import Location
 
 from ..ports import FileMetadata, ListedObject, StoredObject, VersionRecord
@@ -42,22 +45,43 @@ def render_record(location: Location, record: VersionRecord) -> MemoryFile:
     return render_file(location, data, record.metadata, record.version)
 
 
+class EntryRow(TypedDict):
+    """A ``FileEntry``'s fields, in its order, before any model is built."""
+
+    scope: str
+    area: str
+    name: str
+    version: str
+    description: str
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    last_updated: str
+
+
+def _strings(values: Sequence[str]) -> tuple[str, ...]:
+    # The port promises tuples; a list would serialise the same after a warning.
+    return values if isinstance(values, tuple) else tuple(values)
+
+
+def entry_row(parts: tuple[str, str, str], listed: ListedObject) -> EntryRow:
+    """The listing row's fields of the file at ``parts`` (its split key)."""
+    meta = listed.metadata
+    return {
+        "scope": parts[0],
+        "area": parts[1],
+        "name": parts[2],
+        "version": listed.version,
+        "description": meta.description,
+        "aliases": _strings(meta.aliases),
+        "sources": _strings(meta.sources),
+        "last_updated": format_timestamp(meta.last_updated),
+    }
+
+
 def render_entry(listed: ListedObject) -> FileEntry | None:
     """The listing row of the file at ``listed.key``; None when it names no file."""
     parts = split_key(listed.key)
     if parts is None:
         return None
-    meta = listed.metadata
-    entry: FileEntry = _ENTRY.validate_python(
-        {
-            "scope": parts[0],
-            "area": parts[1],
-            "name": parts[2],
-            "version": listed.version,
-            "description": meta.description,
-            "aliases": meta.aliases,
-            "sources": meta.sources,
-            "last_updated": format_timestamp(meta.last_updated),
-        }
-    )
+    entry: FileEntry = _ENTRY.validate_python(entry_row(parts, listed))
     return entry
