@@ -15,11 +15,14 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import FileMetadata, IndexCache, ListedObject
+from app.features.search.domain.corpus import Corpus, SearchDocument
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.memory_storage import MemoryStorage
 from app.infra.port_wiring import open_index_cache, open_storage
 from app.shared.errors import backend_unavailable
+from tests.support.loopback import LOOPBACK
 from tests.support.redis_server import RedisServer
+from tests.support.tcp_proxy import tcp_proxy
 
 PREFIX = "user/alice/"
 META = FileMetadata(
@@ -33,6 +36,7 @@ LISTING = (
     ListedObject("user/alice/system/茶.md", META, "1796032317779507"),
 )
 LATER = (ListedObject("user/alice/notes/new.md", META, "18"),)
+DOCUMENTS = [SearchDocument("user/alice/notes/tea.md", "17", META, "- Likes tea.")]
 
 Pair = tuple[IndexCache, IndexCache]
 
@@ -163,6 +167,25 @@ async def test_every_invalidation_issues_a_new_stamp(caches: Pair) -> None:
     assert len(stamps) == 5
 
 
+async def test_a_corpus_is_served_to_every_replica_until_an_invalidation(
+    caches: Pair,
+) -> None:
+    """Corpora share the listing's stamps: one invalidation drops both."""
+    first, second = caches
+    seen = await first.get_corpus(PREFIX)
+    assert seen.corpus is None
+    await first.set_corpus(PREFIX, Corpus(DOCUMENTS), stamp=seen.stamp)
+    for cache in (first, second, first):
+        cached = await cache.get_corpus(PREFIX)
+        assert cached.corpus is not None and cached.corpus.documents == DOCUMENTS
+        assert cached.stamp == seen.stamp
+
+    await second.invalidate(PREFIX)
+
+    assert (await first.get_corpus(PREFIX)).corpus is None
+    assert (await second.get_corpus(PREFIX)).corpus is None
+
+
 async def test_prefixes_are_independent(caches: Pair) -> None:
     """Invalidating one entity leaves another entity's listing cached."""
     other = "user/bob/"
@@ -201,23 +224,60 @@ async def test_redis_listings_expire_after_the_ttl(redis_server: RedisServer) ->
 async def test_redis_outage_is_backend_unavailable_and_service_resumes(
     redis_server: RedisServer,
 ) -> None:
-    """With Redis down every call raises BackendUnavailable; after, it works."""
+    """With Redis down reads and stores raise BackendUnavailable, an invalidation
+    moves the backend's marker instead (a landed write keeps its answer), and
+    every stamp handed out before it is refused after; then service resumes."""
     async with open_index_cache(redis_url(redis_server), ttl=30) as cache:
         stamp = (await cache.get(PREFIX)).stamp
         with redis_server.down():
-            for call in (
-                cache.get(PREFIX),
-                cache.set(PREFIX, LISTING, stamp=stamp),
-                cache.invalidate(PREFIX),
-            ):
+            for call in (cache.get(PREFIX), cache.set(PREFIX, LISTING, stamp=stamp)):
                 with pytest.raises(AppError) as raised:
                     await call
                 assert raised.value.definition is backend_unavailable
                 assert raised.value.details["reason"] == "unavailable"
+            await cache.invalidate(PREFIX)
 
         fresh = await cache.get(PREFIX)
+        assert fresh.stamp != stamp
         await cache.set(PREFIX, LATER, stamp=fresh.stamp)
         assert tuple((await cache.get(PREFIX)).listing or ()) == LATER
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "file"])
+async def test_an_invalidation_that_cannot_reach_redis_still_drops_every_listing(
+    redis_server: RedisServer, tmp_path: Path, backend: str
+) -> None:
+    """One replica cut off from Redis invalidates; another, reaching Redis, holds a
+    listing there: it is refused, and the stamp (the index's ETag) moves."""
+    key_prefix = f"?key_prefix=t-{uuid.uuid4().hex}:"
+    storage_url = (
+        f"sqlite:///{tmp_path / 'wenchang.db'}"
+        if backend == "sqlite"
+        else f"file://{tmp_path / 'files'}"
+    )
+    async with tcp_proxy(redis_server.port) as proxy, AsyncExitStack() as stack:
+        theirs = await stack.enter_async_context(
+            _cache(redis_server.url + key_prefix, storage_url)
+        )
+        mine = await stack.enter_async_context(
+            _cache(f"redis://{LOOPBACK}:{proxy.port}/0{key_prefix}", storage_url)
+        )
+        seen = await theirs.get(PREFIX)
+        await theirs.set(PREFIX, LISTING, stamp=seen.stamp)
+        assert (await mine.get(PREFIX)).listing == LISTING
+        with proxy.cut():
+            await mine.invalidate(PREFIX)
+        after = await theirs.get(PREFIX)
+        assert proxy.dropped > 0
+        assert after.listing is None and after.stamp != seen.stamp
+        await theirs.set(PREFIX, LATER, stamp=seen.stamp)  # read before: refused
+        assert (await mine.get(PREFIX)).listing is None
+        seen = await theirs.get_corpus(PREFIX)
+        await theirs.set_corpus(PREFIX, Corpus(DOCUMENTS), stamp=seen.stamp)
+        assert (await theirs.get_corpus(PREFIX)).corpus is not None
+        with proxy.cut():
+            await mine.invalidate(PREFIX)
+        assert (await theirs.get_corpus(PREFIX)).corpus is None
 
 
 async def test_a_write_in_one_process_drops_every_process_listing(

@@ -97,17 +97,17 @@ async def open_index_cache(
     storage_url: str = "memory://",
     storage: Storage | None = None,
 ) -> AsyncGenerator[IndexCache]:
-    """The index cache; ``memory`` and ``none`` check the change markers of
-    ``storage``'s backend, Redis keeps its own shared stamps."""
+    """The index cache; each checks the change markers of ``storage``'s backend,
+    and Redis its own shared stamps too (a write moves the marker only when
+    Redis cannot be reached, or on SQLite, where the write's statement does)."""
     backend = backend_of(url, INDEX_CACHE_URLS)
-    if backend is Backend.REDIS:
-        from .redis_index_cache import open_redis_index_cache
-
-        async with open_redis_index_cache(url, ttl=ttl) as cache:
-            yield cache
-        return
     async with open_change_markers(storage_url, storage) as markers:
-        if backend is Backend.MEMORY:
+        if backend is Backend.REDIS:
+            from .redis_index_cache import open_redis_index_cache
+
+            async with open_redis_index_cache(url, ttl=ttl, markers=markers) as cache:
+                yield cache
+        elif backend is Backend.MEMORY:
             yield MemoryIndexCache(ttl=ttl, markers=markers)
         else:
             yield NoIndexCache(markers)
