@@ -1,5 +1,5 @@
-from collections.abc import Callable
 from functools import partial
+from typing import Protocol
 
 from tenchi.errors import AppError
 
@@ -15,22 +15,27 @@ from ..policy.content import (
     require_old_string,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.own_writes import recognises, recognising_own_write
+from ..ports.own_writes import SUPERSEDED, own_write, recognises
 from ..ports.storage_reads import edit_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
+"""Writes tried before a lost race is reported; a refusal before writing is none."""
 
 
-type Edit = Callable[[StoredObject, bool], Write]
-"""The edit of the file as stored; True: forgive a stale expected version."""
+class Edit(Protocol):
+    """The edit of the file as stored; ``forgive``: forgive a stale expected version."""
+
+    def __call__(self, stored: StoredObject, *, forgive: bool) -> Write: ...
 
 
 async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     """Replace the one span equal to old_string.
 
     A stale expected_version is forgiven while the match stays unique: the edit
-    is re-applied on the current content (up to three attempts).
+    is re-applied on the current content (up to three attempts). A keyed call
+    that may be repeating its own landed write first edits without forgiving:
+    a conflict then looks for that write before forgiving.
     """
     identity = require_identity(context.identity)
     address = locate_file(identity, request.scope, request.area, request.name)
@@ -42,7 +47,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     location, source = address.location, context.source
     limit, call = context.limits.max_file_bytes, context.call_key
 
-    def replace(stored: StoredObject, forgive: bool) -> Write:
+    def replace(stored: StoredObject, *, forgive: bool) -> Write:
         if not forgive:
             require_version(address, stored, expected)
         content = stored.data.decode()
@@ -67,39 +72,29 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
 async def _written(
     context: AppContext, address: Address, replace: Edit
 ) -> MemoryFile | None:
-    """``replace`` written, re-applied on newer content up to ATTEMPTS times.
+    """``replace`` written, re-applied on newer content up to ATTEMPTS writes.
 
     A call that may be repeating its own landed write first edits without
     forgiving a stale version: a conflict then looks for that write.
     """
-    storage, call, attempts = context.storage, context.call_key, ATTEMPTS
-
-    async def attempt(*, forgive: bool) -> MemoryFile | None:
-        nonlocal attempts
-
-        def edit(stored: StoredObject) -> Write:
-            return replace(stored, forgive)
-
-        write, version = await edit_existing(storage, address, edit)
-        attempts -= 1  # a stale version refused before writing was no attempt
-        if version is None:
-            return None
-        return render_file(address.location, write.data, write.metadata, version)
-
-    async def unforgiving() -> MemoryFile:
-        file = await attempt(forgive=False)
-        if file is None:  # beaten, maybe by this call's own earlier attempt
-            await raise_current_state(storage, address)
-        return file
-
+    storage, call, location = context.storage, context.call_key, address.location
     file: MemoryFile | None = None
-    if recognises(storage, call):
-        own = partial(render_record, address.location)
+    attempts, forgive = 0, not recognises(storage, call)
+    while file is None and attempts < ATTEMPTS:
         try:
-            file = await recognising_own_write(storage, address, call, unforgiving, own)
+            edit = partial(replace, forgive=forgive)
+            write, version = await edit_existing(storage, address, edit)
+            attempts += 1  # the write was tried: it landed or lost a race
+            if version is not None:
+                file = render_file(location, write.data, write.metadata, version)
+            elif not forgive:  # beaten, maybe by this call's own earlier attempt
+                await raise_current_state(storage, address)
         except AppError as error:
-            if error.code != "VERSION_CONFLICT":
+            if forgive or error.code not in SUPERSEDED:
                 raise
-    while file is None and attempts:
-        file = await attempt(forgive=True)
+            own = await own_write(storage, address, call)
+            if own is None and error.code != "VERSION_CONFLICT":
+                raise
+            file = None if own is None else render_record(location, own)
+            forgive = True
     return file
