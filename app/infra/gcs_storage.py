@@ -7,14 +7,13 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any
 
 import aiohttp
-from tenchi.errors import AppError
 
 from app.features.memory import ports
 from app.infra.gcs_client import GcsClient
+from app.infra.gcs_deletes import GcsDeletes
 from app.infra.gcs_history import (
     HISTORY,
     NAME_LIMIT,
@@ -26,7 +25,6 @@ from app.infra.gcs_history import (
 )
 from app.infra.gcs_location import GcsLocation, parse_gcs_url
 from app.infra.gcs_objects import GcsObjects
-from app.infra.gcs_outcomes import GcsWrites
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
@@ -58,7 +56,7 @@ class GcsStorage:
         self._history = GcsHistory(
             self._objects, location.prefix, retention or ports.HistoryRetention()
         )
-        self._writes = GcsWrites(
+        self._writes = GcsDeletes(
             self._objects, self._history, location.prefix, location.timeout
         )
 
@@ -150,28 +148,14 @@ class GcsStorage:
     async def delete_if_version(
         self, key: str, expected: str, *, change: ports.Change | None = None
     ) -> bool:
-        current, name = await self._live(key), self._prefix + key
-        if current is None or str(current["generation"]) != generation_of(expected):
+        current = await self._live(key)
+        if current is None:
             return False
-        generation = str(current["generation"])
+        if str(current["generation"]) != generation_of(expected):
+            return False
         if not await self._archive(key, current):
             return False
-        if change is None:
-            return await self._objects.delete(name, {"ifGenerationMatch": generation})
-        metadata = metadata_from_map(current.get("metadata") or {})
-        dead = replace(metadata, last_updated=change.at)
-        values = change_map(dead, change, deleted=True)
-        tombstone = await self._writes.upload(key, b"", values, generation)
-        if tombstone is None:
-            return False
-        # The delete has landed; a tombstone left behind by a failure here is a
-        # state every reader and the next create already handle.
-        with contextlib.suppress(AppError):
-            resource = {"generation": tombstone, "metadata": values}
-            await self._history.archive(key, resource, b"")
-            await self._objects.delete(name, {"ifGenerationMatch": tombstone})
-        await self._history.prune(key, None, change.at)
-        return True
+        return await self._writes.remove(key, current, change)
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
