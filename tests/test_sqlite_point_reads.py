@@ -1,11 +1,15 @@
 """A read by key runs on the loop's thread; a lock sends it to the storage thread."""
 
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
+
+import pytest
 
 from app.features.memory.ports import FileMetadata, Write
+from app.infra.change_markers import INITIAL, open_sqlite_change_markers
 from app.infra.sqlite_edits import GET
 from app.infra.sqlite_point_reads import PointReads
 from app.infra.sqlite_storage import open_sqlite_storage
@@ -46,3 +50,30 @@ async def test_a_locked_read_goes_to_the_storage_thread(tmp_path: Path) -> None:
 
         assert [(bytes(row[0]), row[-1]) for row in rows] == [(b"a\n", version)]
         assert locked.deferred == 1
+
+
+async def test_a_marker_read_runs_here_and_sees_other_processes_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A conditional index reads one marker per entity, each on the loop's thread:
+    a write committed by another connection is seen by the very next read."""
+    here: list[str] = []
+    rows = PointReads.rows
+
+    def counted(self: PointReads, sql: str, parameters: Sequence[Any]) -> Any:
+        here.append(sql)
+        return rows(self, sql, parameters)
+
+    monkeypatch.setattr(PointReads, "rows", counted)
+    database = str(tmp_path / "m.db")
+    async with (
+        open_sqlite_change_markers(database) as markers,
+        open_sqlite_storage(database) as storage,
+    ):
+        before = await markers.read("user/alice/")
+        await storage.put(Write(KEY, b"a\n", META))  # its trigger moves the marker
+        after = await markers.read("user/alice/")
+
+        assert before == INITIAL and after != before
+        assert sum("change_markers" in sql for sql in here) == 2
+        assert markers._reads.deferred == 0  # pyright: ignore[reportPrivateUsage]

@@ -29,6 +29,7 @@ from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import FileMetadata, Storage, Write
 
 from .sqlite_connection import fetch_rows, install_triggers, open_sqlite_connection
+from .sqlite_point_reads import PointReads, open_point_reads
 
 MARKER_KEYS = "%changes/"
 """Where markers live beside the files when the storage keeps them; no entity
@@ -148,9 +149,14 @@ def _take_marked(database: str, prefix: str) -> bool:
 class SqliteChangeMarkers:
     """Markers in their own table of the memory database (one statement each)."""
 
-    def __init__(self, connection: aiosqlite.Connection, database: str) -> None:
+    def __init__(
+        self, connection: aiosqlite.Connection, database: str, reads: PointReads
+    ) -> None:
         self._db = connection
         self._database = database
+        # A marker read is one primary-key lookup: on the loop's thread, no hop
+        # (a conditional index reads one per granted entity and nothing else).
+        self._reads = reads
 
     async def _rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
         # Execute, fetch and close in one trip: a read left open between trips
@@ -159,7 +165,7 @@ class SqliteChangeMarkers:
         return await fetch_rows(self._db, sql, parameters)
 
     async def read(self, prefix: str) -> str:
-        rows = await self._rows(_READ, (marker_id(prefix),))
+        rows = await self._reads.fetch(_READ, (marker_id(prefix),))
         return str(rows[0][0]) if rows else INITIAL
 
     async def bump(self, prefix: str) -> None:
@@ -175,4 +181,5 @@ async def open_sqlite_change_markers(path: str) -> AsyncGenerator[SqliteChangeMa
     async with open_sqlite_connection(
         path, schema=_SCHEMA, synchronous="normal"
     ) as connection:
-        yield SqliteChangeMarkers(connection, database_id(path))
+        with open_point_reads(path, connection) as reads:
+            yield SqliteChangeMarkers(connection, database_id(path), reads)

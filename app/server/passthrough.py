@@ -38,8 +38,14 @@ class Serialised(Response):
     own header models.
     """
 
-    def __init__(self, body: bytes, status: int, headers: Mapping[str, str]) -> None:
-        super().__init__(body, status_code=status, media_type=JSON)
+    def __init__(
+        self,
+        body: bytes,
+        status: int,
+        headers: Mapping[str, str],
+        media_type: str | None = JSON,
+    ) -> None:
+        super().__init__(body, status_code=status, media_type=media_type)
         self._late = [
             (name.lower().encode("latin-1"), value.encode("latin-1"))
             for name, value in headers.items()
@@ -60,9 +66,15 @@ def _carries_json(definition: ResponseDef[Any, Any]) -> bool:
     return definition.body is not None and definition.media_type == JSON
 
 
+def _headers_only(definition: ResponseDef[Any, Any]) -> bool:
+    # A bodiless answer with declared headers (the index's 304): Tenchi would
+    # validate and render its headers on every response, at the cost of a file read.
+    return definition.body is None and definition.headers is not None
+
+
 def _twin(definition: ResponseDef[Any, Any]) -> ResponseDef[Any, Any]:
     """The definition served: a passthrough that declares no headers."""
-    if not _carries_json(definition):
+    if not (_carries_json(definition) or _headers_only(definition)):
         return definition
     return replace(definition, headers=None, passthrough=True)
 
@@ -107,9 +119,14 @@ class _Wire:
 
     def __init__(self, definition: ResponseDef[Any, Any]) -> None:
         self.status = definition.status
+        self.media_type = definition.media_type
         # The adapters' core serialisers, called directly: ``TypeAdapter``'s
         # own dump methods only forward to them, at a few us per response.
-        self._body = TypeAdapter[Any](cast(Any, definition.body)).serializer
+        self._body = (
+            None
+            if definition.body is None
+            else TypeAdapter[Any](cast(Any, definition.body)).serializer
+        )
         self._headers = (
             None
             if definition.headers is None
@@ -117,6 +134,8 @@ class _Wire:
         )
 
     def body(self, value: object) -> bytes:
+        if self._body is None:
+            return b""
         return self._body.to_json(value, by_alias=True, warnings="error")
 
     def headers(self, value: object) -> dict[str, str]:
@@ -165,7 +184,9 @@ def _presenting(
         if presented.response is not None:
             return present(twin, response=_reserved(presented.response))
         headers = wire.headers(presented.headers)
-        body = Serialised(wire.body(presented.body), wire.status, headers)
+        body = Serialised(
+            wire.body(presented.body), wire.status, headers, wire.media_type
+        )
         return present(twin, response=body)
 
     return presenter

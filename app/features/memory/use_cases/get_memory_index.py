@@ -16,9 +16,34 @@ async def get_memory_index(context: AppContext) -> MemoryIndex:
     """Metadata of every file the caller's grants reach, ordered and budgeted."""
     identity = require_identity(context.identity)
     prefixes = granted_prefixes(identity)
-    cached = await asyncio.gather(*(context.index_cache.get(p) for p in prefixes))
+    cached = await cached_listings(context, prefixes)
     built = await index_from(context, zip(prefixes, cached, strict=True))
     return built.index
+
+
+async def cached_listings(
+    context: AppContext, prefixes: Sequence[str]
+) -> list[CachedListing]:
+    """Each prefix's marker, and its listing while the cache holds it.
+
+    Each lookup starts at once: one answered without waiting (a marker read
+    on the loop's thread, a listing held in memory) finishes there, with no
+    trip through the event loop; those that wait (Redis, GCS) run together.
+    """
+    loop = asyncio.get_running_loop()
+    lookups = [
+        asyncio.Task(context.index_cache.get(prefix), loop=loop, eager_start=True)
+        for prefix in prefixes
+    ]
+    if not all(lookup.done() for lookup in lookups):
+        return await asyncio.gather(*lookups)
+    try:
+        return [lookup.result() for lookup in lookups]
+    except BaseException:
+        for lookup in lookups:  # every failure retrieved, as gather does
+            if not lookup.cancelled():
+                lookup.exception()
+        raise
 
 
 async def index_from(

@@ -1,4 +1,3 @@
-import asyncio
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -8,7 +7,7 @@ from app.shared.identity import require_identity
 from ..domain import BuiltIndex
 from ..domain.index_tags import ANY_TAG, index_tag
 from ..policy import granted_prefixes
-from .get_memory_index import index_from
+from .get_memory_index import cached_listings, index_from
 
 _NOTHING_SERVED: Mapping[str, list[str]] = {}
 
@@ -37,7 +36,7 @@ async def get_memory_index_if_changed(
     """
     identity = require_identity(context.identity)
     prefixes = granted_prefixes(identity)
-    cached = await asyncio.gather(*(context.index_cache.get(p) for p in prefixes))
+    cached = await cached_listings(context, prefixes)
     limits = context.limits
     tag = index_tag(
         [(prefix, entry.stamp) for prefix, entry in zip(prefixes, cached, strict=True)],
