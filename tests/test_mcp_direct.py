@@ -100,6 +100,10 @@ CONVERSATION: list[tuple[str, Body]] = [
     ("alice", edit("replace_fact", "tea", old_string="coffee", new_string="tea")),
     ("alice", edit("write_file", "tea", content=TEA, description="D", aliases=[])),
     ("alice", write("coffee")),
+    # The index tool's text is written by pydantic-core where it writes what
+    # json.dumps would (non-ASCII escaped), by json.dumps where not (DEL).
+    ("alice", edit("write_file", "chai", content=TEA, description="Thé 🍵 “x”")),
+    ("alice", edit("write_file", "mate", content=TEA, description="Mate \x7f")),
     ("alice", call("write_file", **READ, content=TEA, description="D")),
     (
         "alice",

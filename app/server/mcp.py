@@ -27,7 +27,7 @@ from app.server.mcp_direct import DirectCalls
 from app.server.mcp_refusal_audit import McpRefusalAudit, caller
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
-from app.server.mcp_tools import served_tools
+from app.server.mcp_tools import direct_results, served_tools
 from app.server.prompt import build_memory_prompt
 from app.server.runtime import Runtime, create_lifespan
 from app.server.settings import Settings, SettingsError
@@ -166,6 +166,7 @@ def build_memory_mcp(
         call_context=call_context,
         calls=calls,
         required=required,
+        results=direct_results(settings, tools),
     )
     return MemoryMcp(server, direct, refusals)
 

@@ -42,6 +42,7 @@ from tenchi.tools import (
 
 from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls, Wire
+from app.server.mcp_index import DirectAnswer, DirectResult
 from app.server.mcp_input_check import Check, compiled
 from app.server.mcp_refusal_audit import caller
 from app.shared.identity import Identity
@@ -84,8 +85,11 @@ class DirectCalls:
         call_context: Callable[[], AppContext],
         calls: MemoryCalls,
         required: frozenset[str],
+        results: Mapping[str, DirectResult] | None = None,
     ) -> None:
         self._authenticate = authenticate
+        # Tools whose result is made without their model (`mcp_index`).
+        self._results = results or {}
         self._call_context = call_context
         self._calls = calls
         # A destructive tool outside `required` is approved without a question
@@ -153,32 +157,44 @@ class DirectCalls:
             return _wire(_failure("invalid_input", INVALID_INPUT))
         except Exception:
             return _wire(_failure("failed", FAILED))
-        return _wire(await self._invoke(tool.binding, kwargs))
+        return await self._invoke(tool.binding, kwargs)
 
     async def _invoke(
         self, binding: ToolBinding[Any, Any], kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> Wire:
         declaration = binding.tool
+        direct = self._results.get(declaration.name)
         try:
             context = self._call_context()
-            raw = await binding.use_case(**kwargs, context=context)
-            serialized = _serialized(declaration, raw)
+            if direct is None:
+                raw = await binding.use_case(**kwargs, context=context)
+                answer = DirectAnswer(_serialized(declaration, raw), "")
+            else:
+                answer = await direct(context)
         except AppError as exc:
             if not declaration.declares_error(exc.definition):
-                return _failure("failed", FAILED)
+                return _wire(_failure("failed", FAILED))
             details = _jsonable_details(exc.details)
-            return _failure(
-                "application_error", exc.message, code=exc.code, details=details
+            return _wire(
+                _failure(
+                    "application_error", exc.message, code=exc.code, details=details
+                )
             )
         except ToolResultError:
-            return _failure("invalid_result", INVALID_RESULT)
+            return _wire(_failure("invalid_result", INVALID_RESULT))
         except Exception:
-            return _failure("failed", FAILED)
-        return {
+            return _wire(_failure("failed", FAILED))
+        payload = {
             "schema_version": TOOL_MCP_PROTOCOL_VERSION,
             "ok": True,
-            "result": serialized,
+            "result": answer.result,
         }
+        if not answer.text:
+            return _wire(payload)
+        # `_wire`'s text, the result's own sorted: keys ok < result < schema_version.
+        version = json.dumps(TOOL_MCP_PROTOCOL_VERSION)
+        text = f'{{"ok":true,"result":{answer.text},"schema_version":{version}}}'
+        return _wire(payload, text)
 
 
 def _serialized(declaration: Tool[Any, Any], raw: object) -> object:
@@ -199,9 +215,10 @@ def _serialized(declaration: Tool[Any, Any], raw: object) -> object:
         raise _ToolResultValidationError(declaration.name) from exc
 
 
-def _wire(payload: dict[str, Any]) -> Wire:
-    """Tenchi's `CallToolResult` of `payload`, as the SDK puts it on the wire."""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+def _wire(payload: dict[str, Any], text: str = "") -> Wire:
+    """Tenchi's `CallToolResult` of `payload`, as the SDK puts it on the wire
+    (`text`, when given, is the payload's as written here)."""
+    text = text or json.dumps(payload, sort_keys=True, separators=(",", ":"))
     # In the order the SDK's per-version serializer emits them.
     return {
         "content": [{"text": text, "type": "text"}],

@@ -12,7 +12,9 @@ from tenchi.errors import AppError
 from tenchi.tools import Tool, ToolBinding, ToolGroup, tool_group, tool_handler
 
 from app.features.memory.tools import get_memory_index_tool
+from app.features.memory.use_cases.get_memory_index import built_memory_index
 from app.server.auditing import audited_use_case
+from app.server.mcp_index import DirectResult, index_result
 from app.server.mcp_settings import (
     listed_tools,
     registered_name,
@@ -89,3 +91,16 @@ def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
     return tool_group(
         *(_served(binding, settings, purpose) for binding in listed_tools(settings))
     )
+
+
+def direct_results(settings: Settings, tools: ToolGroup) -> dict[str, DirectResult]:
+    """The tools ``mcp_direct`` answers without their model (the index), each
+    audited and logging failures as its served binding does."""
+    name = registered_name(settings, get_memory_index_tool.name)
+    served = next((b.tool for b in tools if b.tool.name == name), None)
+    if served is None:
+        return {}
+    audited = audited_use_case(
+        get_memory_index_tool.name, built_memory_index, mutates=False
+    )
+    return {name: index_result(_reporting_failures(served, audited))}

@@ -2,7 +2,7 @@
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 
 from pydantic import TypeAdapter
@@ -13,7 +13,7 @@ from .keys import SYSTEM_AREA, split_key
 from .timestamps import epoch_micros
 from .views import EntryRow, entry_row
 
-_ENTRY = FileEntry.__pydantic_validator__
+_ENTRIES = TypeAdapter(list[FileEntry]).validator
 _ENTRY_JSON = FileEntry.__pydantic_serializer__
 _CAPPED_JSON = TypeAdapter(list[CappedArea])
 
@@ -55,12 +55,22 @@ class BuiltIndex:
     capped: list[CappedArea]
     json: bytes
     files: Mapping[str, list[str]]
+    _model: list[MemoryIndex] = field(
+        default_factory=list[MemoryIndex], compare=False, repr=False
+    )
 
     @property
     def index(self) -> MemoryIndex:
-        """The ``MemoryIndex`` model of ``json`` (built on each access)."""
-        entries = [_ENTRY.validate_python(row) for row in self.rows]
-        return MemoryIndex(entries=entries, capped=self.capped)
+        """The ``MemoryIndex`` model of ``json``, built at its first access."""
+        if not self._model:
+            entries = _ENTRIES.validate_python(self.rows)
+            self._model.append(MemoryIndex(entries=entries, capped=self.capped))
+        return self._model[0]
+
+    @property
+    def files_served(self) -> Mapping[str, list[str]]:
+        """``files``, under the name the audit trail reads a call's files by."""
+        return self.files
 
 
 def _tiers(priority: Sequence[str]) -> dict[str, int]:

@@ -14,11 +14,15 @@ from ..schemas import MemoryIndex
 
 async def get_memory_index(context: AppContext) -> MemoryIndex:
     """Metadata of every file the caller's grants reach, ordered and budgeted."""
+    return (await built_memory_index(context)).index
+
+
+async def built_memory_index(context: AppContext) -> BuiltIndex:
+    """``get_memory_index`` as plain rows and JSON text, no model built."""
     identity = require_identity(context.identity)
     prefixes = granted_prefixes(identity)
     cached = await cached_listings(context, prefixes)
-    built = await index_from(context, zip(prefixes, cached, strict=True))
-    return built.index
+    return await index_from(context, zip(prefixes, cached, strict=True))
 
 
 async def cached_listings(
