@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from app.features.memory.schemas import ExportMemory, MemoryExport, PurgeReport
@@ -77,3 +78,10 @@ async def test_a_purge_whose_delete_answer_is_lost_reports_what_it_erased(
     assert sorted(f.name for f in report.files) == list(NAMES)
     assert (again.objects, again.files) == (0, [])
     assert MemoryExport.model_validate(left).files == []
+    async with httpx.AsyncClient() as http:
+        listing = await http.get(
+            f"{gcs_emulator.url}/storage/v1/b/{TEST_BUCKET}/o",
+            params={"versions": "true", "prefix": storage.split("/", 3)[3]},
+        )
+    names = [item["name"] for item in listing.json().get("items", [])]
+    assert not [name for name in names if "alice" in name]  # tombstones erased

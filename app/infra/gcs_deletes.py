@@ -3,9 +3,10 @@
 The tombstone is a conditional upload like every write (``gcs_outcomes``), so
 a delete whose answer was lost is resolved by the write id it carries, never
 guessed: a purge counts exactly the objects it removed, and a repeated purge
-finds only what is left. A call's delete archives the tombstone's record; a
-purge's tombstone holds none of the file's metadata and leaves no record, since
-the purge scrubs the entity's history and any tombstone left behind.
+finds only what is left. A call's delete archives the tombstone's record and
+removes the tombstone; a purge's tombstone holds none of the file's metadata
+and stays, unarchived, until the purge's scrub erases it with the entity's
+history.
 """
 
 import contextlib
@@ -26,7 +27,7 @@ PURGE = "purge"
 
 class GcsDeletes(GcsWrites):
     """Conditional uploads and deletes of one location's keys; a delete is the
-    tracked upload of a tombstone, then its removal."""
+    tracked upload of a tombstone."""
 
     async def remove(
         self, key: str, current: dict[str, Any], change: Change | None
@@ -40,17 +41,20 @@ class GcsDeletes(GcsWrites):
         tombstone = await self.upload(key, b"", values, generation)
         if tombstone is None:
             return False
+        if change is None:
+            # A purge's tombstones stay until its scrub erases them: removing
+            # each now would be a second mutation of the object at once, which
+            # GCS rate-limits (about one per second per object).
+            return True
         # The delete has landed; a tombstone left behind by a failure here is a
-        # state every reader, the next create and a purge's scrub handle.
+        # state every reader and the next create handle.
         with contextlib.suppress(AppError):
-            if change is not None:
-                resource = {"generation": tombstone, "metadata": values}
-                await self._history.archive(key, resource, b"")
+            resource = {"generation": tombstone, "metadata": values}
+            await self._history.archive(key, resource, b"")
             await self._objects.delete(
                 self._prefix + key, {"ifGenerationMatch": tombstone}
             )
-        if change is not None:
-            await self._history.prune(key, None, change.at)
+        await self._history.prune(key, None, change.at)
         return True
 
 
