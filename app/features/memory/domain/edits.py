@@ -32,8 +32,10 @@ def count_matches(content: str, needle: str) -> int:
 def merged_aliases(
     stored: Sequence[str], added: Iterable[str] | None
 ) -> tuple[str, ...]:
+    if added is None:  # most edits add none: the stored ones as they are
+        return tuple(stored)
     result = list(stored)
-    for alias in added or ():
+    for alias in added:
         if alias not in result:
             result.append(alias)
     return tuple(result)

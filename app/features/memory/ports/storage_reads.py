@@ -6,8 +6,9 @@ current state after a failed precondition (VERSION_CONFLICT with what is there
 now), and listings of a whole prefix in ``list_page`` batches.
 """
 
+import functools
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from app.shared import errors
 from app.shared.locations import is_url_segment
@@ -34,7 +35,7 @@ async def edit_existing(
     the write and its new version, None when the file changed in between.
     Storage that edits in place (SQLite) does it in one trip and transaction.
     """
-    if not isinstance(storage, EditsInPlace):
+    if not _edits_in_place(type(storage)):
         stored = await load_existing(storage, address)
         write = edit(stored)
         return write, await storage.put_if_version(write, stored.version)
@@ -44,7 +45,14 @@ async def edit_existing(
             raise errors.memory_not_found_error(address.location)
         return edit(stored)
 
-    return await storage.edit_in_place(address.key, existing)
+    return await cast(EditsInPlace, storage).edit_in_place(address.key, existing)
+
+
+@functools.cache
+def _edits_in_place(kind: type) -> bool:
+    # A protocol isinstance check inspects every member on each call; a
+    # storage's class decides it, once.
+    return issubclass(kind, EditsInPlace)
 
 
 async def load_version(
