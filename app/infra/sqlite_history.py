@@ -49,10 +49,11 @@ _CHANGE_COLUMNS = {
     "tombstone": "INTEGER NOT NULL DEFAULT 0",
     "audit_event": "TEXT",  # the call's audit event, see sqlite_audit_events
 }
-_NEWEST = (
-    "(SELECT {column} FROM memory_history WHERE key = NEW.key "
-    "ORDER BY seq DESC LIMIT 1)"
-)
+_NEWEST = "FROM memory_history AS h WHERE key = NEW.key ORDER BY seq DESC LIMIT 1"
+"""The key's newest record ``h`` as a scalar subquery's source: one seek from
+the end of the key's run, no row (so NULL) for a key without records. Each
+value a statement needs of it is one such subquery (a join with it would make
+the INSERT, which then reads its own table, copy its rows to a temporary table)."""
 _AGE = "julianday(NEW.last_updated)"
 RECORD_COLUMNS = (
     "version, operation, actor, deleted, size, description, aliases, sources, "
@@ -65,14 +66,14 @@ def _record(retention: HistoryRetention) -> str:
     # count prune, which removed exactly ``_doomed`` of its ``n``): no write
     # counts or scans the key's records to know how many it has or how old
     # the oldest may be.
-    n, floor = _NEWEST.format(column="n"), _NEWEST.format(column="floor")
+    doomed = _doomed(retention)
     return f"""
     INSERT INTO memory_history (key, seq, n, floor, version, operation, actor,
         deleted, size, description, aliases, sources, last_updated, data)
-    VALUES (NEW.key,
-        coalesce((SELECT max(seq) FROM memory_history WHERE key = NEW.key), 0) + 1,
-        coalesce({n}, 0) - {_doomed(retention)} + 1,
-        min(coalesce({floor}, {_AGE}), coalesce({_AGE}, {floor})),
+    VALUES (NEW.key, coalesce((SELECT h.seq {_NEWEST}), 0) + 1,
+        coalesce((SELECT h.n - {doomed} + 1 {_NEWEST}), 1),
+        coalesce((SELECT min(coalesce(h.floor, {_AGE}), coalesce({_AGE}, h.floor))
+            {_NEWEST}), {_AGE}),
         NEW.version, NEW.operation, NEW.actor, NEW.tombstone,
         CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
         NEW.description, NEW.aliases, NEW.sources, NEW.last_updated,
@@ -81,22 +82,21 @@ def _record(retention: HistoryRetention) -> str:
 
 
 def _doomed(retention: HistoryRetention) -> str:
-    """How many of the key's oldest records the count limit removes this write."""
-    n = _NEWEST.format(column="n")  # NULL for a key without records: none
-    beyond = f"coalesce({n}, 0) - {retention.max_versions - 1}"
+    """How many of the key's oldest records the count limit removes this write,
+    from the newest record ``h`` (a key without records has none to remove)."""
+    beyond = f"h.n - {retention.max_versions - 1}"
     return f"max(0, min({PRUNE_PER_WRITE}, {beyond}))"
 
 
 def _by_count(retention: HistoryRetention) -> str:
     # Before the insert, so the pages it frees (a long body's overflow pages)
     # are reused by that insert in the same transaction. It removes the oldest
-    # records beyond the limit (the new one counted), a prefix of the key's run.
-    doomed = _doomed(retention)
-    return f"""
-    DELETE FROM memory_history WHERE key = NEW.key
-        AND seq <= (SELECT seq FROM memory_history WHERE key = NEW.key
-            AND {doomed} > 0 ORDER BY seq LIMIT 1 OFFSET {doomed} - 1);
-"""
+    # records beyond the limit (the new one counted), a prefix of the key's run:
+    # the first ``doomed`` (LIMIT 0 reads none).
+    doomed = f"coalesce((SELECT {_doomed(retention)} {_NEWEST}), 0)"
+    first = f"""(SELECT max(seq) FROM (SELECT seq FROM memory_history
+        WHERE key = NEW.key ORDER BY seq LIMIT {doomed}))"""
+    return f"DELETE FROM memory_history WHERE key = NEW.key AND seq <= {first};"
 
 
 def _by_age(retention: HistoryRetention) -> str:
@@ -107,11 +107,10 @@ def _by_age(retention: HistoryRetention) -> str:
     # ``floor`` are counted afresh.
     cutoff = f"julianday(NEW.changed_at) - {retention.max_days}"
     old = f"julianday(last_updated) < {cutoff}"
-    stale = f"{_NEWEST.format(column='floor')} < {cutoff}"
-    newest = "(SELECT max(seq) FROM memory_history WHERE key = NEW.key)"
-    # The guard bounds the seq range (NULL: an empty range, nothing read);
-    # as a plain term SQLite would test it on each record of the scan.
-    guarded = f"CASE WHEN {stale} THEN {newest} END"
+    # The newest's seq when its floor is past the limit, else NULL: the guard
+    # bounds the seq range (NULL: an empty range, nothing read); as a plain
+    # term SQLite would test it on each record of the scan.
+    guarded = f"(SELECT CASE WHEN h.floor < {cutoff} THEN h.seq END {_NEWEST})"
     last = f"""(SELECT max(seq) FROM (SELECT seq FROM memory_history
         WHERE key = NEW.key AND seq < {guarded} AND {old}
         ORDER BY seq LIMIT {PRUNE_PER_WRITE}))"""
