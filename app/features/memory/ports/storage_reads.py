@@ -17,6 +17,8 @@ from ..domain.keys import Address
 from . import EditsInPlace, ListedObject, Storage, StoredObject, VersionRecord, Write
 
 LIST_BATCH = 1000
+CREATE_ATTEMPTS = 3
+"""Creates tried while each loses to a file that is gone again when read."""
 
 
 async def load_existing(storage: Storage, address: Address) -> StoredObject:
@@ -81,6 +83,25 @@ async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
     raise errors.version_conflict_error(
         address.location, stored.data.decode(), stored.version
     )
+
+
+async def create_new(storage: Storage, address: Address, write: Write) -> str:
+    """``write`` created where no file is, else VERSION_CONFLICT with the file there.
+
+    A create can lose to a file that another caller deletes before its state
+    is read: that create is tried again, now after the delete, rather than
+    answered "absent" (up to CREATE_ATTEMPTS writes).
+    """
+    for _ in range(CREATE_ATTEMPTS):
+        version = await storage.put_if_version(write, None)
+        if version is not None:
+            return version
+        stored = await storage.get(address.key)
+        if stored is not None:
+            raise errors.version_conflict_error(
+                address.location, stored.data.decode(), stored.version
+            )
+    await raise_current_state(storage, address)
 
 
 async def list_batches(

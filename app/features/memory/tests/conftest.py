@@ -32,6 +32,7 @@ from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Identity, parse_grants
 
 from .scripted_storage import ScriptedStorage as ScriptedStorage
+from .scripted_storage import recreate as recreate
 from .scripted_storage import remove as remove
 from .scripted_storage import rewrite as rewrite
 

@@ -7,10 +7,12 @@ them, as a backend whose writes can end with an outcome unknown keeps them.
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from app.features.memory.domain import file_key
 from app.features.memory.ports import (
     Change,
+    FileMetadata,
     ListedObject,
     StoredObject,
     VersionRecord,
@@ -33,6 +35,17 @@ def rewrite(content: str, *, name: str = "tea") -> Race:
     return race
 
 
+def recreate(content: str, *, name: str = "tea") -> Race:
+    """A race: another writer puts alice's ``notes/<name>``, there or not."""
+
+    async def race(storage: MemoryStorage) -> None:
+        key = file_key("user", "alice", "notes", name)
+        metadata = FileMetadata("", (), ("http",), datetime(2026, 3, 1, tzinfo=UTC))
+        await storage.put(Write(key, content.encode(), metadata))
+
+    return race
+
+
 def remove(*, name: str = "tea") -> Race:
     """A race: another writer deletes alice's ``notes/<name>``."""
 
@@ -50,7 +63,8 @@ class ScriptedStorage:
 
     Each of ``races`` runs just before one conditional put or delete (the
     first before the first, and so on), as another writer would; each of
-    ``after_lists`` runs just after one page has been listed. With
+    ``after_puts`` runs just after one conditional put, before the caller reads
+    again; each of ``after_lists`` runs just after one page has been listed. With
     ``lose_acks`` a conditional put that lands still reports a failed
     precondition, as a backend retrying its own landed request does.
     ``history_reads`` counts the ``list_versions`` calls.
@@ -67,6 +81,7 @@ class ScriptedStorage:
         self.races = list(races)
         self.lose_acks = lose_acks
         self.keeps_call_keys = keeps_call_keys
+        self.after_puts: list[Race] = []
         self.after_lists: list[Callable[[], Awaitable[object]]] = []
         self.conditional_puts = 0
         self.gets = 0
@@ -101,6 +116,8 @@ class ScriptedStorage:
         version = await self.inner.put_if_version(write, expected)
         if version is not None:
             await self._kept(write.key, write.change)
+        if self.after_puts:
+            await self.after_puts.pop(0)(self.inner)
         return None if self.lose_acks else version
 
     async def delete_if_version(

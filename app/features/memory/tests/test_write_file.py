@@ -21,6 +21,7 @@ from .conftest import (
     assert_error,
     create,
     make_context,
+    recreate,
     remove,
     rewrite,
     snapshot,
@@ -175,6 +176,37 @@ async def test_write_file_reports_file_absent_when_a_race_deletes_it() -> None:
 
     assert caught.value.details["reason"] == "file_absent"
     assert await snapshot(storage) == []
+
+
+async def test_write_file_create_that_loses_to_a_file_deleted_at_once_creates() -> None:
+    """A create beaten by a file that is deleted before the conflict is read is
+    tried again: delete-then-create explains it, "absent" would not."""
+    storage = ScriptedStorage()
+    context = make_context(storage=storage)
+    await create(context, "theirs")
+    storage.after_puts = [remove()]
+
+    written = await write_file(request("ours"), context)
+
+    assert storage.conditional_puts == 3  # the first create, the lost one, the retry
+    assert await read_file(ReadFile(**LOCATION), context) == written
+    assert written.content == "ours"
+
+
+async def test_write_file_create_gives_up_after_three_lost_creates() -> None:
+    """A file created and deleted around every attempt: three creates, then the
+    state as it is (absent), never a loop."""
+    storage = ScriptedStorage()
+    context = make_context(storage=storage)
+    await create(context, "theirs")
+    storage.races = [recreate("again") for _ in range(3)]
+    storage.after_puts = [remove() for _ in range(3)]
+
+    with pytest.raises(AppError) as caught:
+        await write_file(request("ours"), context)
+
+    assert caught.value.details["reason"] == "file_absent"
+    assert storage.conditional_puts == 4
 
 
 async def test_write_file_records_the_token_label_as_source() -> None:

@@ -14,7 +14,12 @@ from ..policy.content import (
 )
 from ..ports import Change, FileMetadata, StoredObject, Write
 from ..ports.own_writes import recognising_own_write
-from ..ports.storage_reads import edit_existing, raise_current_state, require_version
+from ..ports.storage_reads import (
+    create_new,
+    edit_existing,
+    raise_current_state,
+    require_version,
+)
 from ..schemas import MemoryFile, WriteFile
 
 
@@ -59,18 +64,18 @@ async def write_as(
         if expected is None:
             await _require_room(context, address)
             write = written(sources)
-            version = await storage.put_if_version(write, None)
-        else:
-            current: str = expected
+            version = await create_new(storage, address, write)
+            return render_file(address.location, data, write.metadata, version)
+        current: str = expected
 
-            def replace(stored: StoredObject) -> Write:
-                require_version(address, stored, current)
-                return written((*stored.metadata.sources, *sources))
+        def replace(stored: StoredObject) -> Write:
+            require_version(address, stored, current)
+            return written((*stored.metadata.sources, *sources))
 
-            write, version = await edit_existing(storage, address, replace)
-        if version is None:
+        write, landed = await edit_existing(storage, address, replace)
+        if landed is None:
             await raise_current_state(storage, address)
-        return render_file(address.location, data, write.metadata, version)
+        return render_file(address.location, data, write.metadata, landed)
 
     own = partial(render_record, address.location)
     file = await recognising_own_write(storage, address, context.call_key, attempt, own)
