@@ -13,6 +13,7 @@ one. Erasure writes its marker first, then moves and deletes, each one
 statement: a crash between them leaves events a re-run purge removes.
 """
 
+import functools
 import json
 import time
 from collections.abc import AsyncGenerator, Sequence
@@ -92,10 +93,10 @@ INSERT OR IGNORE INTO audit_events
 SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6,
     v.column7, v.column8
 FROM (VALUES {rows}) AS v
-WHERE v.column5 = '{purge}' OR NOT EXISTS (
+WHERE v.column1 IS NOT NULL AND (v.column5 = '{purge}' OR NOT EXISTS (
     SELECT 1 FROM audit_erasures AS e
     WHERE e.subject = v.column9 AND e.erased_at >= v.column2
-)
+))
 """
 _MARK_ERASED = """
 INSERT INTO audit_erasures (subject, erased_at) VALUES (?, ?)
@@ -103,6 +104,26 @@ ON CONFLICT (subject) DO UPDATE SET
     erased_at = max(erased_at, excluded.erased_at)
 """
 _ERASE = "DELETE FROM audit_events WHERE scope = ? AND entity_id = ? AND at <= ?"
+
+
+_ROW_WIDTH = 9
+"""Values of one event's row in ``_INSERT`` (``_row``)."""
+PAD_STEP = 32
+"""Batches are padded to a multiple of this many rows (empty ones, never
+inserted): the few statement texts stay in the connection's statement cache.
+A batch written by the one-second timer has any size, and compiling a
+statement of its own costs more than the whole batch's rows."""
+
+
+def _padded(count: int) -> int:
+    return -(-count // PAD_STEP) * PAD_STEP
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_of(rows: int) -> str:
+    # A list joined, not a generator: no Python step per row.
+    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
+    return _INSERT.format(rows=values, purge=PURGE)
 
 
 def _row(event: AuditEvent) -> tuple[str | None, ...]:
@@ -163,10 +184,10 @@ class SqliteAuditLog(BufferedLog):
 
     async def _insert(self, events: Sequence[AuditEvent]) -> None:
         if events:
-            # A list joined, not a generator: no Python step per event.
-            rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(events))
             values = [value for event in events for value in _row(event)]
-            await self._rows(_INSERT.format(rows=rows, purge=PURGE), values)
+            rows = _padded(len(events))
+            values += [None] * ((rows - len(events)) * _ROW_WIDTH)
+            await self._rows(_insert_of(rows), values)
         await self._rows(_MOVE, ())
         await self._sweep()
 

@@ -124,7 +124,7 @@ def event_count(call: Call, scope: str | None) -> int:
     return 1 if scope is not None or not call.grants else len(call.grants)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: every call builds one, see AuditEvent
 class Outcome:
     """How a call ended: ``ok`` with its result, or an error code."""
 
