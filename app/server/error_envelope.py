@@ -12,7 +12,7 @@ protocol's own envelope and pass unchanged. Successful responses are not touched
 
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, cast
 from uuid import uuid4
 
@@ -100,10 +100,13 @@ def enveloped(
     held: list[Message] = []
     chunks: list[bytes] = []
 
-    async def hold(message: Message) -> None:
-        held.append(message)
-
-    async def rewrite(message: Message) -> None:
+    async def capture(message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] >= 400:
+            held.append(message)
+            return
+        if not held or message["type"] != "http.response.body":
+            await send(message)
+            return
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             start, body, code = rewritten(scope, held[0], b"".join(chunks))
@@ -111,14 +114,5 @@ def enveloped(
                 on_refusal(code)
             await send(start)
             await send({"type": "http.response.body", "body": body})
-
-    def capture(message: Message) -> Awaitable[None]:
-        # A success passes straight to ``send``: its awaitable handed back, no
-        # coroutine of this wrapper's own per message (two per response).
-        if message["type"] == "http.response.start" and message["status"] >= 400:
-            return hold(message)
-        if not held or message["type"] != "http.response.body":
-            return send(message)
-        return rewrite(message)
 
     return capture

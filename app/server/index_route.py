@@ -26,10 +26,13 @@ from app.features.memory.use_cases.get_memory_index_if_changed import (
 from app.server.auditing import audited, mark_audited
 from app.server.context import AppContext
 
+# model_validate's own validator, called without its wrapper (every 304).
+_VERSION_HEADERS = VersionHeaders.__pydantic_validator__
+
 
 def present_index(answer: IndexAnswer) -> PresentedResponse:
     if answer.built is None:
-        tag = VersionHeaders.model_validate({"ETag": answer.tag})
+        tag: VersionHeaders = _VERSION_HEADERS.validate_python({"ETag": answer.tag})
         return present(index_not_modified, headers=tag)
     return present(
         memory_index,
