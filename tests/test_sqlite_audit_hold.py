@@ -1,9 +1,10 @@
 """On SQLite a write's audit event passes through its statement, never rests in the row.
 
-The statement holds its event beside the connection under a number and the
-trigger stages it by that number: each landed write stages its own event (also
-within a batch, and after a write that held one and did not land), the row keeps
-no event JSON, and a write without an event stages nothing.
+The write holds its event beside the connection under a number, which its
+statement stores, and the trigger stages it by that number: each landed write
+stages its own event (also within a batch, and after a write that held one and
+did not land), the row keeps no event JSON, a write without an event stages
+nothing, and an event no statement will take is forgotten.
 """
 
 import json
@@ -16,6 +17,7 @@ from app.features.audit.ports import (
     open_pending,
 )
 from app.features.memory.ports import Write
+from app.infra.sqlite_audit_events import HeldEvents
 from app.infra.sqlite_storage import SqliteStorage
 from tests.support.audited_app import staged_write
 from tests.support.sqlite_file import opened_database, sql
@@ -74,3 +76,15 @@ async def test_writes_of_one_batch_stage_their_own_events(tmp_path: Path) -> Non
         assert staged(opened.database) == [
             (event.id, version) for event, version in zip(events, versions, strict=True)
         ]
+
+
+def test_events_no_statement_will_take_are_forgotten() -> None:
+    held = HeldEvents()
+    # Cancelled callers whose statements ran and did not land: never taken.
+    stale = [held.hold(f"stale {n}") for n in range(70)]
+    taken = held.hold("taken")
+    assert held.take(taken) == "taken"
+    later = held.hold("later")  # statements queue, and run, in holding order
+
+    assert [held.take(number) for number in stale[:3]] == [None, None, None]
+    assert held.take(later) == "later"

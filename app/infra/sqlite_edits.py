@@ -12,23 +12,22 @@ from typing import Any
 
 from app.features.memory.ports import StoredObject, Write
 
-from .sqlite_audit_events import EVENT_VALUE
 from .sqlite_group_commit import GroupCommit
 from .sqlite_rows import COLUMNS, WRITTEN, stored_from, written_values
 
 GET = f"SELECT data, {COLUMNS} FROM memory_objects WHERE key = ?"
 INSERT_NEW = (
     f"INSERT INTO memory_objects (key, data, {WRITTEN}) "
-    f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {EVENT_VALUE}) ON CONFLICT (key) DO NOTHING"
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
-"""Parameters: key, data, ``written_values``, event."""
+"""Parameters: key, data, ``written_values``, held event number."""
 UPDATE_AT = (
     "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
     "sources = ?, last_updated = ?, version = ?, operation = ?, "
-    f"actor = ?, changed_at = ?, audit_event = {EVENT_VALUE} "
+    "actor = ?, changed_at = ?, audit_event = ? "
     "WHERE key = ? AND version = ?"
 )
-"""Parameters: data, ``written_values``, event, key, expected version."""
+"""Parameters: data, ``written_values``, held event number, key, expected version."""
 
 type Edit = Callable[[StoredObject | None], Write]
 
@@ -49,11 +48,11 @@ class EditJob:
 
     @staticmethod
     def values(event: str | None) -> tuple[str | None]:
-        """The job's one parameter: the audit record it stages (or None)."""
+        """The job's one parameter: its held audit event's number (or None)."""
         return (event,)
 
     async def submit(self, _sql: str, parameters: Sequence[Any]) -> int:
-        """Run the job with its audit record; 1 if it landed."""
+        """Run the job with its held audit event; 1 if it landed."""
         self._event = parameters[0]
         return await self._commit.run(self)
 

@@ -21,7 +21,7 @@ from app.features.memory.ports import HistoryRetention, VersionRecord
 
 from .history_records import PRUNE_PER_WRITE
 from .sqlite_connection import fetch_rows, translate_sqlite_error
-from .sqlite_history_pack import PACK, prepare_pack, unpack
+from .sqlite_history_pack import packed, prepare_pack, unpack
 from .sqlite_history_table import prepare_history_table
 from .sqlite_rows import record_from
 
@@ -77,7 +77,7 @@ def _record(retention: HistoryRetention) -> str:
         NEW.version, NEW.operation, NEW.actor, NEW.tombstone,
         CASE NEW.tombstone WHEN 0 THEN length(NEW.data) ELSE 0 END,
         NEW.description, NEW.aliases, NEW.sources, NEW.last_updated,
-        CASE NEW.tombstone WHEN 0 THEN {PACK}(NEW.data) ELSE X'' END);
+        CASE NEW.tombstone WHEN 0 THEN {packed("NEW.data")} ELSE X'' END);
 """
 
 

@@ -20,7 +20,7 @@ from .sqlite_connection import translate_sqlite_error
 PACK_OVER = 512
 """Shorter content is kept as it is: its record fits a page anyway."""
 PACK = "wenchang_pack"
-"""The SQL function the history triggers store a record's content through."""
+"""The SQL function that deflates a long record's content (``packed``)."""
 # Level 1 and an 8 KiB window with a small hash: a few microseconds for a file
 # of kilobytes (the default 32 KiB window's buffers cost more than the deflating).
 _LEVEL, _WINDOW, _MEMORY = 1, 13, 3
@@ -33,6 +33,14 @@ def pack(data: bytes) -> bytes:
     deflater = zlib.compressobj(_LEVEL, zlib.DEFLATED, -_WINDOW, _MEMORY)
     packed = deflater.compress(data) + deflater.flush()
     return packed if len(packed) < len(data) else data
+
+
+def packed(data: str) -> str:
+    """SQL for ``pack(data)``: short content is kept in SQL, with no call into
+    Python (each call from inside a statement re-takes the GIL)."""
+    return (
+        f"CASE WHEN length({data}) <= {PACK_OVER} THEN {data} ELSE {PACK}({data}) END"
+    )
 
 
 def unpack(stored: bytes, size: int) -> bytes:

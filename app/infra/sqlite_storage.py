@@ -81,14 +81,16 @@ class SqliteStorage:
         self.search_index = search_index
         """Ranks the files of this database, indexing the pending ones first."""
         self._staged: audit.Staged | None = None
+        self._held = audit.HeldEvents()
 
     async def share_audit_log(self, path: str, staged: audit.Staged) -> bool:
         """Commit each mutation's audit event with its write if the log is ``path``.
 
         ``staged`` is told of each event a write staged (the log moves them).
         """
-        if await audit.install_audit_triggers(self._db, path):
-            self._staged = staged
+        held = await audit.install_audit_triggers(self._db, path)
+        if held is not None:
+            self._staged, self._held = staged, held
         return self._staged is not None
 
     async def _write(
@@ -99,10 +101,9 @@ class SqliteStorage:
         values: Callable[[str | None], Any],
         run: audit.Run | None = None,
     ) -> bool:
-        staged = self._staged if recorded else None
-        landed = await audit.write_with_event(
-            run or self.group_commit.write, sql, values, staged=staged
-        )
+        staged, held = (self._staged if recorded else None), self._held
+        run = run or self.group_commit.write
+        landed = await audit.write_with_event(run, sql, values, staged, held)
         if landed:
             note_marked(self._database, key)
         return landed
@@ -127,7 +128,7 @@ class SqliteStorage:
         await self._write(
             write.key,
             f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
-            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {audit.EVENT_VALUE})",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             write.change is not None,
             lambda event: (*row, event),
         )
@@ -176,7 +177,7 @@ class SqliteStorage:
             key,
             "UPDATE memory_objects SET tombstone = 1, version = ?, "
             "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
-            f"audit_event = {audit.EVENT_VALUE} WHERE key = ? AND version = ?",
+            "audit_event = ? WHERE key = ? AND version = ?",
             True,
             lambda event: (*head, event, key, expected),
         )
@@ -244,7 +245,6 @@ async def open_sqlite_storage(
         await prepare_history(connection, retention or HistoryRetention())
         await prepare_search(connection)
         await prepare_markers(connection)
-        await audit.prepare_event_hold(connection)
         with open_point_reads(path, connection) as reads:
             async with open_search_index(path, drain_every=search_drain_every) as s:
                 yield SqliteStorage(connection, s, reads, database=database_id(path))
