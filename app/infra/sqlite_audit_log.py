@@ -115,6 +115,12 @@ A batch written by the one-second timer has any size, and compiling a
 statement of its own costs more than the whole batch's rows."""
 
 
+MAX_VARIABLES = 999
+"""The fewest variables any SQLite build lets a statement bind (before 3.32)."""
+CHUNK_ROWS = MAX_VARIABLES // _ROW_WIDTH // PAD_STEP * PAD_STEP
+"""Events per INSERT (96): padded, a chunk never binds more than MAX_VARIABLES."""
+
+
 def _padded(count: int) -> int:
     return -(-count // PAD_STEP) * PAD_STEP
 
@@ -183,10 +189,14 @@ class SqliteAuditLog(BufferedLog):
         return datetime.now(UTC) - self._max_age
 
     async def _insert(self, events: Sequence[AuditEvent]) -> None:
-        if events:
-            values = [value for event in events for value in _row(event)]
-            rows = _padded(len(events))
-            values += [None] * ((rows - len(events)) * _ROW_WIDTH)
+        # A backlog in one INSERT would pass SQLite's variable limit, be queued
+        # again whole and never drain; a chunk that landed before a later one
+        # failed comes back with the requeued batch and is ignored (its ids).
+        for start in range(0, len(events), CHUNK_ROWS):
+            chunk = events[start : start + CHUNK_ROWS]
+            values = [value for event in chunk for value in _row(event)]
+            rows = _padded(len(chunk))
+            values += [None] * ((rows - len(chunk)) * _ROW_WIDTH)
             await self._rows(_insert_of(rows), values)
         await self._rows(_MOVE, ())
         await self._sweep()
