@@ -110,11 +110,8 @@ _ROW_WIDTH = 9
 """Values of one event's row in ``_INSERT`` (``_row``)."""
 PAD_STEP = 32
 """Batches are padded to a multiple of this many rows (empty ones, never
-inserted): the few statement texts stay in the connection's statement cache.
-A batch written by the one-second timer has any size, and compiling a
-statement of its own costs more than the whole batch's rows."""
-
-
+inserted), so the few statement texts stay cached: compiling one for a timer
+batch of any size costs more than the batch's rows."""
 MAX_VARIABLES = 999
 """The fewest variables any SQLite build lets a statement bind (before 3.32)."""
 CHUNK_ROWS = MAX_VARIABLES // _ROW_WIDTH // PAD_STEP * PAD_STEP

@@ -18,7 +18,8 @@ from app.features.memory.contracts import (
     memory_index,
 )
 from app.features.memory.domain.index_tags import held_tags
-from app.features.memory.schemas import IndexConditionHeaders, VersionHeaders
+from app.features.memory.routes.headers import tag_headers
+from app.features.memory.schemas import IndexConditionHeaders
 from app.features.memory.use_cases.get_memory_index_if_changed import (
     IndexAnswer,
     get_memory_index_if_changed,
@@ -26,14 +27,10 @@ from app.features.memory.use_cases.get_memory_index_if_changed import (
 from app.server.auditing import audited, mark_audited
 from app.server.context import AppContext
 
-# model_validate's own validator, called without its wrapper (every 304).
-_VERSION_HEADERS = VersionHeaders.__pydantic_validator__
-
 
 def present_index(answer: IndexAnswer) -> PresentedResponse:
     if answer.built is None:
-        tag: VersionHeaders = _VERSION_HEADERS.validate_python({"ETag": answer.tag})
-        return present(index_not_modified, headers=tag)
+        return present(index_not_modified, headers=tag_headers(answer.tag))
     return present(
         memory_index,
         response=Response(

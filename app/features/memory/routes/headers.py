@@ -23,9 +23,12 @@ _VERSION_HEADERS = VersionHeaders.__pydantic_validator__
 
 
 def version_headers(file: MemoryFile) -> VersionHeaders:
-    headers: VersionHeaders = _VERSION_HEADERS.validate_python(
-        {"ETag": etag(file.version)}
-    )
+    return tag_headers(etag(file.version))
+
+
+def tag_headers(tag: str) -> VersionHeaders:
+    """The ETag header of an answer whose entity tag is ``tag`` (quoted)."""
+    headers: VersionHeaders = _VERSION_HEADERS.validate_python({"ETag": tag})
     return headers
 
 
