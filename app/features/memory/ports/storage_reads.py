@@ -10,6 +10,8 @@ import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import NoReturn, cast
 
+from tenchi.errors import AppError
+
 from app.shared import errors
 from app.shared.locations import is_url_segment
 
@@ -72,17 +74,19 @@ async def load_version(
 
 def require_version(address: Address, stored: StoredObject, expected: str) -> None:
     if stored.version != expected:
-        raise errors.version_conflict_error(
-            address.location, stored.data.decode(), stored.version
-        )
+        raise conflict_with(address, stored)
+
+
+def conflict_with(address: Address, stored: StoredObject) -> AppError:
+    """VERSION_CONFLICT carrying the file as ``stored`` holds it now."""
+    return errors.version_conflict_error(
+        address.location, stored.data.decode(), stored.version
+    )
 
 
 async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
     """After a failed precondition: the file is gone, or here is its new state."""
-    stored = await load_existing(storage, address)
-    raise errors.version_conflict_error(
-        address.location, stored.data.decode(), stored.version
-    )
+    raise conflict_with(address, await load_existing(storage, address))
 
 
 async def create_new(storage: Storage, address: Address, write: Write) -> str:
@@ -98,9 +102,7 @@ async def create_new(storage: Storage, address: Address, write: Write) -> str:
             return version
         stored = await storage.get(address.key)
         if stored is not None:
-            raise errors.version_conflict_error(
-                address.location, stored.data.decode(), stored.version
-            )
+            raise conflict_with(address, stored)
     await raise_current_state(storage, address)
 
 

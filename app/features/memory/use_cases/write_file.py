@@ -15,6 +15,7 @@ from ..policy.content import (
 from ..ports import Change, FileMetadata, StoredObject, Write
 from ..ports.own_writes import recognising_own_write
 from ..ports.storage_reads import (
+    conflict_with,
     create_new,
     edit_existing,
     raise_current_state,
@@ -90,6 +91,7 @@ async def _require_room(context: AppContext, address: Address) -> None:
     storage, prefix = context.storage, address.entity_prefix
     held = await storage.count(prefix) - await storage.count(f"{prefix}{SYSTEM_AREA}/")
     if held >= cap:
-        if await storage.get(address.key) is not None:
-            await raise_current_state(storage, address)
+        stored = await storage.get(address.key)
+        if stored is not None:  # a create over it conflicts, quota or not
+            raise conflict_with(address, stored)
         raise file_quota_exceeded_error(address.location, cap)
