@@ -1,6 +1,5 @@
 """Who may touch which memory, and where a file may be: grants, paths, roles."""
 
-import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -120,17 +119,10 @@ def require_name(name: str) -> str:
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
     """Check order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
-    return _located(scope, grant.entity_id, area, name)
-
-
-@functools.lru_cache(maxsize=4096)
-def _located(scope: str, entity_id: str, area: str, name: str) -> Address:
-    # Pure, and every file call runs it on the few files an agent works with:
-    # memoised (a refusal raises, so only addresses are kept).
     require_path(area, name)
     require_area(area)
     require_name(name)
-    return address_of(Location(scope, area, name), entity_id)
+    return address_of(Location(scope, area, name), grant.entity_id)
 
 
 def locate_entity(scope: str, entity_id: str) -> str:

@@ -1,6 +1,5 @@
 """What a file's content and metadata must be: fact lines, sizes, metadata budget."""
 
-import functools
 import json
 from collections.abc import Sequence
 
@@ -70,20 +69,13 @@ def require_edit_fits(
     return data
 
 
-@functools.lru_cache(maxsize=256)
-def _aliases_bytes(aliases: tuple[str, ...]) -> int:
-    # Every write checks its aliases, which rarely change between a file's
-    # writes: the JSON is made once per distinct tuple, not per write.
-    return len(json.dumps(list(aliases)).encode())
-
-
 METADATA_BUDGET_BYTES = 6144
 """Description plus JSON aliases; keeps every file inside GCS's 8 KiB metadata."""
 
 
 def require_metadata_budget(description: str, aliases: Sequence[str]) -> None:
     described = len(description.encode())
-    size = described + _aliases_bytes(tuple(aliases))
+    size = described + len(json.dumps(list(aliases)).encode())
     if size > METADATA_BUDGET_BYTES:
         raise invalid_argument_error(
             "description" if described > METADATA_BUDGET_BYTES else "aliases",
