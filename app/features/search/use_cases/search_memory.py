@@ -1,4 +1,6 @@
-from app.features.search.domain.corpus_index import CorpusSearchIndex
+"""search_memory: the files of the caller's grants that hold every word."""
+
+from app.features.memory.domain import decode_cursor, encode_cursor
 from app.features.search.domain.hits import (
     position_of,
     ranked_at,
@@ -13,7 +15,6 @@ from app.server.context import AppContext
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import require_identity
 
-from ..domain import decode_cursor, encode_cursor
 from ..schemas import SearchMemory, SearchResults
 
 
@@ -26,10 +27,7 @@ async def search_memory(request: SearchMemory, context: AppContext) -> SearchRes
     listing = search_listing(reach, query)
     after = _after(context, listing, request.cursor, reach)
     terms = query_terms(query)
-    index = context.search_index or CorpusSearchIndex(
-        context.storage, context.index_cache
-    )
-    page = await index.search(SearchQuery(reach, terms, after, limit))
+    page = await context.search_index.search(SearchQuery(reach, terms, after, limit))
     rendered = (render_hit(ranked, doc, terms) for ranked, doc in page.hits)
     hits = [hit for hit in rendered if hit is not None]
     next_cursor = None
