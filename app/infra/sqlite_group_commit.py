@@ -137,7 +137,7 @@ def _outcomes(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
         if batch[0].job is None:
             return _alone(db, batch[0])
         return _lone_job(db, batch[0].job)
-    except BaseException:
+    except BaseException:  # rolled back, then re-raised unchanged
         with contextlib.suppress(sqlite3.Error):
             _roll_back(db)
         raise
@@ -169,7 +169,7 @@ def _lone_job(db: sqlite3.Connection, job: Job) -> list[Outcome]:
         return [exc]
     try:
         rowcount = job(db)
-    except Exception as exc:
+    except Exception as exc:  # rolled back; the job's caller gets the error
         _roll_back(db)
         return [exc]
     try:
@@ -208,7 +208,7 @@ def _in_savepoint(db: sqlite3.Connection, write: _Write) -> Outcome:
             rowcount = db.execute(write.sql, write.parameters).rowcount
         else:
             rowcount = write.job(db)
-    except Exception as exc:
+    except Exception as exc:  # undone to its savepoint; its caller gets the error
         if db.in_transaction:
             db.execute("ROLLBACK TO write")
             db.execute("RELEASE write")

@@ -155,7 +155,7 @@ class DirectCalls:
                 _approval_input(declaration, kwargs)  # Tenchi's check before approval
         except ValidationError:
             return _wire(_failure("invalid_input", INVALID_INPUT))
-        except Exception:
+        except Exception:  # the SDK answers any other refusal as "failed" too
             return _wire(_failure("failed", FAILED))
         return await self._invoke(tool.binding, kwargs)
 
@@ -182,7 +182,7 @@ class DirectCalls:
             )
         except ToolResultError:
             return _wire(_failure("invalid_result", INVALID_RESULT))
-        except Exception:
+        except Exception:  # as the SDK's kernel: a tool's crash is a "failed" result
             return _wire(_failure("failed", FAILED))
         payload = {
             "schema_version": TOOL_MCP_PROTOCOL_VERSION,
@@ -211,7 +211,7 @@ def _serialized(declaration: Tool[Any, Any], raw: object) -> object:
         return adapter.dump_python(
             validated, mode="json", by_alias=True, warnings="error"
         )
-    except Exception as exc:
+    except Exception as exc:  # re-raised as the invalid result the runner reports
         raise _ToolResultValidationError(declaration.name) from exc
 
 

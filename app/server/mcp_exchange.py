@@ -132,7 +132,7 @@ class SingleExchange:
         answer: JSONRPCResponse | JSONRPCError
         try:
             result = await self._direct.call(request.headers, *plain)
-        except Exception as exc:
+        except Exception as exc:  # answered as the SDK's transport answers a crash
             error = modern_error_data(exc)
             answer = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
             return answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
@@ -174,7 +174,7 @@ class SingleExchange:
                 connection=connection,
                 lifespan_state=self._lifespan_state,
             )
-        except Exception as exc:
+        except Exception as exc:  # answered as the SDK's transport answers a crash
             error = modern_error_data(exc)
             return JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
         return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)

@@ -78,7 +78,7 @@ def _reporting_failures(
             if not declared.declares_error(exc.definition):
                 logger.error("tool %s raised undeclared %s", declared.name, exc.code)
             raise
-        except Exception:
+        except Exception:  # logged, then re-raised unchanged
             logger.exception("tool %s failed unexpectedly", declared.name)
             raise
 

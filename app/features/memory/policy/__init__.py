@@ -22,6 +22,7 @@ from ..domain import (
     decode_cursor,
     entity_prefix,
 )
+from ..ports import VersionRecord
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
@@ -136,9 +137,25 @@ def locate_entity(scope: str, entity_id: str) -> str:
     return entity_prefix(scope, entity_id)
 
 
+def require_restorable(record: VersionRecord, version: str) -> bytes:
+    """The content of a version that has some (a delete's record has none)."""
+    if record.deleted or record.data is None:
+        raise invalid_argument_error(
+            "version",
+            f"version {version} is the record of a delete and has no content; "
+            "restore a version listed before it",
+        )
+    return record.data
+
+
 LISTING_CURSOR_HINT = (
     "cursor was not issued for this listing; pass the next_cursor "
     "returned with the same scope and area, or omit it to start over"
+)
+
+VERSIONS_CURSOR_HINT = (
+    "cursor was not issued for this file's versions; pass the "
+    "next_cursor returned for the same file, or omit it to start over"
 )
 
 
