@@ -25,7 +25,6 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import aiosqlite
 
@@ -41,7 +40,7 @@ class _Write:
     __slots__ = ("future", "job", "parameters", "sql")
 
     def __init__(
-        self, sql: str, parameters: Sequence[Any], job: Job | None = None
+        self, sql: str, parameters: Sequence[object], job: Job | None = None
     ) -> None:
         self.sql = sql
         self.parameters = parameters
@@ -67,7 +66,7 @@ class GroupCommit:
         """Writes queued for the next batch (tests wait for a batch to form)."""
         return len(self._queue)
 
-    async def write(self, sql: str, parameters: Sequence[Any]) -> int:
+    async def write(self, sql: str, parameters: Sequence[object]) -> int:
         """Run one write statement with the writes queued beside it; its row count."""
         return await self._submit(_Write(sql, parameters))
 
