@@ -115,7 +115,7 @@ def test_the_checks_see_what_they_look_for() -> None:
     assert [_is_broad(h) for h in handlers] == [True]
     assert _private_uses(
         "from tenchi._app_map import x\nimport mcp\nmcp._y\nm.__pydantic_fields__\n"
-    ) == ["import tenchi._app_map", "mcp._y", "m.__pydantic_fields__"]
+    ) == ["import tenchi._app_map.x", "mcp._y", "m.__pydantic_fields__"]
 
 
 @pytest.mark.xfail(
@@ -134,41 +134,45 @@ def test_no_context_var_in_features_or_infra() -> None:
     assert users == []
 
 
-def _private_uses(source: str) -> list[str]:
-    """Private names reached in a library of LIBRARIES, or pydantic internals."""
+def _private(dotted: str) -> bool:
+    """A leading underscore in any part of a dotted name (dunders are public)."""
+    parts = dotted.split(".")
+    return any(p.startswith("_") and not p.endswith("__") for p in parts)
+
+
+def _library_imports(tree: ast.AST) -> tuple[list[str], set[str]]:
+    """Private imports from LIBRARIES, and the names their imports bind."""
     found: list[str] = []
     bound: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
-            root = node.module.split(".")[0]
-            if root in LIBRARIES:
-                parts = node.module.split(".")
-                if any(part.startswith("_") for part in parts):
-                    found.append(f"import {node.module}")
-                found += [
-                    f"import {node.module}.{alias.name}"
-                    for alias in node.names
-                    if alias.name.startswith("_")
-                ]
-                bound.update(alias.asname or alias.name for alias in node.names)
+            if node.module.split(".")[0] not in LIBRARIES:
+                continue
+            named = [f"{node.module}.{alias.name}" for alias in node.names]
+            found += [f"import {name}" for name in named if _private(name)]
+            bound.update(alias.asname or alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] in LIBRARIES:
-                    if any(p.startswith("_") for p in alias.name.split(".")):
-                        found.append(f"import {alias.name}")
+                    found += [f"import {alias.name}"] if _private(alias.name) else []
                     bound.add(alias.asname or alias.name.split(".")[0])
-    for node in ast.walk(ast.parse(source)):
+    return found, bound
+
+
+def _private_uses(source: str) -> list[str]:
+    """Private names reached in a library of LIBRARIES, or pydantic internals."""
+    tree = ast.parse(source)
+    found, bound = _library_imports(tree)
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute):
             continue
-        if node.attr.startswith("__pydantic_"):
-            found.append(f"{ast.unparse(node.value)}.{node.attr}")
-        elif (
-            node.attr.startswith("_")
-            and not node.attr.startswith("__")
+        reached = f"{ast.unparse(node.value)}.{node.attr}"
+        if node.attr.startswith("__pydantic_") or (
+            _private(node.attr)
             and isinstance(node.value, ast.Name)
             and node.value.id in bound
         ):
-            found.append(f"{node.value.id}.{node.attr}")
+            found.append(reached)
     return found
 
 
