@@ -61,7 +61,7 @@ def recovery_fields(details: Any, headers: Headers) -> dict[str, object]:
 
 def envelope(
     status: int, payload: dict[str, object] | None, text: str, headers: Headers
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """The body of a refusal, rebuilt unless it already carries a category."""
     payload = payload or {}
     details = payload.get("details")

@@ -23,8 +23,8 @@ class ToolCallRecord:
     """One MCP tool call: its registered name, input, envelope and timing."""
 
     tool: str
-    arguments: Mapping[str, object]
-    result: Mapping[str, object]
+    arguments: Mapping[str, Any]
+    result: Mapping[str, Any]
     is_error: bool
     request_id: str
     duration_s: float
