@@ -18,12 +18,14 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.features.memory.schemas import SearchMemory
-from app.features.memory.use_cases.search_memory import search_memory
+from app.features.search.schemas import SearchMemory
+from app.features.search.use_cases.search_memory import search_memory
+from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.sqlite_storage import open_sqlite_storage
 from app.server.context import AppContext
 from app.shared.identity import Grant, Identity
+from tests.support.contexts import context_over
 
 LETTERS = "etaoinshrdlcumwfgypbvkjxqz"
 WEIGHTS = [
@@ -129,9 +131,11 @@ async def main(files: int, count: int) -> None:
         seed(path, documents(files, words, rng))
         asked = queries(words, rng, count)
         async with open_sqlite_storage(str(path)) as storage:
-            base = AppContext(
-                storage=storage,
-                index_cache=MemoryIndexCache(ttl=3600),
+            cache = MemoryIndexCache(ttl=3600)
+            base = context_over(
+                storage,
+                cache,
+                search_index=CorpusSearchIndex(storage, cache),
                 cursor_key=b"bench",
                 identity=Identity({"user": Grant("reader", "owner")}),
             )

@@ -80,6 +80,7 @@ from app.shared.errors import (
     version_conflict,
 )
 from app.shared.identity import Identity, parse_grants
+from tests.support.contexts import context_over
 from tests.support.storage_adapters import ADAPTERS, storage_url
 
 EXAMPLES = int(os.environ.get("WENCHANG_MODEL_EXAMPLES", "40"))
@@ -649,9 +650,9 @@ class StorageModel(RuleBasedStateMachine):
         self.seen: dict[str, set[str]] = {}
         self.history: dict[str, list[ModelRecord]] = {}
         storage = self.run(self.stack.enter_async_context(open_storage(self.url())))
-        self.base = AppContext(
-            storage=storage,
-            index_cache=MemoryIndexCache(ttl=10**9),
+        self.base = context_over(
+            storage,
+            MemoryIndexCache(ttl=10**9),
             cursor_key=b"model-test-cursor-key",
             limits=MemoryLimits(
                 max_file_bytes=MAX_FILE_BYTES,

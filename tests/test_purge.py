@@ -34,7 +34,6 @@ from app.features.memory.schemas import (
     DeleteFile,
     PurgeMemory,
     ReadFile,
-    SearchMemory,
     WriteFile,
 )
 from app.features.memory.use_cases.append_line import append_line
@@ -42,8 +41,9 @@ from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.purge_memory import PURGE_MAX_PASSES, purge_memory
 from app.features.memory.use_cases.read_file import read_file
-from app.features.memory.use_cases.search_memory import search_memory
 from app.features.memory.use_cases.write_file import write_file
+from app.features.search.schemas import SearchMemory
+from app.features.search.use_cases.search_memory import search_memory
 from app.infra.change_markers import MARKER_KEYS
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.memory_storage import MemoryStorage

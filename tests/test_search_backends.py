@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from app.features.memory.ports import FileMetadata, Storage, Write
-from app.features.search.domain.corpus_index import CorpusSearchIndex
 from app.features.search.domain.ranking import Ranked
 from app.features.search.domain.snippets import snippet
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchIndex, SearchQuery
+from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.sqlite_storage import SqliteStorage
 from tests.support.gcs_emulator import GcsEmulator

@@ -12,15 +12,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tenchi.errors import AppError
 
-from app.features.memory.schemas import SearchMemory, WriteFile
-from app.features.memory.use_cases.search_memory import search_memory
+from app.features.memory.schemas import WriteFile
 from app.features.memory.use_cases.write_file import write_file
+from app.features.search.schemas import SearchMemory
+from app.features.search.use_cases.search_memory import search_memory
+from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.memory_index_cache import MemoryIndexCache
 from app.infra.port_wiring import open_storage
 from app.infra.sqlite_storage import SqliteStorage
 from app.server.context import AppContext
 from app.shared.errors import invalid_argument
 from app.shared.identity import Grant, Identity
+from tests.support.contexts import context_over
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 WORDS = ["oolong", "Café", "冻顶乌龙", "ชาไทย", "a:b", "NEAR(x)", "'; DROP", "-- *"]
@@ -40,7 +43,8 @@ def contexts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[AppConte
     storage = loop.run_until_complete(opened.__aenter__())
     assert isinstance(storage, SqliteStorage)
     cache = MemoryIndexCache(ttl=60)
-    base = AppContext(storage=storage, index_cache=cache, cursor_key=b"k")
+    corpora = CorpusSearchIndex(storage, cache)
+    base = context_over(storage, cache, search_index=corpora, cursor_key=b"k")
     for number, (entity, scope) in enumerate(
         [("alice", "user"), ("t-1", "team"), ("bob", "user")]
     ):

@@ -37,7 +37,7 @@ class ContractCalls:
         **path: str | None,
     ) -> T:
         with translate_errors():
-            call: dict[str, Any] = (
+            call: dict[str, object] = (
                 {"params": require_url_segments(**path)} if path else {}
             )
             if query is not None:
@@ -49,11 +49,11 @@ class ContractCalls:
         contract: Contract[T, Any],
         where: tuple[str, str, str],
         expected_version: str | None,
-        body: Mapping[str, Any] | None = None,
+        body: Mapping[str, object] | None = None,
     ) -> T:
         """One mutation of the file at ``where``, at ``expected_version``."""
         with translate_errors():
-            call: dict[str, Any] = {"params": file_path(*where)}
+            call: dict[str, object] = {"params": file_path(*where)}
             if body is not None:
                 call["request"] = body
             # One key per call, the same on each of its retries.

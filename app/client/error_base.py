@@ -6,14 +6,14 @@ from typing import Any, ClassVar
 _PAYLOAD_TYPES = (str, int)
 
 
-def _field(details: Mapping[str, Any], key: str, kind: type) -> Any:
+def _field(details: Mapping[str, object], key: str, kind: type) -> Any:
     value = details.get(key)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise TypeError(f"error payload field {key!r} is not a {kind.__name__}")
     return value
 
 
-def _optional_text(details: Mapping[str, Any], key: str) -> str | None:
+def _optional_text(details: Mapping[str, object], key: str) -> str | None:
     value = details.get(key)
     return value if isinstance(value, str) else None
 
@@ -34,7 +34,9 @@ class WenchangError(Exception):
         if category is not None:
             cls.category = category
 
-    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str, details: Mapping[str, object] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.details: dict[str, Any] = dict(details or {})

@@ -20,16 +20,16 @@ from app.features.audit.contracts import read_audit_contract
 from app.features.audit.schemas import AuditEvents
 from app.features.memory import contracts
 from app.features.memory.schemas import (
-    SEARCH_LIMIT_DEFAULT,
     Deleted,
     FileListing,
     FileVersion,
     IndexConditionHeaders,
     MemoryFile,
     MemoryIndex,
-    SearchResults,
     VersionListing,
 )
+from app.features.search.contracts import search_memory_contract
+from app.features.search.schemas import SEARCH_LIMIT_DEFAULT, SearchResults
 
 __all__ = ["MemoryClient"]
 
@@ -89,7 +89,7 @@ class MemoryClient(ContractCalls):
         given = {"scope": scope, "area": area, "cursor": cursor}
         query_string = {"q": query, "limit": str(limit)}
         query_string |= {key: value for key, value in given.items() if value}
-        return await self._read(contracts.search_memory_contract, query_string)
+        return await self._read(search_memory_contract, query_string)
 
     async def read_audit(
         self,

@@ -49,11 +49,11 @@ def _classes_by_code() -> dict[str, type[WenchangError]]:
 _BY_CODE = _classes_by_code()
 
 
-def _as_payload(details: object) -> dict[str, Any]:
+def _as_payload(details: object) -> dict[str, object]:
     if isinstance(details, dict):
-        return dict(cast(dict[str, Any], details))
+        return dict(cast(dict[str, object], details))
     if isinstance(details, list):
-        return {"errors": cast(list[Any], details)}
+        return {"errors": cast(list[object], details)}
     return {}
 
 
@@ -102,7 +102,7 @@ async def keep_refusal(response: httpx.Response) -> None:
         body: Any = response.json()
     except ValueError:
         return
-    envelope = cast(dict[str, Any], body) if isinstance(body, dict) else {}
+    envelope = cast(dict[str, object], body) if isinstance(body, dict) else {}
     code, message = envelope.get("code"), envelope.get("message")
     if isinstance(code, str) and isinstance(message, str):
         retry_after = response.headers.get("retry-after")

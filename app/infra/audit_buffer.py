@@ -118,7 +118,7 @@ class AuditBuffer:
             events = _built(batch)
             try:
                 await self._write_encodable(events)
-            except BaseException:
+            except BaseException:  # the events queued again, then re-raised
                 self._requeue(events, count - len(events))
                 raise
 

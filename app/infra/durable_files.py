@@ -32,7 +32,7 @@ def replace_file(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     try:
         write_new(temporary, data, mode=mode)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException:  # the temporary file removed, then re-raised
         temporary.unlink(missing_ok=True)
         raise
     sync_directory(path.parent)

@@ -27,6 +27,7 @@ from .change_markers import (
     StorageChangeMarkers,
     open_sqlite_change_markers,
 )
+from .corpus_search_index import CorpusSearchIndex
 from .file_audit_log import FileAuditLog
 from .filesystem_storage import FilesystemStorage, filesystem_root
 from .memory_audit_log import MemoryAuditLog
@@ -207,6 +208,9 @@ async def open_audit_log(
             yield NoAuditLog()
 
 
-def search_index_of(storage: Storage) -> SearchIndex | None:
-    """The backend's own search index (SQLite keeps one); else None."""
-    return storage.search_index if isinstance(storage, SqliteStorage) else None
+def search_index_of(storage: Storage, cache: IndexCache) -> SearchIndex:
+    """The backend's own search index (SQLite keeps one), else corpora of its
+    files kept in the index cache."""
+    if isinstance(storage, SqliteStorage):
+        return storage.search_index
+    return CorpusSearchIndex(storage, cache)

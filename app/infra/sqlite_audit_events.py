@@ -24,7 +24,6 @@ import itertools
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 import aiosqlite
 
@@ -124,7 +123,7 @@ def staged_record(event: AuditEvent) -> str:
     return event_to_json(event, subject=erasure_key(event.scope, event.entity_id))
 
 
-type Run = Callable[[str, Sequence[Any]], Awaitable[int]]
+type Run = Callable[[str, Sequence[object]], Awaitable[int]]
 """Runs one write statement; the number of rows it changed."""
 type Staged = Callable[[], None]
 """Told each time a write statement staged an event (the log moves them later)."""
@@ -133,7 +132,7 @@ type Staged = Callable[[], None]
 async def write_with_event(
     run: Run,
     sql: str,
-    values: Callable[[str | None], Sequence[Any]],
+    values: Callable[[str | None], Sequence[object]],
     staged: Staged | None,
     held: HeldEvents,
 ) -> bool:

@@ -32,7 +32,7 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
 async def fetch_rows(
     connection: aiosqlite.Connection,
     sql: str,
-    parameters: Sequence[Any] | Mapping[str, Any],
+    parameters: Sequence[object] | Mapping[str, object],
 ) -> list[Any]:
     """Run one statement and fetch its rows, its errors translated."""
     # One trip to the connection's thread (execute, fetch and close there)

@@ -25,7 +25,6 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import aiosqlite
 
@@ -41,7 +40,7 @@ class _Write:
     __slots__ = ("future", "job", "parameters", "sql")
 
     def __init__(
-        self, sql: str, parameters: Sequence[Any], job: Job | None = None
+        self, sql: str, parameters: Sequence[object], job: Job | None = None
     ) -> None:
         self.sql = sql
         self.parameters = parameters
@@ -67,7 +66,7 @@ class GroupCommit:
         """Writes queued for the next batch (tests wait for a batch to form)."""
         return len(self._queue)
 
-    async def write(self, sql: str, parameters: Sequence[Any]) -> int:
+    async def write(self, sql: str, parameters: Sequence[object]) -> int:
         """Run one write statement with the writes queued beside it; its row count."""
         return await self._submit(_Write(sql, parameters))
 
@@ -137,7 +136,7 @@ def _outcomes(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
         if batch[0].job is None:
             return _alone(db, batch[0])
         return _lone_job(db, batch[0].job)
-    except BaseException:
+    except BaseException:  # rolled back, then re-raised unchanged
         with contextlib.suppress(sqlite3.Error):
             _roll_back(db)
         raise
@@ -169,7 +168,7 @@ def _lone_job(db: sqlite3.Connection, job: Job) -> list[Outcome]:
         return [exc]
     try:
         rowcount = job(db)
-    except Exception as exc:
+    except Exception as exc:  # rolled back; the job's caller gets the error
         _roll_back(db)
         return [exc]
     try:
@@ -208,7 +207,7 @@ def _in_savepoint(db: sqlite3.Connection, write: _Write) -> Outcome:
             rowcount = db.execute(write.sql, write.parameters).rowcount
         else:
             rowcount = write.job(db)
-    except Exception as exc:
+    except Exception as exc:  # undone to its savepoint; its caller gets the error
         if db.in_transaction:
             db.execute("ROLLBACK TO write")
             db.execute("RELEASE write")

@@ -1,7 +1,7 @@
 """What the SQLite request-guard stores share: a connection, a clock, sweeps."""
 
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
@@ -29,7 +29,7 @@ class SqliteGuardStore:
         self._clock = clock
         self._swept_at: float | None = None
 
-    async def _rows(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
+    async def _rows(self, sql: str, parameters: Mapping[str, object]) -> list[Any]:
         return await fetch_rows(self._db, sql, parameters)
 
     async def _sweep(self, now: float) -> None:

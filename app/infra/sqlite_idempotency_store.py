@@ -63,7 +63,7 @@ _ABANDON = f"DELETE FROM idempotency_records WHERE {_FENCE}"
 _SWEEP = f"DELETE FROM idempotency_records AS r WHERE {_EXPIRED}"
 
 
-def _fence(reservation: IdempotencyReservation) -> dict[str, Any]:
+def _fence(reservation: IdempotencyReservation) -> dict[str, object]:
     return {
         "namespace": reservation.namespace,
         "scope": reservation.scope,

@@ -33,7 +33,7 @@ class PointReads:
         self.deferred = 0
         """Reads a lock sent to the storage thread (tests read it)."""
 
-    def rows(self, sql: str, parameters: Sequence[Any]) -> list[Any] | None:
+    def rows(self, sql: str, parameters: Sequence[object]) -> list[Any] | None:
         """The statement's rows; None when a lock stands in the way."""
         try:
             return self._db.execute(sql, parameters).fetchall()
@@ -43,7 +43,7 @@ class PointReads:
                 return None
             raise translate_sqlite_error(exc) from exc
 
-    async def fetch(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+    async def fetch(self, sql: str, parameters: Sequence[object]) -> list[Any]:
         """The statement's rows, read here, or on the storage thread if locked."""
         rows = self.rows(sql, parameters)
         return (

@@ -59,7 +59,7 @@ def index_pending(
     connection.execute("BEGIN IMMEDIATE")
     try:
         more = index_batch(connection, where, bound)
-    except BaseException:
+    except BaseException:  # rolled back, then re-raised unchanged
         connection.execute("ROLLBACK")
         raise
     connection.execute("COMMIT")

@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
 
-from mcp.server.context import HandlerResult, ServerRequestContext
+from mcp.server.context import HandlerResult
 from mcp.types import (
     CallToolResult,
     ElicitRequest,
@@ -19,15 +19,15 @@ from mcp.types import (
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 from tenchi.mcp import TOOL_MCP_PROTOCOL_VERSION
-from tenchi.tools import Tool
 
+from app.server.declarations import AnyTool, McpRequestContext
 from app.shared.identity import Identity
 
 approved_tool: ContextVar[str | None] = ContextVar("approved_tool", default=None)
 """The tool the current call's user approved; read by the tenchi approve hook."""
 
 APPROVAL_KEY = "wenchang_approval"
-APPROVAL_SCHEMA: dict[str, Any] = {
+APPROVAL_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "approve": {
@@ -50,7 +50,7 @@ DENIED = (
     "unless the user asks you to."
 )
 
-Wire = dict[str, Any]
+Wire = dict[str, object]
 
 
 def failure(kind: str, message: str) -> Wire:
@@ -80,18 +80,18 @@ class Decision:
 class ApprovalGate:
     """Asks the client's user before each call of a tool that requires approval."""
 
-    def __init__(self, tools: Mapping[str, Tool[Any, Any]], required: frozenset[str]):
+    def __init__(self, tools: Mapping[str, AnyTool], required: frozenset[str]):
         self._inputs = {
-            name: TypeAdapter[Any](tools[name].request or dict[str, Any])
+            name: TypeAdapter[Any](tools[name].request or dict[str, object])
             for name in required
         }
         self._required = required
 
     async def decide(
         self,
-        ctx: ServerRequestContext[Any, Any],
+        ctx: McpRequestContext,
         name: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, object],
     ) -> Decision:
         if name not in self._required or not self._valid(name, arguments):
             # Invalid input is tenchi's to reject, before any question is asked.
@@ -110,7 +110,7 @@ class ApprovalGate:
         )
         return _verdict(answer)
 
-    def _valid(self, name: str, arguments: Mapping[str, Any]) -> bool:
+    def _valid(self, name: str, arguments: Mapping[str, object]) -> bool:
         try:
             self._inputs[name].validate_python(dict(arguments))
         except ValidationError:
@@ -118,7 +118,7 @@ class ApprovalGate:
         return True
 
 
-def _question(name: str, arguments: Mapping[str, Any]) -> str:
+def _question(name: str, arguments: Mapping[str, object]) -> str:
     where = ", ".join(
         f"{key} {arguments[key]}"
         for key in ("scope", "area", "name")
@@ -127,13 +127,13 @@ def _question(name: str, arguments: Mapping[str, Any]) -> str:
     return f"Allow the agent to call {name} on the memory file at {where}?"
 
 
-def _round_trip(ctx: ServerRequestContext[Any, Any], question: str) -> Decision:
+def _round_trip(ctx: McpRequestContext, question: str) -> Decision:
     # The SDK seals requestState and binds it to this tool and these exact
     # arguments, so an answer counts only for the call it was asked about.
-    params: Mapping[str, Any] = ctx.params or {}
+    params: Mapping[str, object] = ctx.params or {}
     responses = params.get("inputResponses")
     if params.get("requestState") == APPROVAL_KEY and isinstance(responses, dict):
-        answer = cast(dict[str, Any], responses).get(APPROVAL_KEY)
+        answer = cast(dict[str, object], responses).get(APPROVAL_KEY)
         if answer is not None:
             return _verdict(ElicitResult.model_validate(answer))
     request = ElicitRequest(
@@ -157,8 +157,8 @@ def _verdict(answer: ElicitResult) -> Decision:
 
 def approve_listed(
     required: frozenset[str],
-) -> Callable[[Identity, Tool[Any, Any], object], bool]:
-    def approve(identity: Identity, declaration: Tool[Any, Any], _: object) -> bool:
+) -> Callable[[Identity, AnyTool, object], bool]:
+    def approve(identity: Identity, declaration: AnyTool, _: object) -> bool:
         # Writes are routine and version-guarded; only listed tools need the
         # client's approval, which the approval gate records for this call.
         del identity

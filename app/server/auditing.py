@@ -121,7 +121,7 @@ async def audited[T](
     except AppError as exc:
         _record_refusal(context, operation, request, exc.code, pending)
         raise
-    except Exception:
+    except Exception:  # recorded as INTERNAL, then re-raised unchanged
         _record_refusal(context, operation, request, INTERNAL, pending)
         raise
     finally:

@@ -8,9 +8,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
-
-from uvicorn.config import LOGGING_CONFIG
 
 from app.infra.token_file import (
     create_first_token,
@@ -19,8 +16,8 @@ from app.infra.token_file import (
     revoke_token,
 )
 from app.server.config_report import effective_settings, unknown_variable_warnings
+from app.server.log_config import configured_logging
 from app.server.otel import telemetry_from_environment
-from app.server.request_log import configure_json_logs
 from app.server.serve_workers import require_shared_storage, run_workers
 from app.server.settings import Settings, SettingsError, load_settings
 from app.server.telemetry import log_tool_call
@@ -125,14 +122,6 @@ def ensure_first_token(settings: Settings, url: str) -> str | None:
         f"Created {path} with one owner token ({grants}). It is shown only now:\n\n"
         f"  {secret}\n\n{client_snippet(url, secret)}"
     )
-
-
-def configured_logging(settings: Settings) -> dict[str, Any] | None:
-    """Set up JSON-lines logs when asked; uvicorn's log config (None: keep ours)."""
-    if settings.log_format == "json":
-        configure_json_logs()
-        return None
-    return LOGGING_CONFIG
 
 
 def warn_about_unknown_variables() -> None:

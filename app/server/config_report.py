@@ -71,13 +71,13 @@ def shown(name: str, value: Any) -> Any:
     if isinstance(value, str) and "://" in value:
         return masked_url(value)
     if isinstance(value, tuple):
-        return [str(item) for item in cast(tuple[Any, ...], value)]
+        return [str(item) for item in cast(tuple[object, ...], value)]
     return value
 
 
 def toml_value(value: Any) -> str:
     if isinstance(value, dict):
-        table = cast(dict[str, Any], value)
+        table = cast(dict[str, object], value)
         items = [f"{key} = {toml_value(item)}" for key, item in table.items()]
         return "{ " + ", ".join(items) + " }" if items else "{}"
     return json.dumps(value, ensure_ascii=False)

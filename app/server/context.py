@@ -1,10 +1,10 @@
 """The per-call context every memory use case receives."""
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
+from tenchi.idempotency import IdempotencyStore
 from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.policy import AuditPolicy
@@ -13,8 +13,6 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.features.search.ports import SearchIndex
-from app.infra.process_rate_limit_store import ProcessRateLimitStore
-from app.infra.stream_audit_log import NoAuditLog
 from app.server.auditing import audited, mark_audited
 from app.shared.clock import utc_now
 from app.shared.identity import Identity
@@ -24,24 +22,31 @@ __all__ = ["AppContext", "mark_audited"]
 
 @dataclass(frozen=True, slots=True)
 class AppContext:
+    """The ports and rules a use case runs on, and who makes the call.
+
+    The ports come from the composition root (``app/server/runtime.py``; tests
+    build their own): the context chooses no adapter itself.
+    """
+
     storage: Storage
     index_cache: IndexCache
+    search_index: SearchIndex
+    audit: AuditLog
     cursor_key: bytes
+    idempotency: IdempotencyStore
+    """The server's retry guard (``routes.binding``); no use case reads it."""
+    rate_limits: RateLimitStore
+    """The server's per-caller allowance (``hooks``); no use case reads it."""
     limits: MemoryLimits = field(default_factory=MemoryLimits)
     policy: ScopePolicy = field(default_factory=ScopePolicy)
+    audit_policy: AuditPolicy = field(default_factory=AuditPolicy)
     clock: Callable[[], datetime] = utc_now
     identity: Identity | None = None
     surface: str = "http"
-    idempotency: IdempotencyStore = field(default_factory=MemoryIdempotencyStore)
-    rate_limits: RateLimitStore = field(default_factory=ProcessRateLimitStore)
     caller: str = ""
     """Who sent an HTTP request, as an opaque id derived from its credential."""
-    audit: AuditLog = field(default_factory=NoAuditLog)
-    audit_policy: AuditPolicy = field(default_factory=AuditPolicy)
     request_id: str = ""
     """The call's correlation id (HTTP ``x-request-id``, MCP request id)."""
-    search_index: SearchIndex | None = None
-    """The backend's own search index; None searches corpora cached from storage."""
     call_key: str = ""
     """Names this call across its repeats (HTTP: a digest of the caller and its
     retry key), so a repeat recognises a write it already made; "" without one."""
@@ -69,33 +74,15 @@ class AppContext:
         surface: str | None = None,
         call_key: str = "",
     ) -> "AppContext":
-        """This context for one authenticated call: who makes it, which request.
-
-        ``dataclasses.replace`` does the same at twice the cost (it collects
-        the fields as keywords for ``__init__``, whose frozen assignments then
-        run one by one), and every request and tool call makes one: each field
-        is assigned here by name, a line each (a loop over the fields costs
-        as much again). ``tests/test_context.py`` holds it equal to
-        ``replace`` for every field.
-        """
-        copied = _new(AppContext)
-        _set(copied, "storage", self.storage)
-        _set(copied, "index_cache", self.index_cache)
-        _set(copied, "cursor_key", self.cursor_key)
-        _set(copied, "limits", self.limits)
-        _set(copied, "policy", self.policy)
-        _set(copied, "clock", self.clock)
-        _set(copied, "identity", identity)
-        _set(copied, "surface", self.surface if surface is None else surface)
-        _set(copied, "idempotency", self.idempotency)
-        _set(copied, "rate_limits", self.rate_limits)
-        _set(copied, "caller", self.caller if caller is None else caller)
-        _set(copied, "audit", self.audit)
-        _set(copied, "audit_policy", self.audit_policy)
-        _set(copied, "request_id", request_id)
-        _set(copied, "search_index", self.search_index)
-        _set(copied, "call_key", call_key)
-        return copied
+        """This context for one authenticated call: who makes it, which request."""
+        return replace(
+            self,
+            identity=identity,
+            request_id=request_id,
+            caller=self.caller if caller is None else caller,
+            surface=self.surface if surface is None else surface,
+            call_key=call_key,
+        )
 
     @property
     def source(self) -> str:
@@ -103,7 +90,3 @@ class AppContext:
         if self.identity is not None and self.identity.label:
             return self.identity.label
         return self.surface
-
-
-_new = object.__new__
-_set = object.__setattr__  # how a frozen dataclass's own __init__ assigns

@@ -34,7 +34,7 @@ def request_id_for(scope: Scope, answered: Headers) -> str:
     return inbound if SAFE_REQUEST_ID.match(inbound) else uuid4().hex
 
 
-def parsed(body: bytes, headers: Headers) -> dict[str, Any] | None:
+def parsed(body: bytes, headers: Headers) -> dict[str, object] | None:
     """The JSON object of an error body, or None for text and other shapes."""
     if "json" not in headers.get("content-type", ""):
         return None
@@ -42,14 +42,14 @@ def parsed(body: bytes, headers: Headers) -> dict[str, Any] | None:
         value = json.loads(body)
     except ValueError:
         return None
-    return cast(dict[str, Any], value) if isinstance(value, dict) else None
+    return cast(dict[str, object], value) if isinstance(value, dict) else None
 
 
-def recovery_fields(details: Any, headers: Headers) -> dict[str, Any]:
+def recovery_fields(details: Any, headers: Headers) -> dict[str, object]:
     """What a caller needs to recover, from Tenchi's details and the headers."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     if isinstance(details, dict):
-        for key, value in cast(dict[str, Any], details).items():
+        for key, value in cast(dict[str, object], details).items():
             fields[RENAMED.get(key, key)] = value
     elif isinstance(details, list):
         fields["errors"] = details
@@ -60,7 +60,7 @@ def recovery_fields(details: Any, headers: Headers) -> dict[str, Any]:
 
 
 def envelope(
-    status: int, payload: dict[str, Any] | None, text: str, headers: Headers
+    status: int, payload: dict[str, object] | None, text: str, headers: Headers
 ) -> dict[str, Any]:
     """The body of a refusal, rebuilt unless it already carries a category."""
     payload = payload or {}

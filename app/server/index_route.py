@@ -17,11 +17,11 @@ from app.features.memory.contracts import (
     index_not_modified,
     memory_index,
 )
+from app.features.memory.domain.index_answers import IndexAnswer
 from app.features.memory.domain.index_tags import held_tags
 from app.features.memory.routes.headers import tag_headers
 from app.features.memory.schemas import IndexConditionHeaders
 from app.features.memory.use_cases.get_memory_index_if_changed import (
-    IndexAnswer,
     get_memory_index_if_changed,
 )
 from app.server.auditing import audited, mark_audited

@@ -11,7 +11,6 @@ import logging
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -99,7 +98,7 @@ class MemoryMcp:
     """The MCP server, the direct path of its plain tool calls (`mcp_direct`) and
     the audit of its tools' calls refused before they ran."""
 
-    server: MCPServer[dict[str, Any]]
+    server: MCPServer[dict[str, object]]
     direct: DirectCalls
     refusals: McpRefusalAudit
 
@@ -110,7 +109,7 @@ def create_memory_mcp_server(
     authenticate: Authenticate,
     context: Callable[[], AppContext],
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
-) -> MCPServer[dict[str, Any]]:
+) -> MCPServer[dict[str, object]]:
     """The MCP server; fails with SettingsError when the settings cannot serve."""
     return build_memory_mcp(
         settings, authenticate=authenticate, context=context, on_call=on_call

@@ -11,14 +11,15 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 from uuid import uuid4
 
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPError
 from mcp.types.methods import is_input_required
 
 from app.server.approval_gate import ApprovalGate, Wire, approved_tool
+from app.server.declarations import McpRequestContext
 from app.server.mcp_envelope import with_request_id
 from app.server.request_log import current_request_id
 from app.server.telemetry import (
@@ -28,14 +29,14 @@ from app.server.telemetry import (
     notify,
 )
 
-RefusalHook = Callable[[str, Mapping[str, Any], Wire], Awaitable[None]]
+RefusalHook = Callable[[str, Mapping[str, object], Wire], Awaitable[None]]
 """Told of every failed tool result: (tool, arguments, result wire), in the call."""
 
 call_request_id: ContextVar[str] = ContextVar("wenchang_mcp_request_id", default="")
 """The current tool call's request id: the HTTP request's, else a fresh one."""
 
 
-def call_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
+def call_arguments(params: Mapping[str, object]) -> dict[str, object]:
     """A `tools/call`'s `arguments` as a record takes them: {} unless an object.
 
     Records (telemetry here, the refusal audit) take every call as it was sent;
@@ -43,7 +44,7 @@ def call_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
     whose `name` is a served tool and whose `arguments` are an object.
     """
     arguments = params.get("arguments")
-    return cast(dict[str, Any], arguments) if isinstance(arguments, dict) else {}
+    return cast(dict[str, object], arguments) if isinstance(arguments, dict) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ class MemoryCalls:
     on_refusal: RefusalHook | None = None
 
     async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+        self, ctx: McpRequestContext, call_next: CallNext
     ) -> HandlerResult:
         if ctx.method == "tools/list":
             return self._in_order(await call_next(ctx))
@@ -70,15 +71,13 @@ class MemoryCalls:
         if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
             return result
         rank = {name: position for position, name in enumerate(self.order)}
-        listed = cast(list[dict[str, Any]], result["tools"])
+        listed = cast(list[dict[str, object]], result["tools"])
         ordered = sorted(
             listed, key=lambda item: rank.get(str(item.get("name")), len(rank))
         )
         return {**result, "tools": ordered}
 
-    async def _call(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
+    async def _call(self, ctx: McpRequestContext, call_next: CallNext) -> HandlerResult:
         request_id = current_request_id.get() or uuid4().hex
         token = call_request_id.set(request_id)
         try:
@@ -87,10 +86,10 @@ class MemoryCalls:
             call_request_id.reset(token)
 
     async def _identified_call(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, request_id: str
+        self, ctx: McpRequestContext, call_next: CallNext, request_id: str
     ) -> HandlerResult:
         started = time.perf_counter()
-        params: Mapping[str, Any] = ctx.params or {}
+        params: Mapping[str, object] = ctx.params or {}
         name, arguments = str(params.get("name", "")), call_arguments(params)
         try:
             result = await self._decided(ctx, call_next, name, arguments)
@@ -105,7 +104,7 @@ class MemoryCalls:
     async def direct(
         self,
         name: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, object],
         run: Callable[[], Awaitable[Wire]],
     ) -> Wire:
         """A call `mcp_direct` runs itself (no approval to ask), finished as
@@ -123,7 +122,7 @@ class MemoryCalls:
         self,
         request_id: str,
         name: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, object],
         wire: Wire,
         started: float,
     ) -> Wire:
@@ -140,10 +139,10 @@ class MemoryCalls:
 
     async def _decided(
         self,
-        ctx: ServerRequestContext[Any, Any],
+        ctx: McpRequestContext,
         call_next: CallNext,
         name: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, object],
     ) -> HandlerResult:
         decision = await self.gate.decide(ctx, name, arguments)
         if decision.result is not None:
@@ -155,15 +154,15 @@ class MemoryCalls:
             approved_tool.reset(token)
 
     def _with_prompt(self, wire: Wire) -> Wire:
-        content = cast(list[Any], wire.get("content") or [])
+        content = cast(list[object], wire.get("content") or [])
         return {**wire, "content": [*content, {"type": "text", "text": self.prompt}]}
 
     def _record(
         self,
         request_id: str,
         name: str,
-        arguments: Mapping[str, Any],
-        result: Mapping[str, Any],
+        arguments: Mapping[str, object],
+        result: Mapping[str, object],
         is_error: bool,
         started: float,
     ) -> None:
@@ -189,17 +188,17 @@ def _succeeded(wire: Wire) -> bool:
     return (
         not _is_error(wire)
         and isinstance(structured, dict)
-        and bool(cast(dict[str, Any], structured).get("ok"))
+        and bool(cast(dict[str, object], structured).get("ok"))
     )
 
 
-def _payload(wire: Wire) -> Mapping[str, Any]:
+def _payload(wire: Wire) -> Mapping[str, object]:
     """What the observer sees as the result: the envelope, else the text blocks."""
     structured = wire.get("structuredContent")
     if isinstance(structured, dict):
-        return cast(dict[str, Any], structured)
-    content = cast(list[Any], wire.get("content") or [])
+        return cast(dict[str, object], structured)
+    content = cast(list[object], wire.get("content") or [])
     blocks = [
-        cast(dict[str, Any], block) for block in content if isinstance(block, dict)
+        cast(dict[str, object], block) for block in content if isinstance(block, dict)
     ]
     return {"content": [block.get("text") for block in blocks]}

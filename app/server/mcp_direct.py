@@ -33,14 +33,13 @@ from tenchi.mcp import (
     _jsonable_details,  # pyright: ignore[reportPrivateUsage]
 )
 from tenchi.tools import (
-    Tool,
-    ToolBinding,
     ToolResultError,
     _tool_kwargs,  # pyright: ignore[reportPrivateUsage]
     _ToolResultValidationError,  # pyright: ignore[reportPrivateUsage]
 )
 
 from app.server.context import AppContext
+from app.server.declarations import AnyTool, AnyToolBinding
 from app.server.mcp_calls import MemoryCalls, Wire
 from app.server.mcp_index import DirectAnswer, DirectResult
 from app.server.mcp_input_check import Check, compiled
@@ -58,7 +57,7 @@ INVALID_RESULT = "The tool returned an invalid result."
 class _Tool:
     """One served tool as Tenchi's MCP server checks and calls it."""
 
-    binding: ToolBinding[Any, Any]
+    binding: AnyToolBinding
     validator: Validator
     direct_input: bool
     check: Check | None
@@ -155,13 +154,11 @@ class DirectCalls:
                 _approval_input(declaration, kwargs)  # Tenchi's check before approval
         except ValidationError:
             return _wire(_failure("invalid_input", INVALID_INPUT))
-        except Exception:
+        except Exception:  # the SDK answers any other refusal as "failed" too
             return _wire(_failure("failed", FAILED))
         return await self._invoke(tool.binding, kwargs)
 
-    async def _invoke(
-        self, binding: ToolBinding[Any, Any], kwargs: dict[str, Any]
-    ) -> Wire:
+    async def _invoke(self, binding: AnyToolBinding, kwargs: dict[str, Any]) -> Wire:
         declaration = binding.tool
         direct = self._results.get(declaration.name)
         try:
@@ -182,7 +179,7 @@ class DirectCalls:
             )
         except ToolResultError:
             return _wire(_failure("invalid_result", INVALID_RESULT))
-        except Exception:
+        except Exception:  # as the SDK's kernel: a tool's crash is a "failed" result
             return _wire(_failure("failed", FAILED))
         payload = {
             "schema_version": TOOL_MCP_PROTOCOL_VERSION,
@@ -197,7 +194,7 @@ class DirectCalls:
         return _wire(payload, text)
 
 
-def _serialized(declaration: Tool[Any, Any], raw: object) -> object:
+def _serialized(declaration: AnyTool, raw: object) -> object:
     """The result as Tenchi's runner serialises it, without its JSON round trip.
 
     Tenchi dumps the validated result in JSON mode, then passes the dump through
@@ -211,7 +208,7 @@ def _serialized(declaration: Tool[Any, Any], raw: object) -> object:
         return adapter.dump_python(
             validated, mode="json", by_alias=True, warnings="error"
         )
-    except Exception as exc:
+    except Exception as exc:  # re-raised as the invalid result the runner reports
         raise _ToolResultValidationError(declaration.name) from exc
 
 

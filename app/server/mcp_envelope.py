@@ -12,19 +12,19 @@ and `message`, as in the HTTP body's `details`), and into the result's `_meta`
 import json
 from typing import Any, cast
 
-Wire = dict[str, Any]
+Wire = dict[str, object]
 
 APPLICATION_ERROR = "application_error"
 
 
 def with_request_id(wire: Wire, request_id: str) -> Wire:
     """A failed tool result (wire form) naming `request_id`; `wire` is unchanged."""
-    meta = cast(dict[str, Any], wire.get("_meta") or {})
+    meta = cast(dict[str, object], wire.get("_meta") or {})
     named: Wire = {**wire, "_meta": {**meta, "request_id": request_id}}
     payload = _with_id_in_details(wire.get("structuredContent"), request_id)
     if payload is None:
         return named
-    content = cast(list[Any], wire.get("content") or [])
+    content = cast(list[object], wire.get("content") or [])
     text = {
         "type": "text",
         "text": json.dumps(payload, sort_keys=True, separators=(",", ":")),
@@ -32,17 +32,17 @@ def with_request_id(wire: Wire, request_id: str) -> Wire:
     return {**named, "structuredContent": payload, "content": [text, *content[1:]]}
 
 
-def _with_id_in_details(structured: Any, request_id: str) -> dict[str, Any] | None:
+def _with_id_in_details(structured: Any, request_id: str) -> dict[str, object] | None:
     if not isinstance(structured, dict):
         return None
-    envelope = cast(dict[str, Any], structured)
+    envelope = cast(dict[str, object], structured)
     error = envelope.get("error")
     if not isinstance(error, dict):
         return None
-    failure = cast(dict[str, Any], error)
+    failure = cast(dict[str, object], error)
     if failure.get("kind") != APPLICATION_ERROR:
         return None
     details = failure.get("details")
-    held = cast(dict[str, Any], details) if isinstance(details, dict) else {}
+    held = cast(dict[str, object], details) if isinstance(details, dict) else {}
     named = {**failure, "details": {**held, "request_id": request_id}}
     return {**envelope, "error": named}

@@ -65,15 +65,15 @@ class _Exchange:
     async def send_raw_request(
         self,
         method: str,
-        params: Mapping[str, Any] | None,
+        params: Mapping[str, object] | None,
         opts: CallOptions | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         raise NoBackChannelError(method)
 
     async def notify(
         self,
         method: str,
-        params: Mapping[str, Any] | None,
+        params: Mapping[str, object] | None,
         opts: CallOptions | None = None,
     ) -> None:
         # The stateless JSON transport drops what a call emits besides its answer.
@@ -132,7 +132,7 @@ class SingleExchange:
         answer: JSONRPCResponse | JSONRPCError
         try:
             result = await self._direct.call(request.headers, *plain)
-        except Exception as exc:
+        except Exception as exc:  # answered as the SDK's transport answers a crash
             error = modern_error_data(exc)
             answer = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
             return answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
@@ -174,7 +174,7 @@ class SingleExchange:
                 connection=connection,
                 lifespan_state=self._lifespan_state,
             )
-        except Exception as exc:
+        except Exception as exc:  # answered as the SDK's transport answers a crash
             error = modern_error_data(exc)
             return JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
         return JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
@@ -188,7 +188,7 @@ def _single_request(body: bytes) -> JSONRPCRequest | None:
         return None
     if not isinstance(decoded, dict) or "id" not in decoded:
         return None
-    if cast(dict[str, Any], decoded).get("method") not in SINGLE_EXCHANGE_METHODS:
+    if cast(dict[str, object], decoded).get("method") not in SINGLE_EXCHANGE_METHODS:
         return None
     try:
         return JSONRPCRequest.model_validate(decoded)

@@ -11,7 +11,6 @@ manager beside it.
 
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from starlette.datastructures import Headers
@@ -169,7 +168,7 @@ class HttpMcp:
             context=self._shared,
             on_call=on_call,
         )
-        self.server: MCPServer[dict[str, Any]] = built.server
+        self.server: MCPServer[dict[str, object]] = built.server
         self._direct = built.direct
         guard = BearerGuard(
             self._serve,

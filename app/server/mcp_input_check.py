@@ -11,14 +11,14 @@ jsonschema (None).
 """
 
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import cast
 
 import fastjsonschema  # pyright: ignore[reportMissingTypeStubs]
 
 Check = Callable[[object], bool]
 
 
-def compiled(schema: Mapping[str, Any]) -> Check | None:
+def compiled(schema: Mapping[str, object]) -> Check | None:
     """A check with `schema`'s verdict, or None if it cannot be compiled."""
     try:
         # The package ships no type information: its compile returns the

@@ -12,13 +12,12 @@ its arguments name.
 import json
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from typing import Any, cast
-
-from tenchi.tools import ToolBinding
+from typing import cast
 
 from app.features.audit.domain import Outcome
 from app.server.auditing import audited_operation, record_call
 from app.server.context import AppContext
+from app.server.declarations import AnyToolBinding
 from app.server.mcp_calls import RefusalHook, call_arguments
 from app.shared.identity import Identity
 
@@ -33,19 +32,19 @@ The call's context (`mcp._call_context`) is built from it, for the tool's use
 case and for a refusal recorded here alike."""
 
 
-def failure_kind(wire: Mapping[str, Any]) -> str | None:
+def failure_kind(wire: Mapping[str, object]) -> str | None:
     """The `error.kind` of a failed tool result (wire form), if it names one."""
     structured = wire.get("structuredContent")
     if not isinstance(structured, dict):
         return None
-    error = cast(dict[str, Any], structured).get("error")
+    error = cast(dict[str, object], structured).get("error")
     if not isinstance(error, dict):
         return None
-    kind = cast(dict[str, Any], error).get("kind")
+    kind = cast(dict[str, object], error).get("kind")
     return kind if isinstance(kind, str) else None
 
 
-def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, Any]]]:
+def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, object]]]:
     """The (tool, arguments) of each `tools/call` request in a JSON-RPC body.
 
     A call whose `name` is not a string names no tool and is skipped."""
@@ -54,15 +53,15 @@ def tool_calls(body: bytes) -> list[tuple[str, Mapping[str, Any]]]:
     except ValueError:
         return []
     messages = cast(list[object], parsed) if isinstance(parsed, list) else [parsed]
-    calls: list[tuple[str, Mapping[str, Any]]] = []
+    calls: list[tuple[str, Mapping[str, object]]] = []
     for message in messages:
         if not isinstance(message, dict):
             continue
-        request = cast(dict[str, Any], message)
+        request = cast(dict[str, object], message)
         params = request.get("params")
         if request.get("method") != "tools/call" or not isinstance(params, dict):
             continue
-        named = cast(dict[str, Any], params)
+        named = cast(dict[str, object], params)
         if isinstance(tool := named.get("name"), str):
             calls.append((tool, call_arguments(named)))
     return calls
@@ -83,7 +82,7 @@ def _loggable(value: object) -> bool:
 class McpRefusalAudit:
     """Records the served tools' calls refused before they ran in the app's log."""
 
-    def __init__(self, tools: Iterable[ToolBinding[Any, Any]]) -> None:
+    def __init__(self, tools: Iterable[AnyToolBinding]) -> None:
         self._operations = {
             binding.tool.name: operation
             for binding in tools
@@ -94,7 +93,7 @@ class McpRefusalAudit:
         self,
         context: AppContext,
         tool: str,
-        arguments: Mapping[str, Any],
+        arguments: Mapping[str, object],
         outcome: str,
     ) -> None:
         """One refused call of ``tool`` (nothing for a tool that records none)."""
@@ -110,7 +109,7 @@ class McpRefusalAudit:
         """The tool runner's hook: records each `invalid_input` answer of a call."""
 
         async def refused(
-            tool: str, arguments: Mapping[str, Any], wire: Mapping[str, Any]
+            tool: str, arguments: Mapping[str, object], wire: Mapping[str, object]
         ) -> None:
             if failure_kind(wire) == INVALID_INPUT and caller.get() is not None:
                 await self.record(call_context(), tool, arguments, OUTCOME)

@@ -9,6 +9,7 @@ from tenchi.tools import ToolGroup, tool_group
 
 from app.features.memory.tools import history_tools
 from app.features.memory.tools import tools as memory_tools
+from app.features.search.tools import tools as search_tools
 from app.server.prompt import (
     DEFAULT_PURPOSE,
     DEFAULT_SCOPE_GUIDANCE,
@@ -56,10 +57,10 @@ def require_description_fits(name: str, description: str) -> str:
 
 
 def listed_tools(settings: Settings) -> ToolGroup:
-    """The seven, then (unless WENCHANG_HISTORY_TOOLS=false) the history tools."""
+    """The seven, search, then (unless WENCHANG_HISTORY_TOOLS=false) history's."""
     if settings.history_tools:
-        return tool_group(memory_tools, history_tools)
-    return memory_tools
+        return tool_group(memory_tools, search_tools, history_tools)
+    return tool_group(memory_tools, search_tools)
 
 
 def required_approvals(settings: Settings) -> frozenset[str]:

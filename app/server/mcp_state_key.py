@@ -2,7 +2,6 @@
 
 import hashlib
 import hmac
-from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -14,7 +13,7 @@ STATE_KEY_LABEL = b"wenchang mcp request state v1"
 
 
 def share_request_state_key(
-    server: MCPServer[dict[str, Any]], settings: Settings
+    server: MCPServer[dict[str, object]], settings: Settings
 ) -> None:
     """Seal approval questions with a key every replica shares, not a per-process one.
 

@@ -9,11 +9,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tenchi.errors import AppError
-from tenchi.tools import Tool, ToolBinding, ToolGroup, tool_group, tool_handler
+from tenchi.tools import ToolGroup, tool_group, tool_handler
 
 from app.features.memory.tools import get_memory_index_tool
 from app.features.memory.use_cases.get_memory_index import built_memory_index
 from app.server.auditing import audited_use_case
+from app.server.declarations import AnyTool, AnyToolBinding
 from app.server.mcp_index import DirectResult, index_result
 from app.server.mcp_settings import (
     listed_tools,
@@ -28,7 +29,7 @@ _PRODUCT_SLOT = re.compile(r"\bmemory\b")
 logger = logging.getLogger("wenchang.mcp")
 
 
-def describe(declaration: Tool[Any, Any], *, product: str | None, purpose: str) -> str:
+def describe(declaration: AnyTool, *, product: str | None, purpose: str) -> str:
     """The tool's description as agents see it: product named, purpose first."""
     text = declaration.description
     if product:
@@ -42,7 +43,7 @@ def describe(declaration: Tool[Any, Any], *, product: str | None, purpose: str) 
 
 
 @functools.cache
-def _renamed(declared: Tool[Any, Any], name: str, description: str) -> Tool[Any, Any]:
+def _renamed(declared: AnyTool, name: str, description: str) -> AnyTool:
     # A new Tool derives its schemas and validators (~30 ms); every app a process
     # builds (the tests build hundreds) serves the same few declarations.
     return trusting_results(
@@ -51,8 +52,8 @@ def _renamed(declared: Tool[Any, Any], name: str, description: str) -> Tool[Any,
 
 
 def _served(
-    binding: ToolBinding[Any, Any], settings: Settings, purpose: str
-) -> ToolBinding[Any, Any]:
+    binding: AnyToolBinding, settings: Settings, purpose: str
+) -> AnyToolBinding:
     declared = binding.tool
     name = registered_name(settings, declared.name)
     description = require_description_fits(
@@ -66,7 +67,7 @@ def _served(
 
 
 def _reporting_failures(
-    declared: Tool[Any, Any], use_case: Callable[..., Awaitable[Any]]
+    declared: AnyTool, use_case: Callable[..., Awaitable[Any]]
 ) -> Callable[..., Awaitable[Any]]:
     """The use case, logging what MCP can only answer as a generic `failed`."""
 
@@ -78,7 +79,7 @@ def _reporting_failures(
             if not declared.declares_error(exc.definition):
                 logger.error("tool %s raised undeclared %s", declared.name, exc.code)
             raise
-        except Exception:
+        except Exception:  # logged, then re-raised unchanged
             logger.exception("tool %s failed unexpectedly", declared.name)
             raise
 

@@ -22,9 +22,10 @@ from typing import Any, cast
 from pydantic import TypeAdapter
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
-from tenchi.contracts import Contract
 from tenchi.responses import PresentedResponse, ResponseDef, present
 from tenchi.routes import Route, RouteGroup, route, route_group
+
+from app.server.declarations import AnyContract, AnyResponse
 
 JSON = "application/json"
 Presenter = Callable[[Any], PresentedResponse]
@@ -62,17 +63,17 @@ def served(routes: RouteGroup) -> RouteGroup:
     return route_group(*(_served(item) for item in routes))
 
 
-def _carries_json(definition: ResponseDef[Any, Any]) -> bool:
+def _carries_json(definition: AnyResponse) -> bool:
     return definition.body is not None and definition.media_type == JSON
 
 
-def _headers_only(definition: ResponseDef[Any, Any]) -> bool:
+def _headers_only(definition: AnyResponse) -> bool:
     # A bodiless answer with declared headers (the index's 304): Tenchi would
     # validate and render its headers on every response, at the cost of a file read.
     return definition.body is None and definition.headers is not None
 
 
-def _twin(definition: ResponseDef[Any, Any]) -> ResponseDef[Any, Any]:
+def _twin(definition: AnyResponse) -> AnyResponse:
     """The definition served: a passthrough that declares no headers."""
     if not (_carries_json(definition) or _headers_only(definition)):
         return definition
@@ -90,7 +91,7 @@ def _served(item: Route) -> Route:
         return _bound(replace(contract, responses=twins), item, presenter)
     if contract.response is None or contract.response_media_type != JSON:
         return item
-    declared: ResponseDef[Any, Any] = ResponseDef(
+    declared: AnyResponse = ResponseDef(
         body=contract.response,
         status=contract.status,
         headers=cast(Any, contract.response_headers),
@@ -101,7 +102,7 @@ def _served(item: Route) -> Route:
     return _bound(singular, item, presenter)
 
 
-def _bound(contract: Contract[Any, Any], item: Route, presenter: Presenter) -> Route:
+def _bound(contract: AnyContract, item: Route, presenter: Presenter) -> Route:
     returns = inspect.signature(item.use_case).return_annotation
     vars(presenter)["__signature__"] = inspect.Signature(
         [
@@ -117,7 +118,7 @@ def _bound(contract: Contract[Any, Any], item: Route, presenter: Presenter) -> R
 class _Wire:
     """How one declared definition's body and headers become bytes and strings."""
 
-    def __init__(self, definition: ResponseDef[Any, Any]) -> None:
+    def __init__(self, definition: AnyResponse) -> None:
         self.status = definition.status
         self.media_type = definition.media_type
         # The adapters' core serialisers, called directly: ``TypeAdapter``'s
@@ -148,8 +149,8 @@ class _Wire:
 
 
 def _projecting(
-    declared: ResponseDef[Any, Any],
-    twin: ResponseDef[Any, Any],
+    declared: AnyResponse,
+    twin: AnyResponse,
     project: Callable[[Any], Any] | None,
 ) -> Presenter:
     """A singular route's presenter: its result, its projected headers."""
@@ -164,8 +165,8 @@ def _projecting(
 
 
 def _presenting(
-    declared: tuple[ResponseDef[Any, Any], ...],
-    twins: tuple[ResponseDef[Any, Any], ...],
+    declared: tuple[AnyResponse, ...],
+    twins: tuple[AnyResponse, ...],
     chosen: Presenter,
 ) -> Presenter:
     """A presenter that serves the twin of what the route's own presenter chose."""

@@ -13,7 +13,6 @@ import os
 import sys
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import Any
 
 from starlette.types import Scope
 
@@ -54,8 +53,8 @@ class JsonLines(logging.Formatter):
     """One JSON object per record: time, level, logger, message, request_id, fields."""
 
     def format(self, record: logging.LogRecord) -> str:
-        fields: dict[str, Any] = dict(getattr(record, "wenchang", None) or {})
-        line: dict[str, Any] = {
+        fields: dict[str, object] = dict(getattr(record, "wenchang", None) or {})
+        line: dict[str, object] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "level": record.levelname,
             "logger": record.name,

@@ -5,6 +5,7 @@ from tenchi.routes import route_group
 
 from app.features.audit.routes import routes as audit_routes
 from app.features.memory.routes import routes as memory_routes
+from app.features.search.routes import routes as search_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
 from app.server.openapi_document import published_document, published_openapi_route
@@ -28,6 +29,7 @@ async def storage_answers(context: AppContext) -> None:
 api_routes = route_group(
     index_route,
     memory_routes,
+    search_routes,
     audit_routes,
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),

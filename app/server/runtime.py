@@ -3,10 +3,14 @@
 import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import TextIO
 
+from tenchi.idempotency import IdempotencyStore
+from tenchi.rate_limits import RateLimitStore
+
 from app.features.audit.policy import AuditPolicy
+from app.features.audit.ports import AuditLog
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
@@ -49,18 +53,30 @@ def cursor_key_from(settings: Settings) -> bytes:
     return secret.encode()
 
 
-def base_context(
-    settings: Settings, storage: Storage, index_cache: IndexCache, *, surface: str
-) -> AppContext:
+@dataclass(frozen=True, slots=True)
+class Ports:
+    """The adapters a running process opened, each once."""
+
+    storage: Storage
+    index_cache: IndexCache
+    audit: AuditLog
+    idempotency: IdempotencyStore
+    rate_limits: RateLimitStore
+
+
+def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContext:
     return AppContext(
-        storage=storage,
-        index_cache=index_cache,
+        storage=ports.storage,
+        index_cache=ports.index_cache,
+        search_index=search_index_of(ports.storage, ports.index_cache),
+        audit=ports.audit,
         cursor_key=cursor_key_from(settings),
+        idempotency=ports.idempotency,
+        rate_limits=ports.rate_limits,
         limits=limits_from(settings),
         policy=ScopePolicy(write_roles=settings.write_policy),
         audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),
         surface=surface,
-        search_index=search_index_of(storage),
     )
 
 
@@ -102,11 +118,8 @@ def create_lifespan(
                 storage=storage,
             ) as audit,
         ):
-            context = base_context(settings, storage, cache, surface=surface)
-            guarded = replace(
-                context, idempotency=idempotency, rate_limits=rate_limits, audit=audit
-            )
-            yield Runtime(guarded)
+            ports = Ports(storage, cache, audit, idempotency, rate_limits)
+            yield Runtime(base_context(settings, ports, surface=surface))
 
     return lifespan
 

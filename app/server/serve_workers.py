@@ -11,6 +11,7 @@ import os
 from starlette.applications import Starlette
 
 from app.infra.backend_urls import STORAGE_URLS, Backend, backend_of
+from app.server.log_config import configured_logging
 from app.server.settings import Settings, load_settings
 
 WORKER_HEALTHCHECK_SECONDS = 60
@@ -19,7 +20,6 @@ WORKER_HEALTHCHECK_SECONDS = 60
 def served_app() -> Starlette:
     """One worker's app (uvicorn calls this factory in each worker process)."""
     from app.server.asgi import build_app
-    from app.server.cli import configured_logging
     from app.server.otel import telemetry_from_environment
 
     settings = load_settings()
@@ -43,8 +43,6 @@ def require_shared_storage(settings: Settings, workers: int) -> None:
 def run_workers(settings: Settings, host: str, port: int, workers: int) -> int:
     """Serve with ``workers`` processes; the storage URL reaches them by environment."""
     import uvicorn
-
-    from app.server.cli import configured_logging
 
     require_shared_storage(settings, workers)
 

@@ -38,7 +38,7 @@ CommaList = Annotated[tuple[str, ...], NoDecode]
 RolesTable = Annotated[dict[str, list[str]], NoDecode]
 
 
-def _comma_list(value: Any) -> Any:
+def _comma_list(value: object) -> object:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
     return value
@@ -99,12 +99,12 @@ class Settings(BaseSettings):
         mode="before",
     )
     @classmethod
-    def _split(cls, value: Any) -> Any:
+    def _split(cls, value: object) -> object:
         return _comma_list(value)
 
     @field_validator("sqlite_synchronous", mode="before")
     @classmethod
-    def _lower(cls, value: Any) -> Any:
+    def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
 
     @field_validator("scope_priority")
@@ -116,7 +116,7 @@ class Settings(BaseSettings):
 
     @field_validator("write_roles", mode="before")
     @classmethod
-    def _json_object(cls, value: Any) -> Any:
+    def _json_object(cls, value: object) -> object:
         # Decoded here rather than by pydantic-settings, whose decode error names
         # neither the variable nor the expected shape.
         if not isinstance(value, str):

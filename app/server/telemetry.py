@@ -35,7 +35,7 @@ class ToolCallRecord:
         error = self.result.get("error")
         if not isinstance(error, Mapping):
             return None
-        failure = cast(Mapping[str, Any], error)
+        failure = cast(Mapping[str, object], error)
         code = failure.get("code") or failure.get("kind")
         return str(code) if code else None
 
@@ -43,12 +43,12 @@ class ToolCallRecord:
 ToolCallObserver = Callable[[ToolCallRecord], None]
 
 
-class FrozenMapping(Mapping[str, Any]):
+class FrozenMapping(Mapping[str, object]):
     """A read-only view of a JSON object; what it holds is viewed read-only too."""
 
     __slots__ = ("_data",)
 
-    def __init__(self, data: Mapping[str, Any]) -> None:
+    def __init__(self, data: Mapping[str, object]) -> None:
         self._data = data
 
     def __getitem__(self, key: str) -> Any:
@@ -64,12 +64,12 @@ class FrozenMapping(Mapping[str, Any]):
         return f"FrozenMapping({self._data!r})"
 
 
-class FrozenList(Sequence[Any]):
+class FrozenList(Sequence[object]):
     """A read-only view of a JSON array; equal to a list with the same items."""
 
     __slots__ = ("_data",)
 
-    def __init__(self, data: Sequence[Any]) -> None:
+    def __init__(self, data: Sequence[object]) -> None:
         self._data = data
 
     @overload
@@ -86,7 +86,7 @@ class FrozenList(Sequence[Any]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FrozenList | list | tuple):
-            return list(self) == list(cast(Sequence[Any], other))
+            return list(self) == list(cast(Sequence[object], other))
         return NotImplemented
 
     __hash__ = None  # pyright: ignore[reportAssignmentType]
@@ -100,13 +100,13 @@ def frozen(value: Any) -> Any:
     if isinstance(value, FrozenMapping | FrozenList):
         return value
     if isinstance(value, Mapping):
-        return FrozenMapping(cast(Mapping[str, Any], value))
+        return FrozenMapping(cast(Mapping[str, object], value))
     if isinstance(value, list | tuple):
-        return FrozenList(cast(Sequence[Any], value))
+        return FrozenList(cast(Sequence[object], value))
     return value
 
 
-def frozen_view(value: Mapping[str, Any]) -> Mapping[str, Any]:
+def frozen_view(value: Mapping[str, object]) -> Mapping[str, object]:
     """A read-only view of a call's arguments or envelope, at no copying cost."""
     return FrozenMapping(value)
 

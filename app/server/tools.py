@@ -4,5 +4,6 @@ from tenchi.tools import tool_group
 
 from app.features.memory.tools import history_tools
 from app.features.memory.tools import tools as memory_tools
+from app.features.search.tools import tools as search_tools
 
-tools = tool_group(memory_tools, history_tools)
+tools = tool_group(memory_tools, search_tools, history_tools)

@@ -12,9 +12,7 @@ tests: the MCP client checks every successful result of the MCP suites against
 the schema `tools/list` publishes, and the envelope walk checks the failures.
 """
 
-from typing import Any
-
-from tenchi.tools import Tool
+from app.server.declarations import AnyTool
 
 RESULT_VALIDATOR_FIELD = "_result_schema_validator"
 
@@ -26,7 +24,7 @@ class ModelSerialised:
         del instance
 
 
-def trusting_results[T: Tool[Any, Any]](declaration: T) -> T:
+def trusting_results[T: AnyTool](declaration: T) -> T:
     """`declaration`, its per-call result re-check replaced by trust in its model."""
     if not hasattr(declaration, RESULT_VALIDATOR_FIELD):
         raise RuntimeError(f"Tenchi's Tool has no {RESULT_VALIDATOR_FIELD} to replace")

@@ -32,7 +32,6 @@ from app.features.memory.policy import (
 from app.infra.memory_index_cache import NoIndexCache
 from app.infra.memory_storage import MemoryStorage
 from app.server.asgi import build_app
-from app.server.context import AppContext
 from app.server.hooks import authenticate
 from app.server.settings import Settings
 from app.shared.errors import GUIDANCE, Category, unauthorized
@@ -43,6 +42,7 @@ from app.shared.identity import (
     Resolver,
     is_valid_segment,
 )
+from tests.support.contexts import context_over
 from tests.support.in_process_client import open_in_process_client
 
 __all__ = ["ResolverConformance"]
@@ -221,9 +221,9 @@ class ResolverConformance:
         self, identity: Identity, expected_label: str | None
     ) -> None:
         """The source of a write is the token's label, else the surface."""
-        context = AppContext(
-            storage=MemoryStorage(),
-            index_cache=NoIndexCache(),
+        context = context_over(
+            MemoryStorage(),
+            NoIndexCache(),
             cursor_key=b"",
             identity=identity,
             surface="http",

@@ -1,10 +1,11 @@
 from dataclasses import dataclass, field
 
-from app.shared.errors import audit_role_required_error
+from app.shared.errors import audit_role_required_error, invalid_argument_error
 from app.shared.identity import Identity
 
 from ..memory.policy import locate_entity, require_grant
-from .ports import Subject
+from .domain.pages import decode_position
+from .ports import AuditSelection, Position, Subject
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +44,20 @@ def entity_subject(scope: str, entity_id: str) -> Subject:
     """An entity an operator names directly, its names checked as every task's."""
     locate_entity(scope, entity_id)
     return Subject(scope, entity_id)
+
+
+def require_position(
+    key: bytes, selection: AuditSelection, cursor: str | None
+) -> Position | None:
+    """Where a page after ``cursor`` starts (None: the newest); a cursor issued
+    for other filters is INVALID_ARGUMENT."""
+    if not cursor:
+        return None
+    before = decode_position(key, selection, cursor)
+    if before is None:
+        raise invalid_argument_error(
+            "cursor",
+            "cursor was not issued for these filters; pass the next_cursor "
+            "returned with the same filters, or omit it to start over",
+        )
+    return before

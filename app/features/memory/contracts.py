@@ -37,8 +37,6 @@ from .schemas import (
     ReplaceBody,
     RestoreBody,
     ScopePath,
-    SearchQuery,
-    SearchResults,
     VersionHeaders,
     VersionListing,
     VersionPath,
@@ -260,12 +258,4 @@ delete_file_contract = contract(
     name="delete_file",
     summary="Delete a file at the version you read.",
     tags=TAGS,
-)
-
-search_memory_contract = _read(
-    "/search",
-    SearchResults,
-    query=SearchQuery,
-    name="search_memory",
-    summary="Files of every granted scope that contain all the query's words.",
 )

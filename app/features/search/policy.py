@@ -1,9 +1,12 @@
 """Search arguments: what a query may be, how many hits, and which files it reaches."""
 
-from app.features.memory.domain import entity_prefix
+from app.features.memory.domain import decode_cursor, entity_prefix
 from app.features.memory.policy import require_area, require_grant, require_text
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import Identity
+
+from .domain.hits import ranked_at
+from .domain.ranking import Ranked
 
 MAX_QUERY_CHARS = 256
 MAX_LIMIT = 50
@@ -45,3 +48,21 @@ def require_limit(limit: int) -> int:
             "limit", f"limit must be between 1 and {MAX_LIMIT}; got {limit}"
         )
     return limit
+
+
+def require_search_cursor(
+    key: bytes, listing: str, cursor: str | None, reach: list[str]
+) -> Ranked | None:
+    """Where the page after ``cursor`` starts (None: the top); a cursor issued
+    for another query, scope or area is INVALID_ARGUMENT."""
+    if not cursor:
+        return None
+    position = decode_cursor(key, listing, cursor)
+    after = None if position is None else ranked_at(position, reach)
+    if after is None:
+        raise invalid_argument_error(
+            "cursor",
+            "cursor was not issued for this search; pass the next_cursor returned "
+            "with the same query, scope and area, or omit it to start over",
+        )
+    return after

@@ -19,7 +19,7 @@ def memory_error(
     """``error``, ``category``, ``message``, the location if any, then ``extra``."""
     kind = KINDS[definition.code]
     message = f"{detail} {GUIDANCE[kind.category]}"
-    details: dict[str, Any] = {"error": kind.error, "category": str(kind.category)}
+    details: dict[str, object] = {"error": kind.error, "category": str(kind.category)}
     details["message"] = message
     if location is not None:
         details |= {

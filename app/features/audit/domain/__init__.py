@@ -12,7 +12,6 @@ index, listing or search returned, at most ``MAX_FILES`` of them.
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from types import MappingProxyType
 from typing import cast
 
@@ -48,16 +47,14 @@ _LISTINGS = ("entries", "hits")
 ``entries``, search answers ``hits``."""
 
 
-@cache
 def _listing_names(model: type[BaseModel]) -> tuple[str, ...]:
     return tuple(name for name in _LISTINGS if model_has(model, name))
 
 
 def _listed(result: object) -> object:
     if isinstance(result, BaseModel):
-        # Asking a pydantic model for an attribute it lacks costs ~6 us, and a
-        # file result lacks both: look only where this model can list entries
-        # (a plain loop: every read's result passes here, mostly with none).
+        # Asking a pydantic model for an attribute it lacks raises inside it,
+        # and a file result lacks both: look only where this model lists entries.
         for name in _listing_names(type(result)):
             value = getattr(result, name)
             if value:
@@ -66,7 +63,6 @@ def _listed(result: object) -> object:
     return getattr(result, "entries", None) or getattr(result, "hits", None)
 
 
-@cache
 def _may_name(kind: type) -> bool:
     """False for a model without scope, area and name (a version entry)."""
     fields = ("scope", "area", "name")
@@ -159,7 +155,6 @@ FILES_SERVED = "files_served"
 served (the index, counted while it was built: no walk of its entries)."""
 
 
-@cache
 def _says_served(kind: type) -> bool:
     return isinstance(getattr(kind, FILES_SERVED, None), property)
 

@@ -1,7 +1,6 @@
 """What an audit event reads of a request: five named text fields, never a body."""
 
 from collections.abc import Mapping
-from functools import cache
 
 from pydantic import BaseModel
 
@@ -25,7 +24,6 @@ def field_of(request: object, name: str) -> str | None:
     return as_text(getattr(request, name, None))
 
 
-@cache
 def _may_have(kind: type, name: str) -> bool:
     return not issubclass(kind, BaseModel) or model_has(kind, name)
 

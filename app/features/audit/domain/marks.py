@@ -4,8 +4,7 @@ import hashlib
 import itertools
 import os
 import time
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache
+from datetime import UTC, datetime
 
 _COUNTER_BITS = 24
 _COUNTER_MASK = (1 << _COUNTER_BITS) - 1
@@ -41,30 +40,15 @@ def new_event_id(made_ns: int | None = None) -> str:
     return ((made // 1000) << 72 | tail).to_bytes(16).hex()
 
 
-@lru_cache(maxsize=1024)
 def erasure_key(scope: str | None, entity_id: str | None) -> str:
     """How an erasure names its entity: a digest, so no byte of the id is kept."""
     return hashlib.sha256(f"{scope}\0{entity_id}".encode()).hexdigest()
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
 def stamp(moment: datetime) -> str:
     """A fixed-width UTC timestamp: string order is time order."""
-    # Every event pays it, and events come many to a second: the text of the
-    # second is made once (isoformat, a printf per field), the microseconds
-    # appended to it.
-    utc = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-    since = utc - _EPOCH
-    return f"{_second(since.days, since.seconds)}.{since.microseconds:06d}Z"
-
-
-@lru_cache(maxsize=64)
-def _second(days: int, seconds: int) -> str:
-    """``YYYY-MM-DDTHH:MM:SS`` of the second ``days`` and ``seconds`` after 1970."""
-    moment = _EPOCH + timedelta(days=days, seconds=seconds)
-    return moment.isoformat(timespec="seconds")[:-6]  # without "+00:00"
+    utc = moment.astimezone(UTC).replace(tzinfo=None)
+    return utc.isoformat(timespec="microseconds") + "Z"
 
 
 def parse_stamp(text: str) -> datetime:

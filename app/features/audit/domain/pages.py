@@ -3,9 +3,40 @@
 from collections.abc import Sequence
 
 from ...memory.domain import decode_cursor, encode_cursor, format_timestamp
-from ..ports import AuditEvent, AuditPage, AuditSelection, Position
-from ..schemas import AuditEventView
+from ..ports import AuditEvent, AuditPage, AuditSelection, Position, Subject
+from ..schemas import AuditEvents, AuditEventView, AuditFilters
 from .marks import parse_stamp, stamp
+
+
+def selection_of(
+    subjects: Sequence[Subject],
+    filters: AuditFilters,
+    *,
+    area: str | None = None,
+    name: str | None = None,
+) -> AuditSelection:
+    """The events of ``subjects`` that ``filters`` (and area/name) select."""
+    return AuditSelection(
+        subjects=tuple(subjects),
+        since=filters.since,
+        until=filters.until,
+        operation=filters.operation,
+        area=area,
+        name=name,
+    )
+
+
+def rendered_page(
+    page: AuditPage, key: bytes, selection: AuditSelection
+) -> AuditEvents:
+    """A page as the caller reads it, its cursor bound to ``selection``."""
+    position = page.next_position
+    return AuditEvents(
+        events=[render_event(event) for event in page.events],
+        next_cursor=None
+        if position is None
+        else encode_position(key, selection, position),
+    )
 
 
 def _listing(selection: AuditSelection) -> str:

@@ -1,10 +1,9 @@
 from app.server.context import AppContext
-from app.shared.errors import invalid_argument_error
 from app.shared.identity import require_identity
 
-from ..domain.pages import decode_position, encode_position, render_event
-from ..policy import audit_subjects
-from ..ports import AuditSelection, Position, Subject
+from ..domain.pages import rendered_page, selection_of
+from ..policy import audit_subjects, require_position
+from ..ports import Subject
 from ..schemas import PAGE_SIZE, AuditEvents, AuditFilters, ReadAudit
 
 
@@ -26,28 +25,7 @@ async def page_of_events(
     name: str | None = None,
 ) -> AuditEvents:
     """One page of the subjects' events that ``filters`` (and area/name) select."""
-    selection = AuditSelection(
-        subjects=subjects,
-        since=filters.since,
-        until=filters.until,
-        operation=filters.operation,
-        area=area,
-        name=name,
-    )
-    before: Position | None = None
-    if filters.cursor:
-        before = decode_position(context.cursor_key, selection, filters.cursor)
-        if before is None:
-            raise invalid_argument_error(
-                "cursor",
-                "cursor was not issued for these filters; pass the next_cursor "
-                "returned with the same filters, or omit it to start over",
-            )
+    selection = selection_of(subjects, filters, area=area, name=name)
+    before = require_position(context.cursor_key, selection, filters.cursor)
     page = await context.audit.query(selection, before=before, limit=PAGE_SIZE)
-    position = page.next_position
-    return AuditEvents(
-        events=[render_event(event) for event in page.events],
-        next_cursor=None
-        if position is None
-        else encode_position(context.cursor_key, selection, position),
-    )
+    return rendered_page(page, context.cursor_key, selection)

@@ -1,6 +1,5 @@
 """The entity tag of a caller's whole index, and the tags a caller says it holds."""
 
-import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -24,15 +23,6 @@ def index_tag(
     import or purge of any of them replaces the marker, so the tag moves with
     the body without the body being built.
     """
-    return _tag(tuple(entities), tuple(priority), max_bytes)
-
-
-@functools.lru_cache(maxsize=1024)
-def _tag(
-    entities: tuple[tuple[str, str], ...], priority: tuple[str, ...], max_bytes: int
-) -> str:
-    # Memoised: a caller revalidating an unchanged index asks for the same tag
-    # again (a pure function of its arguments).
     material = json.dumps(
         [INDEX_FORMAT, list(priority), max_bytes, [list(pair) for pair in entities]],
         separators=(",", ":"),

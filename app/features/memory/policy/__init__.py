@@ -1,6 +1,5 @@
 """Who may touch which memory, and where a file may be: grants, paths, roles."""
 
-import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from ..domain import (
     decode_cursor,
     entity_prefix,
 )
+from ..ports import VersionRecord
 
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
@@ -120,17 +120,10 @@ def require_name(name: str) -> str:
 def locate_file(identity: Identity, scope: str, area: str, name: str) -> Address:
     """Check order: grant -> path (area, then name) -> area slug -> name characters."""
     grant = require_grant(identity, scope)
-    return _located(scope, grant.entity_id, area, name)
-
-
-@functools.lru_cache(maxsize=4096)
-def _located(scope: str, entity_id: str, area: str, name: str) -> Address:
-    # Pure, and every file call runs it on the few files an agent works with:
-    # memoised (a refusal raises, so only addresses are kept).
     require_path(area, name)
     require_area(area)
     require_name(name)
-    return address_of(Location(scope, area, name), entity_id)
+    return address_of(Location(scope, area, name), grant.entity_id)
 
 
 def locate_entity(scope: str, entity_id: str) -> str:
@@ -144,9 +137,25 @@ def locate_entity(scope: str, entity_id: str) -> str:
     return entity_prefix(scope, entity_id)
 
 
+def require_restorable(record: VersionRecord, version: str) -> bytes:
+    """The content of a version that has some (a delete's record has none)."""
+    if record.deleted or record.data is None:
+        raise invalid_argument_error(
+            "version",
+            f"version {version} is the record of a delete and has no content; "
+            "restore a version listed before it",
+        )
+    return record.data
+
+
 LISTING_CURSOR_HINT = (
     "cursor was not issued for this listing; pass the next_cursor "
     "returned with the same scope and area, or omit it to start over"
+)
+
+VERSIONS_CURSOR_HINT = (
+    "cursor was not issued for this file's versions; pass the "
+    "next_cursor returned for the same file, or omit it to start over"
 )
 
 

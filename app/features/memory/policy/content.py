@@ -1,13 +1,18 @@
 """What a file's content and metadata must be: fact lines, sizes, metadata budget."""
 
-import functools
 import json
 from collections.abc import Sequence
 
-from app.shared.errors import invalid_argument_error, oversize_write_error
+from app.shared.errors import (
+    invalid_argument_error,
+    oversize_write_error,
+    replace_fact_match_error,
+    version_conflict_error,
+)
+from app.shared.locations import Location
 
-from ..domain import Address, MetadataChanges, is_fact_line
-from ..ports import FileMetadata
+from ..domain import Address, MetadataChanges, count_matches, is_fact_line
+from ..ports import FileMetadata, StoredObject
 from . import require_text
 
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -70,11 +75,21 @@ def require_edit_fits(
     return data
 
 
-@functools.lru_cache(maxsize=256)
-def _aliases_bytes(aliases: tuple[str, ...]) -> int:
-    # Every write checks its aliases, which rarely change between a file's
-    # writes: the JSON is made once per distinct tuple, not per write.
-    return len(json.dumps(list(aliases)).encode())
+def require_single_match(
+    location: Location, stored: StoredObject, old_string: str, expected: str
+) -> str:
+    """The stored content, when ``old_string`` occurs in it exactly once.
+
+    Otherwise: at the version the caller read, REPLACE_FACT_MATCH (its old
+    string is wrong); at a newer one, VERSION_CONFLICT (the file moved on).
+    """
+    content = stored.data.decode()
+    matches = count_matches(content, old_string)
+    if matches != 1 and stored.version == expected:
+        raise replace_fact_match_error(location, content, stored.version, matches)
+    if matches != 1:
+        raise version_conflict_error(location, content, stored.version)
+    return content
 
 
 METADATA_BUDGET_BYTES = 6144
@@ -83,7 +98,7 @@ METADATA_BUDGET_BYTES = 6144
 
 def require_metadata_budget(description: str, aliases: Sequence[str]) -> None:
     described = len(description.encode())
-    size = described + _aliases_bytes(tuple(aliases))
+    size = described + len(json.dumps(list(aliases)).encode())
     if size > METADATA_BUDGET_BYTES:
         raise invalid_argument_error(
             "description" if described > METADATA_BUDGET_BYTES else "aliases",

@@ -6,9 +6,8 @@ current state after a failed precondition (VERSION_CONFLICT with what is there
 now), and listings of a whole prefix in ``list_page`` batches.
 """
 
-import functools
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import NoReturn, cast
+from typing import NoReturn
 
 from tenchi.errors import AppError
 
@@ -39,7 +38,7 @@ async def edit_existing(
     the write and its new version, None when the file changed in between.
     Storage that edits in place (SQLite) does it in one trip and transaction.
     """
-    if not _edits_in_place(type(storage)):
+    if not isinstance(storage, EditsInPlace):
         stored = await load_existing(storage, address)
         write = edit(stored)
         return write, await storage.put_if_version(write, stored.version)
@@ -49,14 +48,7 @@ async def edit_existing(
             raise errors.memory_not_found_error(address.location)
         return edit(stored)
 
-    return await cast(EditsInPlace, storage).edit_in_place(address.key, existing)
-
-
-@functools.cache
-def _edits_in_place(kind: type) -> bool:
-    # A protocol isinstance check inspects every member on each call; a
-    # storage's class decides it, once.
-    return issubclass(kind, EditsInPlace)
+    return await storage.edit_in_place(address.key, existing)
 
 
 async def load_version(

@@ -10,7 +10,6 @@ from ..contracts import (
     read_version_contract,
     replace_fact_contract,
     restore_version_contract,
-    search_memory_contract,
     write_file_contract,
 )
 from ..use_cases.append_line import append_line
@@ -21,7 +20,6 @@ from ..use_cases.read_file import read_file
 from ..use_cases.read_version import read_version
 from ..use_cases.replace_fact import replace_fact
 from ..use_cases.restore_version import restore_version
-from ..use_cases.search_memory import search_memory
 from ..use_cases.write_file import write_file
 from .binding import bind
 from .headers import present_write
@@ -37,7 +35,6 @@ routes = route_group(
     bind(append_line_contract, append_line, operation_id="post_line"),
     bind(replace_fact_contract, replace_fact, operation_id="post_replacement"),
     bind(delete_file_contract, delete_file, operation_id="delete_file_at_path"),
-    bind(search_memory_contract, search_memory),
     bind(list_versions_contract, list_versions),
     bind(read_version_contract, read_version),
     bind(restore_version_contract, restore_version, present=present_write),

@@ -30,6 +30,7 @@ from app.infra.memory_storage import MemoryStorage
 from app.server.context import AppContext
 from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Identity, parse_grants
+from tests.support.contexts import context_over
 
 from .scripted_storage import ScriptedStorage as ScriptedStorage
 from .scripted_storage import recreate as recreate
@@ -77,9 +78,9 @@ def make_context(
             scope: frozenset(roles) for scope, roles in (write_roles or {}).items()
         }
     )
-    return AppContext(
-        storage=storage or MemoryStorage(),
-        index_cache=index_cache or NoIndexCache(),
+    return context_over(
+        storage or MemoryStorage(),
+        index_cache or NoIndexCache(),
         cursor_key=CURSOR_KEY,
         limits=limits or MemoryLimits(),
         policy=policy,

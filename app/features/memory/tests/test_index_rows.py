@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from app.features.audit.domain import Call, Outcome, call_events
 from app.features.memory.domain import build_index, file_key
 from app.features.memory.domain.index import EntryRow, entry_json, row_json
+from app.features.memory.domain.index_answers import IndexAnswer
 from app.features.memory.ports import FileMetadata, ListedObject
 from app.features.memory.schemas import FileEntry
-from app.features.memory.use_cases.get_memory_index_if_changed import IndexAnswer
 from app.shared.identity import Grant
 
 from .conftest import START

@@ -31,8 +31,6 @@ from ..schemas import (
     ReadVersion,
     ReplaceFact,
     RestoreVersion,
-    SearchMemory,
-    SearchResults,
     VersionListing,
     WriteFile,
 )
@@ -45,7 +43,6 @@ from ..use_cases.read_file import read_file
 from ..use_cases.read_version import read_version
 from ..use_cases.replace_fact import replace_fact
 from ..use_cases.restore_version import restore_version
-from ..use_cases.search_memory import search_memory
 from ..use_cases.write_file import write_file
 from .descriptions import (
     APPEND_LINE_DESCRIPTION,
@@ -57,7 +54,6 @@ from .descriptions import (
     READ_VERSION_DESCRIPTION,
     REPLACE_FACT_DESCRIPTION,
     RESTORE_VERSION_DESCRIPTION,
-    SEARCH_MEMORY_DESCRIPTION,
     WRITE_FILE_DESCRIPTION,
 )
 
@@ -142,14 +138,6 @@ delete_file_tool = _memory_tool(
     WRITE_ERRORS,
     writes=True,
 )
-search_memory_tool = _memory_tool(
-    "search_memory",
-    SearchMemory,
-    SearchResults,
-    SEARCH_MEMORY_DESCRIPTION,
-    READ_ERRORS,
-)
-
 tools = tool_group(
     tool_handler(get_memory_index_tool, get_memory_index),
     tool_handler(read_file_tool, read_file),
@@ -158,7 +146,6 @@ tools = tool_group(
     tool_handler(append_line_tool, append_line),
     tool_handler(replace_fact_tool, replace_fact),
     tool_handler(delete_file_tool, delete_file),
-    tool_handler(search_memory_tool, search_memory),
 )
 
 # Version history (served unless WENCHANG_HISTORY_TOOLS=false).

@@ -43,7 +43,7 @@ async def cached_listings(
         return await asyncio.gather(*lookups)
     try:
         return [lookup.result() for lookup in lookups]
-    except BaseException:
+    except BaseException:  # re-raised once the other lookups are settled
         for lookup in lookups:  # every failure retrieved, as gather does
             if not lookup.cancelled():
                 lookup.exception()

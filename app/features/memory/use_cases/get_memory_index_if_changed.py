@@ -1,28 +1,12 @@
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import BuiltIndex
+from ..domain.index_answers import IndexAnswer
 from ..domain.index_tags import ANY_TAG, index_tag
 from ..policy import granted_prefixes
 from .get_memory_index import cached_listings, index_from
-
-_NOTHING_SERVED: Mapping[str, list[str]] = {}
-
-
-@dataclass(frozen=True, slots=True)
-class IndexAnswer:
-    """The index route's result: the tag, and the index unless the caller has it."""
-
-    tag: str
-    built: BuiltIndex | None
-
-    @property
-    def files_served(self) -> Mapping[str, list[str]]:
-        """``area/name`` served by scope (none on a 304): what the audit records."""
-        return self.built.files if self.built is not None else _NOTHING_SERVED
 
 
 async def get_memory_index_if_changed(

@@ -4,13 +4,8 @@ from app.shared.identity import require_identity
 
 from ..domain import encode_cursor
 from ..domain.history import render_version, versions_listing
-from ..policy import locate_file, require_issued_cursor
+from ..policy import VERSIONS_CURSOR_HINT, locate_file, require_issued_cursor
 from ..schemas import ListVersions, VersionListing
-
-VERSIONS_CURSOR_HINT = (
-    "cursor was not issued for this file's versions; pass the "
-    "next_cursor returned for the same file, or omit it to start over"
-)
 
 
 async def list_versions(request: ListVersions, context: AppContext) -> VersionListing:

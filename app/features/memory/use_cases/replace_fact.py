@@ -4,15 +4,15 @@ from typing import Protocol
 from tenchi.errors import AppError
 
 from app.server.context import AppContext
-from app.shared.errors import replace_fact_match_error, version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import Address, count_matches, edited_metadata, render_file, render_record
+from ..domain import Address, edited_metadata, render_file, render_record
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
     require_metadata_changes,
     require_old_string,
+    require_single_match,
 )
 from ..ports import Change, StoredObject, Write
 from ..ports.own_writes import SUPERSEDED, own_write, recognises
@@ -50,12 +50,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     def replace(stored: StoredObject, *, forgive: bool) -> Write:
         if not forgive:
             require_version(address, stored, expected)
-        content = stored.data.decode()
-        matches = count_matches(content, old_string)
-        if matches != 1 and stored.version == expected:
-            raise replace_fact_match_error(location, content, stored.version, matches)
-        if matches != 1:
-            raise version_conflict_error(location, content, stored.version)
+        content = require_single_match(location, stored, old_string, expected)
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, edited, meta, limit)

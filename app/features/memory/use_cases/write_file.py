@@ -1,10 +1,9 @@
 from functools import partial
 
 from app.server.context import AppContext
-from app.shared.errors import file_quota_exceeded_error
 from app.shared.identity import require_identity
 
-from ..domain import SYSTEM_AREA, Address, render_file, render_record, with_source
+from ..domain import render_file, render_record, with_source
 from ..policy import locate_file, require_utf8, require_writable
 from ..policy.content import (
     require_aliases,
@@ -14,8 +13,8 @@ from ..policy.content import (
 )
 from ..ports import Change, FileMetadata, StoredObject, Write
 from ..ports.own_writes import recognising_own_write
+from ..ports.quota import require_room
 from ..ports.storage_reads import (
-    conflict_with,
     create_new,
     edit_existing,
     raise_current_state,
@@ -63,7 +62,7 @@ async def write_as(
 
     async def attempt() -> MemoryFile:
         if expected is None:
-            await _require_room(context, address)
+            await require_room(storage, address, context.limits.max_files_per_entity)
             write = written(sources)
             version = await create_new(storage, address, write)
             return render_file(address.location, data, write.metadata, version)
@@ -82,16 +81,3 @@ async def write_as(
     file = await recognising_own_write(storage, address, context.call_key, attempt, own)
     await context.index_cache.invalidate(address.entity_prefix)
     return file
-
-
-async def _require_room(context: AppContext, address: Address) -> None:
-    cap = context.limits.max_files_per_entity
-    if not cap:
-        return
-    storage, prefix = context.storage, address.entity_prefix
-    held = await storage.count(prefix) - await storage.count(f"{prefix}{SYSTEM_AREA}/")
-    if held >= cap:
-        stored = await storage.get(address.key)
-        if stored is not None:  # a create over it conflicts, quota or not
-            raise conflict_with(address, stored)
-        raise file_quota_exceeded_error(address.location, cap)

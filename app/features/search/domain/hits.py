@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from app.features.memory.domain.views import render_entry
 from app.features.memory.ports import ListedObject
-from app.features.memory.schemas import SearchHit
+from app.features.search.schemas import SearchHit
 
 from .corpus import SearchDocument
 from .ranking import Ranked

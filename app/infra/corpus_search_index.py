@@ -10,10 +10,9 @@ import asyncio
 from app.features.memory.domain.keys import entity_prefix_of_reach
 from app.features.memory.ports import IndexCache, ListedObject, Storage
 from app.features.memory.ports.storage_reads import list_all
-
-from ..ports import SearchPage, SearchQuery
-from .corpus import Corpus, SearchDocument, search_corpora
-from .ranking import page_after
+from app.features.search.domain.corpus import Corpus, SearchDocument, search_corpora
+from app.features.search.domain.ranking import page_after
+from app.features.search.ports import SearchPage, SearchQuery
 
 READ_CONCURRENCY = 16
 

@@ -1,0 +1,120 @@
+"""What a file operation takes and answers: its arguments, a file, a listing."""
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from .fields import (
+    ADDED_ALIASES,
+    CURSOR,
+    LISTED_AREA,
+    NEW_DESCRIPTION,
+    Aliases,
+    AliasesArg,
+    AreaArg,
+    ContentArg,
+    Cursor,
+    DescriptionArg,
+    LineArg,
+    NameArg,
+    OneLine,
+    ScopeArg,
+    SeenVersion,
+    Segment,
+    Strict,
+    Text,
+    Version,
+)
+
+
+class FileEntry(BaseModel):
+    scope: str
+    area: str
+    name: str
+    version: str
+    description: str
+    aliases: list[str]
+    sources: list[str]
+    last_updated: str
+
+
+class MemoryFile(BaseModel):
+    scope: str
+    area: str
+    name: str
+    content: str
+    version: str
+    description: str
+    aliases: list[str]
+    sources: list[str]
+    last_updated: str
+
+
+class CappedArea(BaseModel):
+    scope: str
+    area: str
+    omitted: int
+
+
+class MemoryIndex(BaseModel):
+    entries: list[FileEntry]
+    capped: list[CappedArea]
+
+
+class FileListing(BaseModel):
+    entries: list[FileEntry]
+    next_cursor: str | None
+
+
+class Deleted(BaseModel):
+    ok: Literal[True] = True
+
+
+class FileArgs(Strict):
+    """The file an operation acts on, as an agent names it."""
+
+    scope: ScopeArg
+    area: AreaArg
+    name: NameArg
+
+
+class ReadFile(FileArgs): ...
+
+
+class ListPrefix(Strict):
+    scope: ScopeArg
+    area: Segment | None = Field(default=None, description=LISTED_AREA)
+    cursor: Cursor | None = Field(default=None, description=CURSOR)
+
+
+class WriteFile(FileArgs):
+    content: ContentArg
+    description: DescriptionArg
+    aliases: AliasesArg
+    expected_version: Annotated[
+        Version | None,
+        Field(description="null creates the file; else the version you read."),
+    ]
+
+
+class AppendLine(FileArgs):
+    line: LineArg
+    expected_version: SeenVersion
+    aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
+    description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
+
+
+class ReplaceFact(FileArgs):
+    old_string: Annotated[
+        Text, Field(description="Text that occurs exactly once in the file.")
+    ]
+    new_string: Annotated[
+        Text, Field(description="Its replacement; empty removes the span.")
+    ]
+    expected_version: SeenVersion
+    aliases: Aliases | None = Field(default=None, description=ADDED_ALIASES)
+    description: OneLine | None = Field(default=None, description=NEW_DESCRIPTION)
+
+
+class DeleteFile(FileArgs):
+    expected_version: SeenVersion

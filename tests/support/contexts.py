@@ -1,0 +1,47 @@
+"""An ``AppContext`` over given storage and cache, its other ports in process."""
+
+from collections.abc import Callable
+from datetime import datetime
+
+from tenchi.idempotency import MemoryIdempotencyStore
+
+from app.features.memory.domain import MemoryLimits
+from app.features.memory.policy import ScopePolicy
+from app.features.memory.ports import IndexCache, Storage
+from app.features.search.ports import SearchIndex
+from app.infra.port_wiring import search_index_of
+from app.infra.process_rate_limit_store import ProcessRateLimitStore
+from app.infra.stream_audit_log import NoAuditLog
+from app.server.context import AppContext
+from app.shared.clock import utc_now
+from app.shared.identity import Identity
+
+
+def context_over(
+    storage: Storage,
+    index_cache: IndexCache,
+    *,
+    search_index: SearchIndex | None = None,
+    cursor_key: bytes = b"test-cursor-key",
+    limits: MemoryLimits | None = None,
+    policy: ScopePolicy | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    identity: Identity | None = None,
+    surface: str = "http",
+) -> AppContext:
+    """What the runtime builds for ``storage`` (its search index unless one is
+    given), with no audit log and in-process request guards."""
+    return AppContext(
+        storage=storage,
+        index_cache=index_cache,
+        search_index=search_index or search_index_of(storage, index_cache),
+        audit=NoAuditLog(),
+        cursor_key=cursor_key,
+        idempotency=MemoryIdempotencyStore(),
+        rate_limits=ProcessRateLimitStore(),
+        limits=limits or MemoryLimits(),
+        policy=policy or ScopePolicy(),
+        clock=clock,
+        identity=identity,
+        surface=surface,
+    )

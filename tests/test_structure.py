@@ -1,0 +1,198 @@
+"""The codebase stays plain: small use cases and modules, few `Any`, commented
+broad excepts, no ContextVar in features or infra, no library's private names."""
+
+import ast
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parent.parent / "app"
+MAX_USE_CASE_LINES = 80
+MAX_MEDIAN_USE_CASE_LINES = 30
+MAX_MODULE_LINES = 300
+MAX_ANY_PER_1000_LINES = 8
+LIBRARIES = ("tenchi", "mcp", "starlette", "pydantic", "pydantic_core", "aiosqlite")
+BROAD = ("Exception", "BaseException")
+
+
+def _modules(*, tests: bool = False) -> Iterator[Path]:
+    for path in sorted(APP.rglob("*.py")):
+        if tests or "tests" not in path.relative_to(APP).parts:
+            yield path
+
+
+def _non_blank(path: Path) -> int:
+    return sum(1 for line in path.read_text().splitlines() if line.strip())
+
+
+def _use_cases() -> list[Path]:
+    return [
+        path
+        for path in _modules()
+        if path.parent.name == "use_cases" and path.name != "__init__.py"
+    ]
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(APP.parent))
+
+
+def test_every_use_case_is_at_most_80_lines_and_their_median_at_most_30() -> None:
+    sizes = {_relative(path): _non_blank(path) for path in _use_cases()}
+
+    assert len(sizes) >= 10, "the use cases moved: point _use_cases at them"
+    over = {name: size for name, size in sizes.items() if size > MAX_USE_CASE_LINES}
+    assert over == {}, f"use cases over {MAX_USE_CASE_LINES} non-blank lines"
+    assert statistics.median(sizes.values()) <= MAX_MEDIAN_USE_CASE_LINES, sizes
+
+
+def test_no_module_of_the_app_is_over_300_lines() -> None:
+    modules = _modules(tests=True)
+    sizes = {_relative(p): len(p.read_text().splitlines()) for p in modules}
+
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def _any_uses(tree: ast.AST) -> int:
+    """`Any` in annotations and expressions (its import is not a use)."""
+    return sum(
+        1
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Name) and node.id == "Any")
+        or (isinstance(node, ast.Attribute) and node.attr == "Any")
+    )
+
+
+def test_any_is_rare() -> None:
+    lines = uses = 0
+    for path in _modules():
+        text = path.read_text()
+        lines += len(text.splitlines())
+        uses += _any_uses(ast.parse(text))
+
+    assert uses * 1000 <= MAX_ANY_PER_1000_LINES * lines, (
+        f"{uses} uses of Any in {lines} lines: over {MAX_ANY_PER_1000_LINES} "
+        "per 1,000; give them real types"
+    )
+
+
+def _is_broad(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type
+    if kinds is None:
+        return True
+    names = kinds.elts if isinstance(kinds, ast.Tuple) else [kinds]
+    return any(isinstance(name, ast.Name) and name.id in BROAD for name in names)
+
+
+def test_every_broad_except_says_why_it_is_safe() -> None:
+    """A comment on the ``except`` line or the line after it."""
+    silent: list[str] = []
+    for path in _modules():
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, ast.ExceptHandler) and _is_broad(node):
+                said = lines[node.lineno - 1 : node.lineno + 1]
+                if not any("#" in line for line in said):
+                    silent.append(f"{_relative(path)}:{node.lineno}")
+
+    assert silent == []
+
+
+def test_the_checks_see_what_they_look_for() -> None:
+    """Each check above flags a sample of what it forbids."""
+    sample = ast.parse(
+        "from typing import Any\n"
+        "def f(x: Any) -> typing.Any:\n"
+        "    try:\n"
+        "        pass\n"
+        "    except (ValueError, Exception):\n"
+        "        pass\n"
+    )
+    handlers = [n for n in ast.walk(sample) if isinstance(n, ast.ExceptHandler)]
+
+    assert _any_uses(sample) == 2
+    assert [_is_broad(h) for h in handlers] == [True]
+    assert _private_uses(
+        "from tenchi._app_map import x\nimport mcp\nmcp._y\nm.__pydantic_fields__\n"
+    ) == ["import tenchi._app_map.x", "mcp._y", "m.__pydantic_fields__"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pending: the audit port's and change markers' ContextVars are being "
+    "replaced by explicit arguments on another branch",
+)
+def test_no_context_var_in_features_or_infra() -> None:
+    users = [
+        _relative(path)
+        for path in _modules()
+        if path.relative_to(APP).parts[0] in ("features", "infra")
+        and "ContextVar" in path.read_text()
+    ]
+
+    assert users == []
+
+
+def _private(dotted: str) -> bool:
+    """A leading underscore in any part of a dotted name (dunders are public)."""
+    parts = dotted.split(".")
+    return any(p.startswith("_") and not p.endswith("__") for p in parts)
+
+
+def _library_imports(tree: ast.AST) -> tuple[list[str], set[str]]:
+    """Private imports from LIBRARIES, and the names their imports bind."""
+    found: list[str] = []
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.split(".")[0] not in LIBRARIES:
+                continue
+            named = [f"{node.module}.{alias.name}" for alias in node.names]
+            found += [f"import {name}" for name in named if _private(name)]
+            bound.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in LIBRARIES:
+                    found += [f"import {alias.name}"] if _private(alias.name) else []
+                    bound.add(alias.asname or alias.name.split(".")[0])
+    return found, bound
+
+
+def _private_uses(source: str) -> list[str]:
+    """Private names reached in a library of LIBRARIES, or pydantic internals."""
+    tree = ast.parse(source)
+    found, bound = _library_imports(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        reached = f"{ast.unparse(node.value)}.{node.attr}"
+        if node.attr.startswith("__pydantic_") or (
+            _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+        ):
+            found.append(reached)
+    return found
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pending: the reaches into Tenchi's and the MCP SDK's private names "
+    "are being replaced by public APIs on another branch",
+)
+def test_the_app_reaches_no_private_name_of_a_library() -> None:
+    """Private imports and attributes of a library's modules and classes, and
+    every private member pyright had to be told to allow."""
+    found: list[str] = []
+    for path in _modules():
+        text = path.read_text()
+        found += [f"{_relative(path)}: {use}" for use in _private_uses(text)]
+        found += [
+            f"{_relative(path)}:{number}"
+            for number, line in enumerate(text.splitlines(), 1)
+            if "reportPrivateUsage" in line
+        ]
+
+    assert found == []
