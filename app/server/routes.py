@@ -5,6 +5,7 @@ from tenchi.routes import route_group
 
 from app.features.audit.routes import routes as audit_routes
 from app.features.memory.routes import routes as memory_routes
+from app.features.memory_tool.routes import routes as memory_tool_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
 from app.server.openapi_document import published_document, published_openapi_route
@@ -29,6 +30,7 @@ api_routes = route_group(
     index_route,
     memory_routes,
     audit_routes,
+    memory_tool_routes,
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),
 )

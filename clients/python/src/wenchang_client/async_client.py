@@ -7,7 +7,7 @@ failure is raised as a ``WenchangError`` subclass, never a transport error.
 """
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Self
@@ -23,6 +23,7 @@ from wenchang_client.models import (
     FileVersion,
     MemoryFile,
     MemoryIndex,
+    MemoryToolAnswer,
     SearchResults,
     VersionListing,
 )
@@ -241,3 +242,9 @@ class AsyncMemoryClient:
         """Write ``version`` again as a new version; None re-creates a deleted file."""
         call = calls.restore_version((scope, area, name), version, expected_version)
         return await self._send(call)
+
+    async def run_memory_command(
+        self, scope: str, command: Mapping[str, object]
+    ) -> MemoryToolAnswer:
+        """One command of Claude's memory tool (``memory_20250818``) on ``scope``."""
+        return await self._send(calls.memory_command(scope, command))

@@ -11,6 +11,7 @@ from wenchang_client.models import (
     FileVersion,
     MemoryFile,
     MemoryIndex,
+    MemoryToolAnswer,
     SearchResults,
     VersionListing,
 )
@@ -164,3 +165,10 @@ def restore_version(
     path = _file(*where, "restore")
     body = {"version": version}
     return _mutation("POST", path, MemoryFile, expected_version, body)
+
+
+def memory_command(scope: str, command: Mapping[str, object]) -> Call[MemoryToolAnswer]:
+    """One command of Claude's memory tool, as Claude sent it."""
+    checked = require_url_segments(scope=scope)
+    path = path_of("memory-tool", checked["scope"])
+    return Call("POST", path, MemoryToolAnswer, body=command)

@@ -16,6 +16,7 @@ __all__ = [
     "FileVersion",
     "MemoryFile",
     "MemoryIndex",
+    "MemoryToolAnswer",
     "SearchHit",
     "SearchResults",
     "VersionEntry",
@@ -138,3 +139,10 @@ class AuditEvents(_Answer):
 
 class Deleted(_Answer):
     ok: bool = True
+
+
+class MemoryToolAnswer(_Answer):
+    """A memory tool command's text: ``result`` on success, else ``error``."""
+
+    result: str | None = None
+    error: str | None = None

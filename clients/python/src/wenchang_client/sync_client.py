@@ -7,7 +7,7 @@ failure is raised as a ``WenchangError`` subclass, never a transport error.
 """
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Self
@@ -23,6 +23,7 @@ from wenchang_client.models import (
     FileVersion,
     MemoryFile,
     MemoryIndex,
+    MemoryToolAnswer,
     SearchResults,
     VersionListing,
 )
@@ -239,3 +240,9 @@ class MemoryClient:
         """Write ``version`` again as a new version; None re-creates a deleted file."""
         call = calls.restore_version((scope, area, name), version, expected_version)
         return self._send(call)
+
+    def run_memory_command(
+        self, scope: str, command: Mapping[str, object]
+    ) -> MemoryToolAnswer:
+        """One command of Claude's memory tool (``memory_20250818``) on ``scope``."""
+        return self._send(calls.memory_command(scope, command))
