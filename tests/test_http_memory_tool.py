@@ -275,6 +275,8 @@ def test_concurrent_agents_never_lose_an_edit(server: Server) -> None:
         thread.join()
 
     content = first.client.read_file("user", "memories-root", "notes.md").content
+    first.close()
+    second.close()
     assert sorted(content.splitlines()) == sorted(
         f"{name}-{number}" for name in "ab" for number in range(8)
     )
