@@ -228,10 +228,12 @@ def test_what_cannot_be_represented_says_which_path_would(
     deep = run(ours, create("/memories/a/b/c.md", "x"))
     spaced = run(ours, create("/memories/My Notes/x.md", "x"))
     reserved = run(ours, view("/memories/memories-root"))
+    long = run(ours, create("/memories/notes/" + "n" * 300, "x"))
 
     assert deep[0] == "error" and "/memories/a/b-c.md" in deep[1]
     assert spaced[0] == "error" and "/memories/my-notes/x.md" in spaced[1]
     assert reserved[0] == "error" and "/memories/<file>" in reserved[1]
+    assert long[0] == "error" and "longer than 256 characters" in long[1]
 
 
 def test_system_files_are_read_only(ours: WenchangMemoryToolSync) -> None:

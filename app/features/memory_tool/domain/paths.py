@@ -15,6 +15,8 @@ ROOT_AREA = "memories-root"
 """The area holding the files directly under ``/memories`` (never shown as one)."""
 SYSTEM_AREA = "system"
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
+MAX_PART = 256
+"""The longest area or name the memory operations take."""
 
 
 class ToolRefusal(Exception):
@@ -74,6 +76,11 @@ def parse(path: str) -> Place:
             f"The path {path} is too deep: Wenchang keeps memory files at "
             f"/memories/<file> or /memories/<area>/<file>. Use "
             f"/memories/{_slug_for(parts[0])}/{'-'.join(parts[1:])} instead."
+        )
+    if any(len(part) > MAX_PART for part in parts):
+        raise ToolRefusal(
+            f"The path {path} has a part longer than {MAX_PART} characters, the "
+            "most a Wenchang area or file name holds. Use a shorter name."
         )
     if parts and parts[0] == ROOT_AREA:
         raise ToolRefusal(

@@ -39,7 +39,7 @@ class MemoryClient:
 
     Use it as ``with MemoryClient(url, token) as client:`` or call
     ``close()``. ``retry`` (e.g. ``transient_retry()``) is opt-in;
-    ``transport`` replaces the network, e.g. ``httpx.MockTransport(handler)``.
+    ``transport`` replaces the network (an ``httpx.BaseTransport``).
     """
 
     def __init__(
