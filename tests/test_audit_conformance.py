@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wenchang_client import AsyncMemoryClient, AuditEvent, NotFoundError
 
-from app.client import MemoryClient, NotFoundError, open_memory_client
-from app.features.audit.schemas import AuditEvents, AuditEventView
+from app.features.audit.schemas import AuditEvents
 from app.features.memory.schemas import MemoryExport
 from app.server.asgi import build_app
 from app.server.auditing import audited_operation
@@ -28,6 +28,7 @@ from app.server.tasks import build_task_runner, tasks
 from app.server.tools import tools
 from app.shared.identity import Grant, Identity
 from tests.mcp_support import http_session, request_id
+from tests.support.client_transport import ClientTransport
 from tests.support.transport_conformance import Transport
 from tests.support.transports import TokenRegistry, mcp_transport, serve_in_thread
 
@@ -65,8 +66,8 @@ def holder(served: Served, entity: str) -> tuple[str, Identity]:
 
 
 @asynccontextmanager
-async def client_of(served: Served, token: str) -> AsyncGenerator[MemoryClient]:
-    async with open_memory_client(served.url, token=token) as client:
+async def client_of(served: Served, token: str) -> AsyncGenerator[AsyncMemoryClient]:
+    async with AsyncMemoryClient(served.url, token=token) as client:
         yield client
 
 
@@ -113,7 +114,7 @@ async def seven_operations(t: Transport) -> list[Row]:
     ]
 
 
-def rows(events: list[AuditEventView]) -> list[Row]:
+def rows(events: list[AuditEvent]) -> list[Row]:
     """Oldest first, as the calls were made."""
     return [
         (e.operation, e.outcome, e.area, e.name, e.version, e.files)
@@ -121,9 +122,7 @@ def rows(events: list[AuditEventView]) -> list[Row]:
     ]
 
 
-def assert_caller(
-    events: list[AuditEventView], surface: str, identity: Identity
-) -> None:
+def assert_caller(events: list[AuditEvent], surface: str, identity: Identity) -> None:
     for event in events:
         assert (event.surface, event.actor, event.token_id, event.scope) == (
             surface,
@@ -138,7 +137,7 @@ async def test_every_client_call_over_http_is_one_event(served: Served) -> None:
     """The typed client's seven operations and one refusal: eight http events."""
     token, identity = holder(served, "via-http")
     async with client_of(served, token) as client:
-        expected = await seven_operations(client)
+        expected = await seven_operations(ClientTransport(client))
 
         page = await client.read_audit()
         again = await client.read_audit(operation="read_audit")

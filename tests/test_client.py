@@ -14,17 +14,20 @@ from typing import Any, cast
 import httpx
 import pytest
 import tenchi.errors as tenchi_errors
+import wenchang_client.errors as client_errors
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from tenchi.client import ClientAttemptOutcome
-from tenchi.errors import ERROR_SOURCE_HEADER, AppError, ErrorDef, error_body
+from tenchi.errors import ERROR_SOURCE_HEADER, ErrorDef, error_body
 from tenchi.idempotency import IDEMPOTENCY_CONFLICT, IDEMPOTENCY_IN_PROGRESS
 from tenchi.rate_limits import RATE_LIMITED
-from tenchi.retries import RetryPolicy, retry_policy
-
-import app.client.errors as client_errors
-from app.client import MemoryClient, open_memory_client, transient_retry
-from app.client.errors import (
+from wenchang_client import (
+    AsyncMemoryClient,
+    AttemptOutcome,
+    RetryPolicy,
+    error_from_payload,
+    transient_retry,
+)
+from wenchang_client.errors import (
     BackendUnavailableError,
     InternalError,
     InvalidArgumentError,
@@ -33,7 +36,7 @@ from app.client.errors import (
     VersionConflictError,
     WenchangError,
 )
-from app.client.translate import error_from_payload
+
 from app.server.asgi import build_app
 from app.server.refusals import REFUSALS
 from app.server.settings import Settings
@@ -95,16 +98,16 @@ def recorder() -> Recorder:
 
 
 @pytest.fixture
-async def client(server: Server, recorder: Recorder) -> AsyncGenerator[MemoryClient]:
+async def client(
+    server: Server, recorder: Recorder
+) -> AsyncGenerator[AsyncMemoryClient]:
     fresh = {"user": Grant(f"alice-{uuid.uuid4().hex}", "owner")}
     token = server.tokens.issue(Identity(grants=fresh, label=ALICE.label))
-    async with open_memory_client(
-        server.url, token=token, transport=recorder
-    ) as client:
+    async with AsyncMemoryClient(server.url, token=token, transport=recorder) as client:
         yield client
 
 
-async def create(client: MemoryClient, name: str = "tea") -> str:
+async def create(client: AsyncMemoryClient, name: str = "tea") -> str:
     written = await client.write_file(
         "user",
         "notes",
@@ -118,7 +121,7 @@ async def create(client: MemoryClient, name: str = "tea") -> str:
 
 
 async def test_create_sends_if_none_match_and_replace_sends_if_match(
-    client: MemoryClient, recorder: Recorder
+    client: AsyncMemoryClient, recorder: Recorder
 ) -> None:
     """expected_version None is ``If-None-Match: *``; a version is ``If-Match``."""
     version = await create(client)
@@ -142,7 +145,7 @@ async def test_create_sends_if_none_match_and_replace_sends_if_match(
 
 
 async def test_every_other_mutation_sends_if_match(
-    client: MemoryClient, recorder: Recorder
+    client: AsyncMemoryClient, recorder: Recorder
 ) -> None:
     """append_line, replace_fact and delete_file send the version as If-Match."""
     version = await create(client)
@@ -168,10 +171,10 @@ async def test_every_other_mutation_sends_if_match(
     ]
 
 
-async def test_errors_are_typed_and_chained_to_the_app_error(
-    client: MemoryClient,
+async def test_errors_are_typed_with_their_payload(
+    client: AsyncMemoryClient,
 ) -> None:
-    """A 412 is VersionConflictError with its fields, ``from`` the AppError."""
+    """A 412 is VersionConflictError with its fields and the whole payload."""
     version = await create(client)
 
     with pytest.raises(VersionConflictError) as raised:
@@ -183,11 +186,11 @@ async def test_errors_are_typed_and_chained_to_the_app_error(
         "notes",
         "tea",
     )
-    assert isinstance(raised.value.__cause__, AppError)
+    assert raised.value.details["error"] == "VersionConflictError"
 
 
 async def test_a_path_a_url_cannot_carry_is_rejected_before_sending(
-    client: MemoryClient, recorder: Recorder
+    client: AsyncMemoryClient, recorder: Recorder
 ) -> None:
     """A name with ``/`` (or a dot segment) fails locally, as the server would."""
     with pytest.raises(InvalidArgumentError) as raised:
@@ -198,7 +201,7 @@ async def test_a_path_a_url_cannot_carry_is_rejected_before_sending(
 
 
 async def test_a_version_an_etag_cannot_carry_is_rejected_before_sending(
-    client: MemoryClient, recorder: Recorder
+    client: AsyncMemoryClient, recorder: Recorder
 ) -> None:
     """An expected_version with a quote is a typed error, not a pydantic one."""
     with pytest.raises(InvalidArgumentError):
@@ -209,7 +212,7 @@ async def test_a_version_an_etag_cannot_carry_is_rejected_before_sending(
 
 async def test_unknown_token_is_resolver_failure(server: Server) -> None:
     """401 becomes ResolverFailureError (permanent)."""
-    async with open_memory_client(server.url, token="wct_unknown") as client:
+    async with AsyncMemoryClient(server.url, token="wct_unknown") as client:
         with pytest.raises(ResolverFailureError) as raised:
             await client.get_memory_index()
 
@@ -218,7 +221,7 @@ async def test_unknown_token_is_resolver_failure(server: Server) -> None:
 
 async def test_an_unreachable_server_is_backend_unavailable() -> None:
     """A refused connection is BackendUnavailableError(unavailable)."""
-    async with open_memory_client("http://127.0.0.1:9", token="t") as client:
+    async with AsyncMemoryClient("http://127.0.0.1:9", token="t") as client:
         with pytest.raises(BackendUnavailableError) as raised:
             await client.get_memory_index()
 
@@ -257,12 +260,12 @@ async def flaky_client(
     failures: int,
     retry_after: str = "0",
     retry: RetryPolicy | None = None,
-) -> AsyncGenerator[tuple[MemoryClient, Unavailable, list[ClientAttemptOutcome]]]:
+) -> AsyncGenerator[tuple[AsyncMemoryClient, Unavailable, list[AttemptOutcome]]]:
     """A client of an app whose first ``failures`` calls answer 503."""
     tokens = TokenRegistry()
     app = build_app(settings_for(tmp_path), resolver=tokens)
     proxy = Unavailable(app, failures=failures, retry_after=retry_after)
-    attempts: list[ClientAttemptOutcome] = []
+    attempts: list[AttemptOutcome] = []
     async with open_in_process_client(
         proxy,
         token=tokens.issue(ALICE),
@@ -340,7 +343,7 @@ async def test_a_policy_without_unsafe_methods_retries_only_reads(
     tmp_path: Path,
 ) -> None:
     """A caller's read-only policy is applied to reads and skipped for writes."""
-    policy = retry_policy(
+    policy = RetryPolicy(
         max_attempts=2, retry_on=("BACKEND_UNAVAILABLE",), base_delay_seconds=0.0
     )
     async with flaky_client(tmp_path, failures=1, retry=policy) as (client, proxy, _):
@@ -462,7 +465,9 @@ def test_every_code_the_server_can_send_has_an_exception_class() -> None:
 
 
 @asynccontextmanager
-async def limited_client(tmp_path: Path, **limits: int) -> AsyncGenerator[MemoryClient]:
+async def limited_client(
+    tmp_path: Path, **limits: int
+) -> AsyncGenerator[AsyncMemoryClient]:
     """An in-process client of an app with the given HTTP limits."""
     tokens = TokenRegistry()
     settings = settings_for(tmp_path).model_copy(update=limits)
@@ -484,7 +489,6 @@ async def test_a_token_over_its_rate_limit_raises_rate_limited(
     assert raised.value.category == "transient"
     assert raised.value.retry_after_seconds is not None
     assert 1 <= raised.value.retry_after_seconds <= 60
-    assert isinstance(raised.value.__cause__, AppError)
 
 
 async def test_a_body_over_the_request_limit_raises_request_too_large(
@@ -520,7 +524,7 @@ async def refuse_validation(scope: Scope, receive: Receive, send: Send) -> None:
 async def test_a_framework_validation_refusal_is_an_invalid_argument() -> None:
     """VALIDATION_ERROR is RequestValidationError, naming the field to correct."""
     transport = httpx.ASGITransport(app=refuse_validation)
-    async with open_memory_client(
+    async with AsyncMemoryClient(
         "http://testserver", token="t", transport=transport
     ) as client:
         with pytest.raises(InvalidArgumentError) as raised:
@@ -587,7 +591,7 @@ async def test_a_retried_append_whose_answer_was_lost_succeeds_once(
 
 
 async def test_every_mutation_carries_its_own_idempotency_key(
-    client: MemoryClient, recorder: Recorder
+    client: AsyncMemoryClient, recorder: Recorder
 ) -> None:
     version = await create(client)
     moved = await client.append_line(
@@ -624,7 +628,7 @@ async def test_a_retried_create_whose_answer_was_lost_succeeds(
 
 
 async def test_the_index_is_revalidated_with_its_etag(
-    client: MemoryClient, recorder: Recorder
+    client: AsyncMemoryClient, recorder: Recorder
 ) -> None:
     """A second read of an unchanged index is a 304; a write brings the new one."""
     await client.write_file(

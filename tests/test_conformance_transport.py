@@ -8,11 +8,11 @@ from contextlib import AbstractAsyncContextManager
 
 import pytest
 
-from app.client import open_memory_client
 from app.server.asgi import build_app
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import Identity
+from tests.support.client_transport import client_transport
 from tests.support.storage_adapters import ADAPTERS, storage_url
 from tests.support.transport_conformance import (
     SUITE_SETTINGS,
@@ -75,7 +75,7 @@ class TestHttpClient(TransportConformance):
             identity: Identity | None,
         ) -> AbstractAsyncContextManager[Transport]:
             token = server.tokens.issue(identity) if identity else "not-a-token"
-            return open_memory_client(server.base_url, token=token)
+            return client_transport(server.base_url, token)
 
         return connect
 

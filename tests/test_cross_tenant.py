@@ -16,14 +16,14 @@ from typing import Any
 
 import httpx
 import pytest
+from wenchang_client.errors import WenchangError
 
-from app.client import open_memory_client
-from app.client.errors import WenchangError
 from app.features.memory.schemas import MemoryFile
 from app.server.asgi import build_app
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
+from tests.support.client_transport import client_transport
 from tests.support.storage_adapters import storage_url
 from tests.support.transport_conformance import SUITE_SETTINGS, Connect, Transport
 from tests.support.transports import (
@@ -260,9 +260,7 @@ class TestHttpClient(CrossTenantMatrix):
             identity: Identity | None,
         ) -> AbstractAsyncContextManager[Transport]:
             assert identity is not None
-            return open_memory_client(
-                server.base_url, token=server.tokens.issue(identity)
-            )
+            return client_transport(server.base_url, server.tokens.issue(identity))
 
         return connect
 

@@ -16,14 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from app.client import (
+from wenchang_client import (
+    AsyncMemoryClient,
     BackendUnavailableError,
-    MemoryClient,
     VersionConflictError,
-    open_memory_client,
     transient_retry,
 )
+
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
@@ -55,7 +54,9 @@ def server(tmp_path: Path, gcs_emulator: GcsEmulator) -> Iterator[tuple[str, str
             gcs_emulator.proxy.limit_rate(0)
 
 
-async def append_until_landed(client: MemoryClient, line: str, version: str) -> None:
+async def append_until_landed(
+    client: AsyncMemoryClient, line: str, version: str
+) -> None:
     while True:
         try:
             await client.append_line(*WHERE, line=line, expected_version=version)
@@ -73,7 +74,7 @@ async def append_until_landed(client: MemoryClient, line: str, version: str) -> 
                 version = stored.version
 
 
-async def writer(client: MemoryClient, tag: int, version: str) -> None:
+async def writer(client: AsyncMemoryClient, tag: int, version: str) -> None:
     for n in range(LINES_PER_WRITER):
         await append_until_landed(client, f"- [stated] w{tag} n{n}", version)
 
@@ -83,7 +84,7 @@ async def test_a_burst_of_appends_to_one_gcs_file_lands_each_line_once(
 ) -> None:
     url, token = server
     policy = transient_retry(max_attempts=10, total_timeout_seconds=120)
-    async with open_memory_client(url, token=token, retry=policy) as client:
+    async with AsyncMemoryClient(url, token=token, retry=policy) as client:
         created = await client.write_file(
             *WHERE, content="", description="", aliases=[], expected_version=None
         )

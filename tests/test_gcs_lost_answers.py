@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 from tenchi.testing import open_http
+from wenchang_client import transient_retry
 
-from app.client import transient_retry
 from app.infra.token_file import create_token
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app

@@ -12,9 +12,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from tenchi.client import ClientAttemptOutcome
+from wenchang_client import AsyncMemoryClient, AttemptOutcome, transient_retry
 
-from app.client import MemoryClient, transient_retry
 from app.infra.token_file import create_token
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
@@ -28,10 +27,10 @@ WHERE = ("user", "notes", "tea")
 OBJECT = "user/alice/notes/tea.md"
 FIRST = "- [stated] Likes tea.\n"
 
-type Mutation = Callable[[MemoryClient, str], Awaitable[object]]
+type Mutation = Callable[[AsyncMemoryClient, str], Awaitable[object]]
 
 
-async def write(client: MemoryClient, version: str) -> object:
+async def write(client: AsyncMemoryClient, version: str) -> object:
     return await client.write_file(
         *WHERE,
         content="- [stated] Likes green tea.\n",
@@ -41,19 +40,19 @@ async def write(client: MemoryClient, version: str) -> object:
     )
 
 
-async def append(client: MemoryClient, version: str) -> object:
+async def append(client: AsyncMemoryClient, version: str) -> object:
     line = "- [stated] Likes green tea."
     return await client.append_line(*WHERE, line=line, expected_version=version)
 
 
-async def replace(client: MemoryClient, version: str) -> object:
+async def replace(client: AsyncMemoryClient, version: str) -> object:
     # Applied twice, this edit would land again: its match stays unique.
     return await client.replace_fact(
         *WHERE, old_string="tea", new_string="tea, green tea", expected_version=version
     )
 
 
-async def delete(client: MemoryClient, version: str) -> object:
+async def delete(client: AsyncMemoryClient, version: str) -> object:
     return await client.delete_file(*WHERE, expected_version=version)
 
 
@@ -78,7 +77,7 @@ async def test_a_keyed_retry_after_an_unknown_outcome_answers_its_own_write(
     proxy = gcs_emulator.proxy
     codes: list[str | None] = []
 
-    def answer_again(outcome: ClientAttemptOutcome) -> None:
+    def answer_again(outcome: AttemptOutcome) -> None:
         codes.append(outcome.error_code)
         proxy.answer_again()  # GCS is back before the client retries
 

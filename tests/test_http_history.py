@@ -17,9 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
+from wenchang_client import AsyncMemoryClient
+from wenchang_client.errors import InvalidArgumentError
 
-from app.client import open_memory_client
-from app.client.errors import InvalidArgumentError
 from app.shared.errors import invalid_version_error
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
 
@@ -282,7 +282,7 @@ async def test_a_version_holding_a_slash_has_one_payload_on_every_surface(
         RESTORE, json={"version": "a/b"}, headers=api.alice | {"If-None-Match": "*"}
     )
     mcp = await api.http.post("/mcp", json=mcp_call, headers=api.alice | accept)
-    async with open_memory_client("http://127.0.0.1:9", token="wct_x") as client:
+    async with AsyncMemoryClient("http://127.0.0.1:9", token="wct_x") as client:
         with pytest.raises(InvalidArgumentError) as raised:
             await client.read_version("user", "notes", "tea", "a/b")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from wenchang_client import AsyncMemoryClient
+from wenchang_client.errors import VersionConflictError
 
-from app.client import open_memory_client
-from app.client.errors import VersionConflictError
 from app.infra.token_file import create_token
 from app.shared.identity import Grant
 from tests.mcp_support import http_session
@@ -99,7 +99,7 @@ async def http_session_of_every_operation(url: str, alice: str, bob: str) -> Non
 
 
 async def client_session(url: str, alice: str) -> None:
-    async with open_memory_client(url, token=alice) as client:
+    async with AsyncMemoryClient(url, token=alice) as client:
         where = ("user", "notes", "client")
         text = {"content": CLIENT_CONTENT, "description": DESCRIPTION}
         written = await client.write_file(

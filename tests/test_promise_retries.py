@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wenchang_client import AsyncMemoryClient
 
-from app.client import MemoryClient
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from tests.http_support import FILE, file_body, if_match, open_api
@@ -47,7 +47,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Generator[Served]:
         yield Served(url, tokens)
 
 
-Lossy = tuple[MemoryClient, MemoryClient, DropsFirstMutationAnswer]
+Lossy = tuple[AsyncMemoryClient, AsyncMemoryClient, DropsFirstMutationAnswer]
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ async def lossy(served: Served) -> AsyncGenerator[Lossy]:
         yield clients
 
 
-async def create(client: MemoryClient, content: str = "- [stated] tea\n") -> str:
+async def create(client: AsyncMemoryClient, content: str = "- [stated] tea\n") -> str:
     made = await client.write_file(
         *WHERE, content=content, description="", aliases=[], expected_version=None
     )

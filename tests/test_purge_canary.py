@@ -23,8 +23,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 from redis.asyncio import Redis
+from wenchang_client import AsyncMemoryClient
 
-from app.client import open_memory_client
 from app.features.memory.schemas import (
     ExportMemory,
     ImportedFile,
@@ -247,7 +247,7 @@ async def write_canary_with_the_client(base: str, token: str) -> None:
     """One file through the typed client: created, appended to, deleted and
     restored from its history; searched, its history and audit trail read."""
     name = f"{CANARY}-client"
-    async with open_memory_client(base, token=token) as client:
+    async with AsyncMemoryClient(base, token=token) as client:
         made = await client.write_file(
             "user",
             AREA,
@@ -333,7 +333,7 @@ async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> No
             )
         assert report.objects == 5
 
-        async with open_memory_client(base, token=token) as client:
+        async with AsyncMemoryClient(base, token=token) as client:
             # The running server's cache missed the purge, yet its index is empty.
             assert (await client.get_memory_index()).entries == []
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from wenchang_client import InvalidArgumentError
 
-from app.client import InvalidArgumentError
 from app.infra.token_file import create_token
 from app.server.asgi import build_app
 from app.server.prompt import PromptSlots, build_memory_prompt

@@ -5,6 +5,7 @@ from tenchi.routes import route_group
 
 from app.features.audit.routes import routes as audit_routes
 from app.features.memory.routes import routes as memory_routes
+from app.features.memory_tool.routes import routes as memory_tool_routes
 from app.features.search.routes import routes as search_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
@@ -31,6 +32,7 @@ api_routes = route_group(
     memory_routes,
     search_routes,
     audit_routes,
+    memory_tool_routes,
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),
 )

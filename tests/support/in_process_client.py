@@ -5,11 +5,9 @@ from contextlib import asynccontextmanager
 
 import httpx
 from starlette.types import ASGIApp
-from tenchi.client import ClientAttemptObserver
-from tenchi.retries import RetryPolicy
 from tenchi.testing import open_http
-
-from app.client import MemoryClient, open_memory_client
+from wenchang_client import AsyncMemoryClient, RetryPolicy
+from wenchang_client.retries import AttemptObserver
 
 
 @asynccontextmanager
@@ -18,12 +16,12 @@ async def open_in_process_client(
     *,
     token: str,
     retry: RetryPolicy | None = None,
-    attempt_observers: Sequence[ClientAttemptObserver] = (),
-) -> AsyncGenerator[MemoryClient]:
-    """``open_memory_client`` over ``httpx.ASGITransport`` to ``app``."""
+    attempt_observers: Sequence[AttemptObserver] = (),
+) -> AsyncGenerator[AsyncMemoryClient]:
+    """``AsyncMemoryClient`` over ``httpx.ASGITransport`` to ``app``."""
     async with (
         open_http(app),  # runs the app's lifespan around the block
-        open_memory_client(
+        AsyncMemoryClient(
             "http://testserver",
             token=token,
             retry=retry,

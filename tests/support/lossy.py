@@ -5,8 +5,8 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
 import httpx
+from wenchang_client import AsyncMemoryClient, transient_retry
 
-from app.client import MemoryClient, open_memory_client, transient_retry
 from app.shared.identity import Grant, Identity
 from tests.support.transports import TokenRegistry
 
@@ -35,7 +35,9 @@ class DropsFirstMutationAnswer(httpx.AsyncBaseTransport):
 @asynccontextmanager
 async def dropping_clients(
     url: str, tokens: TokenRegistry, label: str
-) -> AsyncGenerator[tuple[MemoryClient, MemoryClient, DropsFirstMutationAnswer]]:
+) -> AsyncGenerator[
+    tuple[AsyncMemoryClient, AsyncMemoryClient, DropsFirstMutationAnswer]
+]:
     """On a fresh entity: a client that retries transient failures and whose
     first mutation's answer is lost, and a plain client."""
     fresh = {"user": Grant(f"e-{uuid.uuid4().hex}", "owner")}
@@ -43,7 +45,7 @@ async def dropping_clients(
     proxy = DropsFirstMutationAnswer()
     policy = transient_retry(max_attempts=3, base_delay_seconds=0.0)
     async with (
-        open_memory_client(url, token=token) as plain,
-        open_memory_client(url, token=token, retry=policy, transport=proxy) as lossy,
+        AsyncMemoryClient(url, token=token) as plain,
+        AsyncMemoryClient(url, token=token, retry=policy, transport=proxy) as lossy,
     ):
         yield lossy, plain, proxy

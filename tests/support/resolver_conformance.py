@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 from tenchi.errors import AppError
-
-from app.client import MemoryClient
-from app.client.errors import (
+from wenchang_client import AsyncMemoryClient, error_from_payload
+from wenchang_client.errors import (
     InvalidArgumentError,
     ResolverFailureError,
     RestrictedScopeError,
 )
-from app.client.translate import error_from_payload
+
 from app.features.memory.policy import (
     ScopePolicy,
     locate_file,
@@ -258,7 +257,7 @@ class ResolverConformance:
     @staticmethod
     def _client(
         resolver: Resolver, credentials: str, root: Path
-    ) -> AbstractAsyncContextManager[MemoryClient]:
+    ) -> AbstractAsyncContextManager[AsyncMemoryClient]:
         settings = Settings(
             storage="memory://",
             tokens_file=str(root / "unused-tokens.json"),

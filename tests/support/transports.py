@@ -17,13 +17,12 @@ import uvicorn
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
-
-from app.client.errors import (
+from wenchang_client.errors import (
     InternalError,
     InvalidArgumentError,
     WenchangError,
 )
-from app.client.translate import error_from_payload, translate_errors
+
 from app.features.memory.schemas import (
     AppendLine,
     Deleted,
@@ -54,6 +53,7 @@ from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 from app.shared.identity import Identity, ResolutionFailure
 from tests.mcp_support import http_session
+from tests.support.translate import error_from_payload, translate_errors
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_SECONDS = 20.0

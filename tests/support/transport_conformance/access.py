@@ -3,7 +3,7 @@
 import itertools
 from collections.abc import Awaitable, Callable
 
-from app.client.errors import (
+from wenchang_client.errors import (
     FileQuotaExceededError,
     InvalidArgumentError,
     NotFoundError,
@@ -12,6 +12,7 @@ from app.client.errors import (
     VersionConflictError,
     WenchangError,
 )
+
 from app.features.memory.policy import locate_file, require_grant
 from app.shared.errors import (
     file_quota_exceeded_error,

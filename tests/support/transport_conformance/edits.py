@@ -1,14 +1,14 @@
 """Conformance of append_line and replace_fact: lines, matches, metadata merges."""
 
 import pytest
-
-from app.client.errors import (
+from wenchang_client.errors import (
     InvalidArgumentError,
     NotFoundError,
     OversizeWriteError,
     ReplaceFactMatchError,
     VersionConflictError,
 )
+
 from app.features.memory.policy.content import (
     require_description,
     require_fact_line,

@@ -2,11 +2,12 @@
 
 import re
 
-from app.client.errors import (
+from wenchang_client.errors import (
     NotFoundError,
     OversizeWriteError,
     VersionConflictError,
 )
+
 from app.features.memory.schemas import Deleted
 from app.shared.errors import (
     memory_not_found_error,

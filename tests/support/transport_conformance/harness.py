@@ -8,8 +8,8 @@ from typing import Any, Protocol
 
 import pytest
 from tenchi.errors import AppError
+from wenchang_client.errors import WenchangError
 
-from app.client.errors import WenchangError
 from app.features.memory.domain import entry_cost
 from app.features.memory.schemas import (
     Deleted,

@@ -1,11 +1,12 @@
 """Conformance of version history: list, read and restore on every transport."""
 
-from app.client.errors import (
+from wenchang_client.errors import (
     InvalidArgumentError,
     NotFoundError,
     RestrictedScopeError,
     VersionConflictError,
 )
+
 from app.features.memory.schemas import VersionEntry
 from app.shared.errors import (
     history_absent_error,

@@ -6,8 +6,8 @@ from collections import Counter
 from datetime import datetime
 
 import pytest
+from wenchang_client.errors import InvalidArgumentError
 
-from app.client.errors import InvalidArgumentError
 from app.features.memory.domain import entry_cost
 from app.features.memory.schemas import CappedArea, FileEntry, MemoryIndex
 from app.shared.errors import GUIDANCE, Category

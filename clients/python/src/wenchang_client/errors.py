@@ -40,14 +40,14 @@ one. The hierarchy, by what a caller should do::
 
 Every class also has ``scope``, ``area`` and ``name`` (None when the location
 did not parse). Its ``category`` is the one the server sends in ``details``.
-``app.client.translate`` picks the class of a code (``error_from_payload``) and
+``wenchang_client.wire`` picks the class of a code (``error_from_payload``) and
 turns foreign exceptions into these, in one place.
 """
 
 from collections.abc import Mapping
 from typing import Any, cast
 
-from app.client.error_base import WenchangError
+from wenchang_client.error_base import WenchangError
 
 __all__ = [
     "ApiMismatchError",

@@ -1,0 +1,1 @@
+"""The path rules and reference texts of the memory tool (pure)."""

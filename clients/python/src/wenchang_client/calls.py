@@ -1,0 +1,174 @@
+"""The API's operations as ``Call``s: one builder per operation, shared by the
+synchronous and the asynchronous client (which only send them)."""
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from wenchang_client.models import (
+    AuditEvents,
+    Deleted,
+    FileListing,
+    FileVersion,
+    MemoryFile,
+    MemoryIndex,
+    MemoryToolAnswer,
+    SearchResults,
+    VersionListing,
+)
+from wenchang_client.segments import (
+    VERSION_RULE,
+    invalid_argument,
+    is_version,
+    require_url_segments,
+)
+from wenchang_client.wire import Call, path_of, precondition
+
+SEARCH_LIMIT_DEFAULT = 10
+
+
+def _given(**values: str | None) -> dict[str, str]:
+    return {key: value for key, value in values.items() if value}
+
+
+def _file(scope: str, area: str, name: str, *tail: str) -> str:
+    checked = require_url_segments(scope=scope, area=area, name=name)
+    return path_of("files", *checked.values(), *tail)
+
+
+def memory_index(etag: str | None) -> Call[MemoryIndex]:
+    headers = {"If-None-Match": etag} if etag else {}
+    return Call("GET", path_of("index"), MemoryIndex, headers=headers)
+
+
+def read_file(scope: str, area: str, name: str) -> Call[MemoryFile]:
+    return Call("GET", _file(scope, area, name), MemoryFile)
+
+
+def list_prefix(scope: str, area: str | None, cursor: str | None) -> Call[FileListing]:
+    checked = require_url_segments(scope=scope, area=area)
+    return Call(
+        "GET", path_of("files", *checked.values()), FileListing, _given(cursor=cursor)
+    )
+
+
+def search_memory(
+    query: str, scope: str | None, area: str | None, limit: int, cursor: str | None
+) -> Call[SearchResults]:
+    given = {"q": query, "limit": str(limit)}
+    given |= _given(scope=scope, area=area, cursor=cursor)
+    return Call("GET", path_of("search"), SearchResults, given)
+
+
+def read_audit(
+    scope: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    operation: str | None,
+    area: str | None,
+    name: str | None,
+    cursor: str | None,
+) -> Call[AuditEvents]:
+    given = _given(
+        scope=scope,
+        since=since.isoformat() if since else None,
+        until=until.isoformat() if until else None,
+        operation=operation,
+        area=area,
+        name=name,
+        cursor=cursor,
+    )
+    return Call("GET", path_of("audit"), AuditEvents, given)
+
+
+def _mutation[T: MemoryFile | Deleted](
+    method: str,
+    path: str,
+    result: type[T],
+    expected_version: str | None,
+    body: Mapping[str, object] | None = None,
+) -> Call[T]:
+    if expected_version is not None and not is_version(expected_version):
+        raise invalid_argument(
+            "expected_version", f"{expected_version!r} {VERSION_RULE}"
+        )
+    return Call(method, path, result, body=body, headers=precondition(expected_version))
+
+
+def write_file(
+    where: tuple[str, str, str],
+    content: str,
+    description: str,
+    aliases: Sequence[str],
+    expected_version: str | None,
+) -> Call[MemoryFile]:
+    body = {"content": content, "description": description, "aliases": list(aliases)}
+    return _mutation("PUT", _file(*where), MemoryFile, expected_version, body)
+
+
+def _optional_list(values: Sequence[str] | None) -> list[str] | None:
+    return None if values is None else list(values)
+
+
+def append_line(
+    where: tuple[str, str, str],
+    line: str,
+    expected_version: str,
+    aliases: Sequence[str] | None,
+    description: str | None,
+) -> Call[MemoryFile]:
+    body = {
+        "line": line,
+        "aliases": _optional_list(aliases),
+        "description": description,
+    }
+    path = _file(*where, "lines")
+    return _mutation("POST", path, MemoryFile, expected_version, body)
+
+
+def replace_fact(
+    where: tuple[str, str, str],
+    old_string: str,
+    new_string: str,
+    expected_version: str,
+    aliases: Sequence[str] | None,
+    description: str | None,
+) -> Call[MemoryFile]:
+    body = {
+        "old_string": old_string,
+        "new_string": new_string,
+        "aliases": _optional_list(aliases),
+        "description": description,
+    }
+    path = _file(*where, "replace")
+    return _mutation("POST", path, MemoryFile, expected_version, body)
+
+
+def delete_file(where: tuple[str, str, str], expected_version: str) -> Call[Deleted]:
+    return _mutation("DELETE", _file(*where), Deleted, expected_version)
+
+
+def list_versions(
+    where: tuple[str, str, str], cursor: str | None
+) -> Call[VersionListing]:
+    path = _file(*where, "versions")
+    return Call("GET", path, VersionListing, _given(cursor=cursor))
+
+
+def read_version(where: tuple[str, str, str], version: str) -> Call[FileVersion]:
+    require_url_segments(version=version)
+    return Call("GET", _file(*where, "versions", version), FileVersion)
+
+
+def restore_version(
+    where: tuple[str, str, str], version: str, expected_version: str | None
+) -> Call[MemoryFile]:
+    path = _file(*where, "restore")
+    body = {"version": version}
+    return _mutation("POST", path, MemoryFile, expected_version, body)
+
+
+def memory_command(scope: str, command: Mapping[str, object]) -> Call[MemoryToolAnswer]:
+    """One command of Claude's memory tool, as Claude sent it."""
+    checked = require_url_segments(scope=scope)
+    path = path_of("memory-tool", checked["scope"])
+    return Call("POST", path, MemoryToolAnswer, body=command)
