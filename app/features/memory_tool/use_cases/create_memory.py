@@ -2,12 +2,14 @@
 
 from tenchi.errors import AppError
 
+from app.features.memory.schemas import WriteFile
+from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 
 from ..domain.paths import ToolRefusal
 from ..policy import place_of, require_writable, required
 from ..schemas import RunMemoryCommand
-from ._files import create, look
+from ._reads import look
 
 
 async def create_memory(command: RunMemoryCommand, context: AppContext) -> str:
@@ -19,7 +21,16 @@ async def create_memory(command: RunMemoryCommand, context: AppContext) -> str:
     area, name = place.file
     require_writable(area, place.path)
     try:
-        await create(context, command.scope, area, name, text)
+        new = WriteFile(
+            scope=command.scope,
+            area=area,
+            name=name,
+            content=text,
+            description="",
+            aliases=[],
+            expected_version=None,  # create only: an existing file is a conflict
+        )
+        await write_file(new, context)
     except AppError as error:
         if error.code == "VERSION_CONFLICT":
             raise ToolRefusal(exists) from error
