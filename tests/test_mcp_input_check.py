@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
 
+from app.server.fast.mcp_input_check import compiled
 from app.server.mcp import create_memory_mcp_server
-from app.server.mcp_input_check import compiled
 from app.server.settings import Settings
 from app.shared.identity import Identity
 

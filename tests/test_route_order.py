@@ -9,7 +9,7 @@ from starlette.types import Scope
 
 from app.infra.token_file_resolver import FixedResolver
 from app.server import asgi
-from app.server.route_order import HOT_PATHS
+from app.server.fast.route_order import HOT_PATHS
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
 

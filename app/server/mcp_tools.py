@@ -14,7 +14,7 @@ from tenchi.tools import Tool, ToolBinding, ToolGroup, tool_group, tool_handler
 from app.features.memory.tools import get_memory_index_tool
 from app.features.memory.use_cases.get_memory_index import built_memory_index
 from app.server.auditing import audited_use_case
-from app.server.mcp_index import DirectResult, index_result
+from app.server.fast.mcp_index import DirectResult, index_result
 from app.server.mcp_settings import (
     listed_tools,
     registered_name,
@@ -22,7 +22,6 @@ from app.server.mcp_settings import (
     require_one_line_product,
 )
 from app.server.settings import Settings
-from app.server.trusted_results import trusting_results
 
 _PRODUCT_SLOT = re.compile(r"\bmemory\b")
 logger = logging.getLogger("wenchang.mcp")
@@ -45,9 +44,7 @@ def describe(declaration: Tool[Any, Any], *, product: str | None, purpose: str) 
 def _renamed(declared: Tool[Any, Any], name: str, description: str) -> Tool[Any, Any]:
     # A new Tool derives its schemas and validators (~30 ms); every app a process
     # builds (the tests build hundreds) serves the same few declarations.
-    return trusting_results(
-        dataclasses.replace(declared, name=name, description=description)
-    )
+    return dataclasses.replace(declared, name=name, description=description)
 
 
 def _served(
