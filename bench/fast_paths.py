@@ -1,10 +1,10 @@
 """``python -m bench.fast_paths``: each fast path against the declared path.
 
 Wenchang with ``WENCHANG_FAST_PATHS=on`` (``on``), with ``off`` (``off``), and
-with every fast path but one (``bench.variants``: ``no-order`` keeps the
-router's own order, ``no-direct`` answers every MCP tool call through the SDK's
-kernel), beside the Tenchi floor, on copies of one dataset, in alternating
-rounds as the full suite runs them. Prints medians of per-round ratios; writes
+with every fast path but ``mcp_direct`` (``bench.variants``: ``no-direct``
+answers every MCP tool call through the SDK's kernel), beside the Tenchi
+floor, on copies of one dataset, in alternating rounds as the full suite runs
+them. Prints medians of per-round ratios; writes
 nothing. A fast path stays only for a gain of 10 % or more (``bench/RESULTS.md``).
 """
 
@@ -34,7 +34,6 @@ from bench.suite import (
 PLAN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("on", "http", HTTP_OPS),
     ("off", "http", HTTP_OPS),
-    ("no-order", "http", HTTP_OPS),
     ("tenchi", "http", HTTP_OPS),
     ("on", "mcp", MCP_OPS),
     ("off", "mcp", MCP_OPS),
@@ -43,14 +42,11 @@ PLAN: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 TARGETS = {
     "on": "app.server.asgi:app",
     "off": "app.server.asgi:app",
-    "no-order": "bench.variants:without_route_order",
     "no-direct": "bench.variants:without_direct_calls",
 }
 # (what it shows, faster, slower, surface): each fast path's gain.
 COMPARISONS = (
-    ("all fast paths, HTTP", "on", "off", "http"),
-    ("route_order", "on", "no-order", "http"),
-    ("passthrough", "no-order", "off", "http"),
+    ("passthrough", "on", "off", "http"),
     ("all fast paths, MCP", "on", "off", "mcp"),
     ("mcp_direct", "on", "no-direct", "mcp"),
     ("mcp_exchange", "no-direct", "off", "mcp"),

@@ -14,7 +14,6 @@ from tenchi.server import create_app
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.fast import fast_paths_on
 from app.server.fast.passthrough import served
-from app.server.fast.route_order import hot_first
 from app.server.front_door import FrontDoor
 from app.server.heap import frozen_after_start
 from app.server.hooks import RateLimit, create_bearer_hook
@@ -69,8 +68,6 @@ def build_app(
     )
     app.router.routes.append(mcp.route)
     app.router.routes.extend(ui_routes())
-    if fast_paths_on(settings):
-        app.router.routes[:] = hot_first(app.router.routes)
     return app
 
 

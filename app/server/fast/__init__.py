@@ -8,7 +8,6 @@ installs the paths of this package, each justified by a measured gain in
 
 - ``passthrough``: the ``/v1`` routes as served, every JSON body serialised
   once by its model and passed through (no per-response re-check);
-- ``route_order``: the router tries the hot routes first;
 - ``mcp_exchange``: a stateless ``tools/call`` / ``tools/list`` POST answered by
   the SDK's single-request kernel, without a transport per request;
 - ``mcp_direct`` (with ``mcp_input_check`` and ``mcp_index``): a plain tool
