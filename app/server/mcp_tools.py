@@ -91,7 +91,7 @@ def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
 
 
 def direct_results(settings: Settings, tools: ToolGroup) -> dict[str, DirectResult]:
-    """The tools ``mcp_direct`` answers without their model (the index), each
+    """The tools ``fast.mcp_direct`` answers without their model (the index), each
     audited and logging failures as its served binding does."""
     name = registered_name(settings, get_memory_index_tool.name)
     served = next((b.tool for b in tools if b.tool.name == name), None)

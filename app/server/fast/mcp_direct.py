@@ -14,7 +14,8 @@ Tenchi writes, and our `MemoryCalls` finish (request id, audit of refusals,
 telemetry). Anything else (an unknown tool,
 one that needs approval, `_meta`, a caller that no longer authenticates)
 returns None and goes the SDK's way.
-`tests/test_mcp_direct.py` holds every answer of this path equal to the SDK's.
+`tests/test_mcp_direct.py` holds every answer of this path equal to the declared
+path's (the fast paths off).
 """
 
 import json
