@@ -19,6 +19,27 @@ def _sources() -> list[Path]:
     return sorted(path for part in CHECKED for path in (ROOT / part).rglob("*.py"))
 
 
+REACHING = frozenset({"getattr", "hasattr", "setattr", "__setattr__", "delattr"})
+
+
+def _reaches_by_name(node: ast.AST) -> bool:
+    """``getattr(x, "_name")`` and its kin: a private attribute named in a string."""
+    if not isinstance(node, ast.Call) or len(node.args) < 2:
+        return False
+    function = node.func
+    name = function.id if isinstance(function, ast.Name) else None
+    if isinstance(function, ast.Attribute):
+        name = function.attr
+    attribute = node.args[1]
+    return (
+        name in REACHING
+        and isinstance(attribute, ast.Constant)
+        and isinstance(attribute.value, str)
+        and attribute.value.startswith("_")
+        and not (attribute.value.startswith("__") and attribute.value.endswith("__"))
+    )
+
+
 def _private_uses(path: Path) -> list[str]:
     text = path.read_text()
     found = [
@@ -27,6 +48,10 @@ def _private_uses(path: Path) -> list[str]:
         if "__pydantic_" in line or "reportPrivateUsage" in line
     ]
     for node in ast.walk(ast.parse(text)):
+        if _reaches_by_name(node):
+            found.append(
+                f"{path.name}:{getattr(node, 'lineno', 0)}: {ast.unparse(node)}"
+            )
         if isinstance(node, ast.ImportFrom) and node.level == 0:
             module = node.module or ""
             if module.split(".")[0] in ("app", "tests"):
@@ -49,7 +74,10 @@ def test_no_private_name_of_a_library() -> None:
 def test_the_check_finds_a_private_use(tmp_path: Path) -> None:
     source = tmp_path / "bad.py"
     source.write_text(
-        "from tenchi.mcp import _failure\nvalidate = Model.__pydantic_validator__\n"
+        "from tenchi.mcp import _failure\n"
+        "validate = Model.__pydantic_validator__\n"
+        'entries = getattr(server, "_entries")\n'
+        'object.__setattr__(tool, "_result_schema_validator", None)\n'
     )
 
-    assert len(_private_uses(source)) == 2
+    assert len(_private_uses(source)) == 4
