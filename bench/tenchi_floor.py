@@ -3,7 +3,7 @@
 The framework's floor. The routes bind Wenchang's HTTP contracts (the same
 params, headers, bodies, responses and errors, so Tenchi validates exactly
 what it does for Wenchang, and JSON bodies are passed through the way Wenchang
-serves them, ``app.server.passthrough``) to use cases that run the bare floor's
+serves them, ``app.server.fast.passthrough``) to use cases that run the bare floor's
 statements (``floor_sql``) and nothing else: a bearer hook that is a
 dict lookup, no scope policy, no cursors, no audit, history, idempotency, rate
 limit, telemetry or middleware of ours. ``Wenchang ÷ this`` is the cost of our
@@ -222,7 +222,7 @@ def _served_as_wenchang_serves(routes: RouteGroup) -> RouteGroup:
     """The routes served the way Wenchang serves its own (JSON bodies passed
     through), so the floor pays no framework cost that Wenchang avoids."""
     try:
-        from app.server.passthrough import served
+        from app.server.fast.passthrough import served
     except ImportError:
         return routes
     return served(routes)

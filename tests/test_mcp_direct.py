@@ -2,8 +2,9 @@
 
 The same conversation — every tool, success and every kind of failure, requests
 the direct path leaves to the SDK — runs against two apps built alike from the
-same token file: one answering plain calls directly, one with the direct path
-switched off so the SDK's kernel answers everything. Each response's status,
+same token file: one with the fast paths on (plain calls answered directly),
+one with ``WENCHANG_FAST_PATHS=off``, where the SDK's transport and Tenchi's
+server answer everything (the declared path). Each response's status,
 headers and body must be the same bytes, once versions (random per app) are
 numbered by first appearance and timestamps and cursors (which carry a
 version) blanked.
@@ -15,7 +16,7 @@ from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import httpx
 import pytest
@@ -24,7 +25,7 @@ from tenchi.testing import open_http
 from app.infra.token_file import create_token
 from app.infra.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
-from app.server.mcp_direct import DirectCalls
+from app.server.fast.mcp_direct import DirectCalls
 from app.server.settings import Settings
 from app.shared.identity import Grant
 from tests.support.storage_adapters import storage_url_for_tests
@@ -189,8 +190,11 @@ def remember(seen: Versions, response: httpx.Response) -> None:
 
 
 @asynccontextmanager
-async def served(root: Path, tokens: Path) -> AsyncGenerator[httpx.AsyncClient]:
+async def served(
+    root: Path, tokens: Path, fast_paths: Literal["on", "off"]
+) -> AsyncGenerator[httpx.AsyncClient]:
     settings = Settings(
+        fast_paths=fast_paths,
         storage=storage_url_for_tests(root),
         tokens_file=str(tokens),
         index_cache="none",
@@ -238,10 +242,6 @@ async def audit_trail(http: httpx.AsyncClient, bearer: str) -> list[bytes]:
         query = {"cursor": page["next_cursor"]}
 
 
-def no_direct_path(self: DirectCalls, params: object) -> None:
-    del self, params
-
-
 @pytest.fixture
 def direct_answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The tools the direct path answered while the test ran."""
@@ -259,9 +259,7 @@ def direct_answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 
 async def test_direct_answers_are_the_sdk_answers(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    direct_answers: list[str],
+    tmp_path: Path, direct_answers: list[str]
 ) -> None:
     tokens = tmp_path / "tokens.json"
     alice = {"user": Grant("alice", "owner"), "team": Grant("t-1", "member")}
@@ -273,13 +271,11 @@ async def test_direct_answers_are_the_sdk_answers(
     }
     (tmp_path / "direct").mkdir()
     (tmp_path / "sdk").mkdir()
-    async with served(tmp_path / "direct", tokens) as http:
+    async with served(tmp_path / "direct", tokens, "on") as http:
         direct = await converse(http, bearers)
     answered = list(direct_answers)
-    with monkeypatch.context() as patched:
-        patched.setattr(DirectCalls, "plain", no_direct_path)
-        async with served(tmp_path / "sdk", tokens) as http:
-            sdk = await converse(http, bearers)
+    async with served(tmp_path / "sdk", tokens, "off") as http:
+        sdk = await converse(http, bearers)
 
     assert len(direct_answers) == len(answered), "the SDK run took the direct path"
     assert {"read_file", "write_file", "append_line", "get_memory_index"} <= set(

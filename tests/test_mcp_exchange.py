@@ -53,8 +53,9 @@ def transports(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 async def test_tool_requests_need_no_transport_of_their_own(
     tmp_path: Path, transports: list[object]
 ) -> None:
-    """tools/list and tools/call answer in JSON with no per-request transport."""
-    async with open_api(tmp_path) as api:
+    """tools/list and tools/call answer in JSON with no per-request transport
+    (a fast path: it is on here whatever the test run's WENCHANG_FAST_PATHS)."""
+    async with open_api(tmp_path, fast_paths="on") as api:
         listed = await post(api, rpc("tools/list", {}, id=1))
         called = await post(
             api,

@@ -8,7 +8,7 @@ import pytest
 
 from app.features.memory.domain import BuiltIndex, build_index
 from app.features.memory.ports import FileMetadata, ListedObject
-from app.server.mcp_index import index_result
+from app.server.fast.mcp_index import index_result
 
 DESCRIPTIONS = [
     "plain",

@@ -7,17 +7,19 @@ lengths around each limit, missing and extra fields) and arbitrary JSON get the
 same verdict from both.
 """
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
+from tenchi.tools import tool_manifest
 
-from app.server.mcp import create_memory_mcp_server
-from app.server.mcp_input_check import compiled
+from app.server.fast.mcp_input_check import compiled
+from app.server.mcp_tools import served_tools
 from app.server.settings import Settings
-from app.shared.identity import Identity
+from tests.http_support import open_api
 
 SCALARS = st.one_of(
     st.none(),
@@ -28,6 +30,7 @@ SCALARS = st.one_of(
     st.text(max_size=8),
     st.sampled_from(["a" * 255, "a" * 256, "a" * 257, "é" * 256, "x" * 513]),
 )
+JSON_OR_SSE = "application/json, text/event-stream"
 JSON = st.recursive(
     SCALARS,
     lambda inner: st.one_of(
@@ -39,13 +42,11 @@ JSON = st.recursive(
 
 
 def input_schemas() -> dict[str, dict[str, Any]]:
-    server = create_memory_mcp_server(
-        Settings(storage="memory://"),
-        authenticate=lambda _: Identity(grants={}),
-        context=lambda: pytest.fail("no call runs here"),
-    )
-    entries: dict[str, Any] = getattr(server, "_entries")  # noqa: B009
-    return {name: entry.definition.input_schema for name, entry in entries.items()}
+    """Each served tool's input schema, as the direct path reads it (its manifest)."""
+    tools = served_tools(Settings(storage="memory://"), purpose="Remember.")
+    return {
+        entry["name"]: entry["input_schema"] for entry in tool_manifest(tools)["tools"]
+    }
 
 
 SCHEMAS = input_schemas()
@@ -115,6 +116,21 @@ def near(schema: dict[str, Any]) -> st.SearchStrategy[object]:
 @pytest.mark.parametrize("tool", sorted(SCHEMAS))
 def test_every_served_schema_compiles(tool: str) -> None:
     assert compiled(SCHEMAS[tool]) is not None
+
+
+async def test_the_manifests_schemas_are_what_tools_list_publishes(
+    tmp_path: Path,
+) -> None:
+    """The direct path checks arguments against the schema callers are shown."""
+    async with open_api(tmp_path) as api:
+        headers = api.alice | {"accept": JSON_OR_SSE, "host": "127.0.0.1:8000"}
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        listed = await api.http.post("/mcp", json=message, headers=headers)
+
+    published = {
+        tool["name"]: tool["inputSchema"] for tool in listed.json()["result"]["tools"]
+    }
+    assert published == SCHEMAS
 
 
 STRATEGIES = {tool: near(schema) for tool, schema in SCHEMAS.items()}

@@ -148,6 +148,23 @@ def test_malformed_write_roles_names_the_variable(
         load_settings()
 
 
+@pytest.mark.parametrize(("value", "chosen"), [("off", "off"), ("ON", "on")])
+def test_fast_paths_are_on_or_off(
+    monkeypatch: pytest.MonkeyPatch, value: str, chosen: str
+) -> None:
+    assert load_settings().fast_paths == "on"
+    monkeypatch.setenv("WENCHANG_FAST_PATHS", value)
+
+    assert load_settings().fast_paths == chosen
+
+
+def test_fast_paths_refuse_another_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WENCHANG_FAST_PATHS", "fast")
+
+    with refused("WENCHANG_FAST_PATHS"):
+        load_settings()
+
+
 @pytest.mark.parametrize("field", LIMITS)
 @pytest.mark.parametrize("value", ["0", "-1", "many"])
 def test_limits_must_be_positive_numbers(

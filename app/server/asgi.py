@@ -8,9 +8,12 @@ from collections.abc import Sequence
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from tenchi.routes import RouteGroup, route_group
 from tenchi.server import create_app
 
 from app.infra.token_file_resolver import TokenFileResolver
+from app.server.fast import fast_paths_on
+from app.server.fast.passthrough import served
 from app.server.front_door import FrontDoor
 from app.server.heap import frozen_after_start
 from app.server.hooks import RateLimit, create_bearer_hook
@@ -18,8 +21,7 @@ from app.server.mcp import SharedContext
 from app.server.mcp_http import HttpMcp
 from app.server.otel import Telemetry
 from app.server.refusal_audit import RefusalAudit
-from app.server.route_order import hot_first
-from app.server.routes import api_routes, served_routes
+from app.server.routes import api_routes, routes, service_routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
 from app.server.telemetry import ToolCallObserver, log_tool_call
@@ -49,7 +51,7 @@ def build_app(
     refusals = RefusalAudit(api_routes, resolver, running)
     lifespan = mcp.lifespan(functools.partial(running.open, create_lifespan(settings)))
     app = create_app(
-        routes=served_routes,
+        routes=served_routes(settings),
         context_factory=create_context,
         lifespan=frozen_after_start(lifespan) if freeze_heap else lifespan,
         hooks=(create_bearer_hook(resolver, rate_limit=rate_limit),),
@@ -66,8 +68,14 @@ def build_app(
     )
     app.router.routes.append(mcp.route)
     app.router.routes.extend(ui_routes())
-    app.router.routes[:] = hot_first(app.router.routes)
     return app
+
+
+def served_routes(settings: Settings) -> RouteGroup:
+    """The declared routes, or their passthrough twins with the fast paths on."""
+    if fast_paths_on(settings):
+        return route_group(served(api_routes), service_routes)
+    return routes
 
 
 def rate_limit_from(settings: Settings) -> RateLimit:

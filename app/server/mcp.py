@@ -21,8 +21,9 @@ from app.features.memory.tools import get_memory_index_tool
 from app.infra.token_file_resolver import FixedResolver
 from app.server.approval_gate import ApprovalGate, approve_listed
 from app.server.context import AppContext
+from app.server.fast import fast_paths_on
+from app.server.fast.mcp_direct import DirectCalls
 from app.server.mcp_calls import MemoryCalls, call_request_id
-from app.server.mcp_direct import DirectCalls
 from app.server.mcp_refusal_audit import McpRefusalAudit, caller
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
@@ -95,11 +96,12 @@ def _keep_logging_plain() -> None:
 
 @dataclass(frozen=True, slots=True)
 class MemoryMcp:
-    """The MCP server, the direct path of its plain tool calls (`mcp_direct`) and
-    the audit of its tools' calls refused before they ran."""
+    """The MCP server, the fast path of its plain tool calls (`fast.mcp_direct`,
+    None with the fast paths off) and the audit of its tools' calls refused
+    before they ran."""
 
     server: MCPServer[dict[str, object]]
-    direct: DirectCalls
+    direct: DirectCalls | None
     refusals: McpRefusalAudit
 
 
@@ -159,8 +161,10 @@ def build_memory_mcp(
         on_refusal=refusals.invalid_input(call_context),
     )
     server.middleware.append(calls)
+    if not fast_paths_on(settings):
+        return MemoryMcp(server, None, refusals)
     direct = DirectCalls(
-        server,
+        tools,
         authenticate=authenticate,
         call_context=call_context,
         calls=calls,

@@ -40,7 +40,7 @@ def call_arguments(params: Mapping[str, object]) -> dict[str, object]:
     """A `tools/call`'s `arguments` as a record takes them: {} unless an object.
 
     Records (telemetry here, the refusal audit) take every call as it was sent;
-    `mcp_direct.DirectCalls.plain` is strict instead and answers only calls
+    `fast.mcp_direct.DirectCalls.plain` is strict instead and answers only calls
     whose `name` is a served tool and whose `arguments` are an object.
     """
     arguments = params.get("arguments")
@@ -107,7 +107,7 @@ class MemoryCalls:
         arguments: Mapping[str, object],
         run: Callable[[], Awaitable[Wire]],
     ) -> Wire:
-        """A call `mcp_direct` runs itself (no approval to ask), finished as
+        """A call `fast.mcp_direct` runs itself (no approval to ask), finished as
         `__call__` finishes a call of the SDK's kernel."""
         request_id = current_request_id.get() or uuid4().hex
         token = call_request_id.set(request_id)

@@ -28,6 +28,7 @@ from tenchi.mcp import McpRequest
 
 from app.server.body_limit import BodyLimit
 from app.server.context import AppContext
+from app.server.fast.mcp_exchange import SingleExchange
 from app.server.hooks import (
     RateLimit,
     authenticate,
@@ -43,7 +44,6 @@ from app.server.mcp import (
     build_memory_mcp,
     transport_security,
 )
-from app.server.mcp_exchange import SingleExchange
 from app.server.mcp_refusal_audit import McpRefusalAudit, tool_calls
 from app.server.request_log import HEADER as ID_HEADER
 from app.server.request_log import current_request_id
@@ -199,12 +199,18 @@ class HttpMcp:
                 self.server.session_manager.run(),
                 lowlevel.lifespan(lowlevel) as state,
             ):
-                self._app = SingleExchange(
-                    lowlevel,
-                    transport,
-                    security=self._security,
-                    lifespan_state=state,
-                    direct=self._direct,
+                # With the fast paths off (no direct path), the SDK's
+                # transport answers every request: the declared path.
+                self._app = (
+                    transport
+                    if self._direct is None
+                    else SingleExchange(
+                        lowlevel,
+                        transport,
+                        security=self._security,
+                        lifespan_state=state,
+                        direct=self._direct,
+                    )
                 )
                 try:
                     yield runtime

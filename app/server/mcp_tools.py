@@ -15,7 +15,7 @@ from app.features.memory.tools import get_memory_index_tool
 from app.features.memory.use_cases.get_memory_index import built_memory_index
 from app.server.auditing import audited_use_case
 from app.server.declarations import AnyTool, AnyToolBinding
-from app.server.mcp_index import DirectResult, index_result
+from app.server.fast.mcp_index import DirectResult, index_result
 from app.server.mcp_settings import (
     listed_tools,
     registered_name,
@@ -23,7 +23,6 @@ from app.server.mcp_settings import (
     require_one_line_product,
 )
 from app.server.settings import Settings
-from app.server.trusted_results import trusting_results
 
 _PRODUCT_SLOT = re.compile(r"\bmemory\b")
 logger = logging.getLogger("wenchang.mcp")
@@ -46,9 +45,7 @@ def describe(declaration: AnyTool, *, product: str | None, purpose: str) -> str:
 def _renamed(declared: AnyTool, name: str, description: str) -> AnyTool:
     # A new Tool derives its schemas and validators (~30 ms); every app a process
     # builds (the tests build hundreds) serves the same few declarations.
-    return trusting_results(
-        dataclasses.replace(declared, name=name, description=description)
-    )
+    return dataclasses.replace(declared, name=name, description=description)
 
 
 def _served(
@@ -95,7 +92,7 @@ def served_tools(settings: Settings, *, purpose: str) -> ToolGroup:
 
 
 def direct_results(settings: Settings, tools: ToolGroup) -> dict[str, DirectResult]:
-    """The tools ``mcp_direct`` answers without their model (the index), each
+    """The tools ``fast.mcp_direct`` answers without their model (the index), each
     audited and logging failures as its served binding does."""
     name = registered_name(settings, get_memory_index_tool.name)
     served = next((b.tool for b in tools if b.tool.name == name), None)

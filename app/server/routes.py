@@ -10,7 +10,6 @@ from app.features.search.routes import routes as search_routes
 from app.server.context import AppContext
 from app.server.index_route import index_route
 from app.server.openapi_document import published_document, published_openapi_route
-from app.server.passthrough import served
 from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
 
 OPENAPI_TITLE = "Wenchang"
@@ -52,7 +51,5 @@ service_routes = route_group(
 )
 
 routes = route_group(api_routes, service_routes)
-"""The declared routes: the published contract."""
-
-served_routes = route_group(served(api_routes), service_routes)
-"""What the app serves: the same contracts, JSON bodies passed through."""
+"""The declared routes: the published contract, and what the app serves with
+``WENCHANG_FAST_PATHS=off`` (``app.server.fast.passthrough`` serves their twins)."""

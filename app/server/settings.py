@@ -88,6 +88,8 @@ class Settings(BaseSettings):
     history_max_versions: int = Field(default=100, gt=0, le=100_000)
     history_max_days: int = Field(default=90, ge=0, le=36_500)
     history_tools: bool = True
+    fast_paths: Literal["on", "off"] = "on"
+    """``off`` serves every request by the declared path (``app.server.fast``)."""
 
     @field_validator(
         "scope_priority",
@@ -102,7 +104,7 @@ class Settings(BaseSettings):
     def _split(cls, value: object) -> object:
         return _comma_list(value)
 
-    @field_validator("sqlite_synchronous", mode="before")
+    @field_validator("sqlite_synchronous", "fast_paths", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value

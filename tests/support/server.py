@@ -43,9 +43,19 @@ def free_port() -> int:
         return port
 
 
+CARRIED = frozenset({"WENCHANG_FAST_PATHS"})
+"""Settings a test run chooses for every server it starts (``.ci/run`` runs the
+surface suites with ``WENCHANG_FAST_PATHS=off`` too)."""
+
+
 def clean_env(settings: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without any WENCHANG_* variable, plus settings."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WENCHANG_")}
+    """This process's environment without any WENCHANG_* variable but those
+    of ``CARRIED``, plus settings."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("WENCHANG_") or k in CARRIED
+    }
     env.update(settings or {})
     return env
 

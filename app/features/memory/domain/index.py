@@ -13,9 +13,8 @@ from .keys import SYSTEM_AREA, split_key
 from .timestamps import epoch_micros
 from .views import EntryRow, entry_row
 
-_ENTRIES = TypeAdapter(list[FileEntry]).validator
-_ENTRY_JSON = FileEntry.__pydantic_serializer__
-_CAPPED_JSON = TypeAdapter(list[CappedArea])
+_ENTRIES = TypeAdapter(list[FileEntry])
+_ENTRY_JSON = TypeAdapter(FileEntry).serializer
 
 
 _ROW_JSON = TypeAdapter(EntryRow).serializer
@@ -43,17 +42,18 @@ def row_json(row: EntryRow) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class BuiltIndex:
-    """An index as JSON text, written once while its budget was counted.
+    """An index as plain rows, each with the JSON its budget was counted in.
 
-    ``json`` is exactly the ``MemoryIndex`` model's own serialisation, written
-    from plain rows: serving it over HTTP builds no model. ``files`` is the
-    ``area/name`` of each kept entry by scope, in index order (what the audit
-    trail records), so nothing walks the entries again to find it.
+    ``texts`` holds each kept entry's ``row_json``, in index order: what the
+    budget counted, which a server may join into the body instead of
+    serialising a model again. ``files`` is the ``area/name`` of each kept
+    entry by scope, in index order (what the audit trail records), so nothing
+    walks the entries again to find it.
     """
 
     rows: Sequence[EntryRow]
     capped: list[CappedArea]
-    json: bytes
+    texts: Sequence[bytes]
     files: Mapping[str, list[str]]
     _model: list[MemoryIndex] = field(
         default_factory=list[MemoryIndex], compare=False, repr=False
@@ -61,7 +61,7 @@ class BuiltIndex:
 
     @property
     def index(self) -> MemoryIndex:
-        """The ``MemoryIndex`` model of ``json``, built at its first access."""
+        """The ``MemoryIndex`` model of the rows, built at its first access."""
         if not self._model:
             entries = _ENTRIES.validate_python(self.rows)
             self._model.append(MemoryIndex(entries=entries, capped=self.capped))
@@ -127,8 +127,4 @@ def build_index(
         CappedArea(scope=scope, area=area, omitted=count)
         for (scope, area), count in sorted(omitted.items())
     ]
-    body = b'{"entries":[%b],"capped":%b}' % (
-        b",".join(texts),
-        _CAPPED_JSON.dump_json(capped),
-    )
-    return BuiltIndex(rows, capped, body, files)
+    return BuiltIndex(rows, capped, texts, files)

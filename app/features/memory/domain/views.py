@@ -10,16 +10,13 @@ from ..schemas import FileEntry, MemoryFile
 from .keys import split_key
 from .timestamps import format_timestamp
 
-# Models are built by their validators from one dict: a keyword call through
-# ``BaseModel.__init__`` costs about twice as much, once per file or entry.
-_FILE = MemoryFile.__pydantic_validator__
-_ENTRY = FileEntry.__pydantic_validator__
-
 
 def render_file(
     location: Location, data: bytes, meta: FileMetadata, version: str
 ) -> MemoryFile:
-    file: MemoryFile = _FILE.validate_python(
+    # Built from one dict: a keyword call through ``BaseModel.__init__`` costs
+    # about twice as much, once per file or entry.
+    return MemoryFile.model_validate(
         {
             "scope": location.scope,
             "area": location.area,
@@ -32,7 +29,6 @@ def render_file(
             "last_updated": format_timestamp(meta.last_updated),
         }
     )
-    return file
 
 
 def render_stored(location: Location, stored: StoredObject) -> MemoryFile:
@@ -83,5 +79,4 @@ def render_entry(listed: ListedObject) -> FileEntry | None:
     parts = split_key(listed.key)
     if parts is None:
         return None
-    entry: FileEntry = _ENTRY.validate_python(entry_row(parts, listed))
-    return entry
+    return FileEntry.model_validate(entry_row(parts, listed))

@@ -74,7 +74,7 @@ def bind[RequestT: BaseModel, ResultT](
     answers_nothing = contract.response is None and present is None
     name = operation.__name__
     mutates = contract.method != "GET"
-    validate = request_type.__pydantic_validator__.validate_python
+    validate = request_type.model_validate
 
     async def handle(**inputs: Any) -> Any:
         context: AppContext = inputs.pop("context")
@@ -124,7 +124,7 @@ def _fields(models: Iterable[BaseModel]) -> dict[str, Any]:
         # Their attribute dicts, read directly: iterating a model costs a
         # generator step per field.
         fields.update(model.__dict__)
-        fields.update(model.__pydantic_extra__ or {})
+        fields.update(model.model_extra or {})
     return fields
 
 

@@ -18,9 +18,6 @@ from ..schemas import (
     WriteFile,
 )
 
-# model_validate's own validator, called without its wrapper (every file answer).
-_VERSION_HEADERS = VersionHeaders.__pydantic_validator__
-
 
 def version_headers(file: MemoryFile) -> VersionHeaders:
     return tag_headers(etag(file.version))
@@ -28,8 +25,7 @@ def version_headers(file: MemoryFile) -> VersionHeaders:
 
 def tag_headers(tag: str) -> VersionHeaders:
     """The ETag header of an answer whose entity tag is ``tag`` (quoted)."""
-    headers: VersionHeaders = _VERSION_HEADERS.validate_python({"ETag": tag})
-    return headers
+    return VersionHeaders.model_validate({"ETag": tag})
 
 
 def present_write(

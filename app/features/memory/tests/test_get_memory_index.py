@@ -11,6 +11,7 @@ from app.features.memory.use_cases.get_memory_index_if_changed import (
     get_memory_index_if_changed,
 )
 from app.server.context import AppContext
+from app.server.index_route import index_json
 
 from .conftest import ScriptedStorage, as_identity, create, make_context
 from .index_files import THREE_SCOPES, budget, capped, paths, put
@@ -188,9 +189,9 @@ async def test_get_memory_index_body_is_the_index_models_own_json(limit: int) ->
     answer = await get_memory_index_if_changed(frozenset(), context)
 
     assert answer.built is not None
-    index, body = answer.built.index, answer.built.json
+    index, body = answer.built.index, index_json(answer.built)
     assert index == await get_memory_index(context)
-    assert body == index.__pydantic_serializer__.to_json(index)
+    assert body == index.model_dump_json().encode()
     assert MemoryIndex.model_validate_json(body) == index
 
 

@@ -55,7 +55,7 @@ def test_the_files_an_index_serves_are_its_kept_entries_by_scope() -> None:
     """``files`` is what walking the index's entries finds, capped entries left out."""
     items = [listed(path, seconds) for seconds, path in enumerate(PATHS)]
     full = build_index(items, priority=(), max_bytes=1 << 20)
-    cost = len(full.json) // len(PATHS)  # room for about three entries
+    cost = sum(map(len, full.texts)) // len(PATHS)  # room for about three entries
     capped = build_index(items, priority=(), max_bytes=3 * cost)
 
     for built in (full, capped):

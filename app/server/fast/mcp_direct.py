@@ -6,13 +6,16 @@ a `CallToolResult`, validates and dumps that again against the protocol
 version's schema, and the exchange builds and dumps a JSON-RPC model: several
 times the cost of reading a file. `DirectCalls` runs the same steps for a plain
 call (a served tool, `name` and `arguments` only, no approval to ask, no
-global OpenTelemetry tracer to give a span to): Tenchi's input-schema verdict
-(compiled, `mcp_input_check`) and request parsing, the tool's use case on the
-call's context, Tenchi's result envelope, and our `MemoryCalls` finish
-(request id, audit of refusals, telemetry). Anything else (an unknown tool,
+global OpenTelemetry tracer to give a span to), from the tool's public
+declaration: the verdict of its published input schema (compiled,
+`mcp_input_check`), its request parsed by its declared type, the use case on
+the call's context, its result dumped by its declared type into the envelope
+Tenchi writes, and our `MemoryCalls` finish (request id, audit of refusals,
+telemetry). Anything else (an unknown tool,
 one that needs approval, `_meta`, a caller that no longer authenticates)
 returns None and goes the SDK's way.
-`tests/test_mcp_direct.py` holds every answer of this path equal to the SDK's.
+`tests/test_mcp_direct.py` holds every answer of this path equal to the declared
+path's (the fast paths off).
 """
 
 import json
@@ -20,29 +23,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from jsonschema.exceptions import ValidationError as JsonSchemaValidationError
-from jsonschema.protocols import Validator
 from opentelemetry import trace
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
 from tenchi.errors import AppError
-from tenchi.mcp import (
-    TOOL_MCP_PROTOCOL_VERSION,
-    McpRequest,
-    _approval_input,  # pyright: ignore[reportPrivateUsage]
-    _failure,  # pyright: ignore[reportPrivateUsage]
-    _jsonable_details,  # pyright: ignore[reportPrivateUsage]
-)
-from tenchi.tools import (
-    ToolResultError,
-    _tool_kwargs,  # pyright: ignore[reportPrivateUsage]
-    _ToolResultValidationError,  # pyright: ignore[reportPrivateUsage]
-)
+from tenchi.mcp import TOOL_MCP_PROTOCOL_VERSION, McpRequest
+from tenchi.tools import ToolBinding, ToolGroup, tool_manifest
 
 from app.server.context import AppContext
-from app.server.declarations import AnyTool, AnyToolBinding
+from app.server.fast.mcp_index import DirectAnswer, DirectResult
+from app.server.fast.mcp_input_check import Check, compiled
 from app.server.mcp_calls import MemoryCalls, Wire
-from app.server.mcp_index import DirectAnswer, DirectResult
-from app.server.mcp_input_check import Check, compiled
 from app.server.mcp_refusal_audit import caller
 from app.shared.identity import Identity
 
@@ -53,24 +44,68 @@ FAILED = "The tool invocation failed."
 INVALID_RESULT = "The tool returned an invalid result."
 
 
+class InvalidResult(Exception):
+    """The tool's result does not validate as its declared result type."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Tool:
-    """One served tool as Tenchi's MCP server checks and calls it."""
+    """One served tool as Tenchi's MCP server checks, parses and calls it.
 
-    binding: AnyToolBinding
-    validator: Validator
-    direct_input: bool
-    check: Check | None
-    """The input schema's verdict without jsonschema (`mcp_input_check`)."""
+    Built from the tool's public declaration: its manifest's input schema (an
+    object schema, which Tenchi's server publishes as it is), and adapters of
+    its declared request and result types.
+    """
 
-    def valid(self, arguments: dict[str, Any]) -> bool:
-        if self.check is not None:
-            return self.check(arguments)
+    binding: ToolBinding[Any, Any]
+    check: Check
+    request: TypeAdapter[Any] | None
+    result: TypeAdapter[Any]
+
+    def kwargs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The use case's keyword arguments (pydantic's ValidationError if none)."""
+        if self.request is None:
+            return {}
+        request = self.request.validate_python(arguments)
+        if self.binding.tool.destructive:
+            # What Tenchi checks before it asks for approval: the request
+            # dumps to JSON (a failure is a `failed` call).
+            dumped = self.request.dump_python(
+                request, mode="json", by_alias=True, warnings="error"
+            )
+            json.dumps(dumped, allow_nan=False)
+        return {"request": request}
+
+    def serialized(self, raw: object) -> object:
+        """The result as Tenchi's runner serialises it (JSON mode, by alias)."""
         try:
-            self.validator.validate(arguments)
-        except JsonSchemaValidationError:
-            return False
-        return True
+            validated = self.result.validate_python(raw)
+            return self.result.dump_python(
+                validated, mode="json", by_alias=True, warnings="error"
+            )
+        except Exception as exc:  # any failure is the declared invalid_result
+            raise InvalidResult(self.binding.tool.name) from exc
+
+
+def _tool(binding: ToolBinding[Any, Any], check: Check) -> _Tool:
+    declaration = binding.tool
+    request = (
+        None if declaration.request is None else TypeAdapter[Any](declaration.request)
+    )
+    return _Tool(binding, check, request, TypeAdapter[Any](declaration.result))
+
+
+def _input_checks(tools: ToolGroup) -> dict[str, Check]:
+    """Each tool's compiled input check, where Tenchi publishes the manifest's
+    own input schema (an object schema) and it compiles; any other tool is left
+    to the SDK's path."""
+    checks: dict[str, Check] = {}
+    for entry in tool_manifest(tools)["tools"]:
+        schema = entry["input_schema"]
+        check = compiled(schema) if schema.get("type") == "object" else None
+        if check is not None:
+            checks[entry["name"]] = check
+    return checks
 
 
 class DirectCalls:
@@ -78,7 +113,7 @@ class DirectCalls:
 
     def __init__(
         self,
-        server: object,
+        tools: ToolGroup,
         *,
         authenticate: Authenticate,
         call_context: Callable[[], AppContext],
@@ -93,15 +128,11 @@ class DirectCalls:
         self._calls = calls
         # A destructive tool outside `required` is approved without a question
         # (`approval_gate.approve_listed`); the others need the SDK's gate.
+        checks = _input_checks(tools)
         self._tools = {
-            name: _Tool(
-                entry.binding,
-                entry.input_validator,
-                entry.direct_input,
-                compiled(entry.definition.input_schema),
-            )
-            for name, entry in _entries(server).items()
-            if name not in required
+            binding.tool.name: _tool(binding, checks[binding.tool.name])
+            for binding in tools
+            if binding.tool.name not in required and binding.tool.name in checks
         }
 
     def plain(self, params: object) -> tuple[str, dict[str, Any]] | None:
@@ -144,43 +175,40 @@ class DirectCalls:
             caller.reset(token)
 
     async def _run(self, tool: _Tool, arguments: dict[str, Any]) -> Wire:
-        if not tool.valid(arguments):
-            return _wire(_failure("invalid_input", INVALID_INPUT))
-        declaration = tool.binding.tool
-        value: object = arguments if tool.direct_input else arguments["input"]
+        if not tool.check(arguments):
+            return _wire(failure("invalid_input", INVALID_INPUT))
         try:
-            kwargs = _tool_kwargs(declaration, input=value, input_json=None)
-            if declaration.destructive:
-                _approval_input(declaration, kwargs)  # Tenchi's check before approval
+            kwargs = tool.kwargs(arguments)
         except ValidationError:
-            return _wire(_failure("invalid_input", INVALID_INPUT))
-        except Exception:  # the SDK answers any other refusal as "failed" too
-            return _wire(_failure("failed", FAILED))
-        return await self._invoke(tool.binding, kwargs)
+            return _wire(failure("invalid_input", INVALID_INPUT))
+        except Exception:  # Tenchi answers any other parsing failure `failed`
+            return _wire(failure("failed", FAILED))
+        return await self._invoke(tool, kwargs)
 
-    async def _invoke(self, binding: AnyToolBinding, kwargs: dict[str, Any]) -> Wire:
+    async def _invoke(self, tool: _Tool, kwargs: dict[str, Any]) -> Wire:
+        binding = tool.binding
         declaration = binding.tool
         direct = self._results.get(declaration.name)
         try:
             context = self._call_context()
             if direct is None:
                 raw = await binding.use_case(**kwargs, context=context)
-                answer = DirectAnswer(_serialized(declaration, raw), "")
+                answer = DirectAnswer(tool.serialized(raw), "")
             else:
                 answer = await direct(context)
         except AppError as exc:
             if not declaration.declares_error(exc.definition):
-                return _wire(_failure("failed", FAILED))
-            details = _jsonable_details(exc.details)
+                return _wire(failure("failed", FAILED))
+            details = jsonable_details(exc.details)
             return _wire(
-                _failure(
+                failure(
                     "application_error", exc.message, code=exc.code, details=details
                 )
             )
-        except ToolResultError:
-            return _wire(_failure("invalid_result", INVALID_RESULT))
-        except Exception:  # as the SDK's kernel: a tool's crash is a "failed" result
-            return _wire(_failure("failed", FAILED))
+        except InvalidResult:
+            return _wire(failure("invalid_result", INVALID_RESULT))
+        except Exception:  # as Tenchi's server: any other failure is `failed`
+            return _wire(failure("failed", FAILED))
         payload = {
             "schema_version": TOOL_MCP_PROTOCOL_VERSION,
             "ok": True,
@@ -194,22 +222,29 @@ class DirectCalls:
         return _wire(payload, text)
 
 
-def _serialized(declaration: AnyTool, raw: object) -> object:
-    """The result as Tenchi's runner serialises it, without its JSON round trip.
+def failure(
+    kind: str, message: str, *, code: str | None = None, details: object = None
+) -> dict[str, Any]:
+    """A failed call's envelope, as Tenchi's MCP server writes it (the wire
+    format ``tools/list`` publishes; ``tests/test_mcp_direct.py`` compares)."""
+    error: dict[str, Any] = {"kind": kind, "message": message}
+    if code is not None:
+        error["code"] = code
+    if details is not None:
+        error["details"] = details
+    return {"schema_version": TOOL_MCP_PROTOCOL_VERSION, "ok": False, "error": error}
 
-    Tenchi dumps the validated result in JSON mode, then passes the dump through
-    `json.dumps` / `json.loads`: a JSON-mode dump holds only JSON values (NaN
-    and infinities already dumped as null), which the round trip gives back
-    unchanged, at ~10 ms for a 500-entry index.
-    """
-    adapter = declaration._result_adapter  # pyright: ignore[reportPrivateUsage]
+
+def jsonable_details(value: object) -> object:
+    """An error's details as JSON values, or None when they have none."""
+    if value is None:
+        return None
     try:
-        validated = adapter.validate_python(raw)
-        return adapter.dump_python(
-            validated, mode="json", by_alias=True, warnings="error"
-        )
-    except Exception as exc:  # re-raised as the invalid result the runner reports
-        raise _ToolResultValidationError(declaration.name) from exc
+        converted = to_jsonable_python(value, fallback=str)
+        json.dumps(converted, allow_nan=False)
+    except Exception:  # details that cannot be JSON are left out, as Tenchi does
+        return None
+    return converted
 
 
 def _wire(payload: dict[str, Any], text: str = "") -> Wire:
@@ -227,10 +262,3 @@ def _wire(payload: dict[str, Any], text: str = "") -> Wire:
 def _traced() -> bool:
     """Whether a global tracer provider is set: the SDK's kernel spans each call."""
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
-
-
-def _entries(server: object) -> Mapping[str, Any]:
-    entries = getattr(server, "_entries", None)
-    if not isinstance(entries, dict):
-        raise RuntimeError("Tenchi's MCP server has no _entries to call tools from")
-    return cast(dict[str, Any], entries)

@@ -6,8 +6,8 @@ HTTP read. `fastjsonschema` compiles a schema once into plain Python code that
 gives the same verdict in a few microseconds. It implements draft 7, whose
 keywords the served tools' schemas share with draft 2020-12 (the draft Tenchi
 checks with): `tests/test_mcp_input_check.py` holds the two to the same verdict
-on generated arguments for every served tool. A schema it cannot compile keeps
-jsonschema (None).
+on generated arguments for every served tool. A schema it cannot compile
+leaves its tool to the SDK's path (None).
 """
 
 from collections.abc import Callable, Mapping

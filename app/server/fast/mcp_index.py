@@ -4,7 +4,7 @@ Through Tenchi's runner the tool's result is a ``MemoryIndex`` of one model per
 entry, dumped, then written again with ``json.dumps(sort_keys=True)``: together
 several times the cost of building the index. ``mcp_direct`` answers a plain
 call from the ``BuiltIndex`` instead: its JSON is the model's own serialisation
-(``test_index_rows``), so parsing it gives the model's JSON-mode dump; the text
+(``index_route.index_json``), so parsing it gives the model's JSON-mode dump; the text
 is written from its rows, keys sorted; and the files it served were counted
 while it was built, so the audit walks no entries. ``tests/test_mcp_direct.py``
 holds the answers and the audit trail equal to the SDK's path.
@@ -19,6 +19,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from app.features.memory.domain import BuiltIndex
 from app.features.memory.domain.views import EntryRow
 from app.server.context import AppContext
+from app.server.index_route import index_json
 
 _ENTRY_KEYS = sorted(EntryRow.__annotations__)
 
@@ -42,7 +43,7 @@ def index_result(
 
     async def result(context: AppContext) -> DirectAnswer:
         built = await use_case(context=context)
-        dump: object = json.loads(built.json)
+        dump: object = json.loads(index_json(built))
         return DirectAnswer(dump, _sorted_text(built) or _dumped(dump))
 
     return result

@@ -47,7 +47,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.server.mcp_direct import DirectCalls
+from app.server.fast.mcp_direct import DirectCalls
 
 SINGLE_EXCHANGE_METHODS = frozenset({"tools/call", "tools/list"})
 
