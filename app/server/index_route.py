@@ -20,8 +20,8 @@ from app.features.memory.contracts import (
     index_not_modified,
     memory_index,
 )
-from app.features.memory.domain.index_answers import IndexAnswer
 from app.features.memory.domain import BuiltIndex
+from app.features.memory.domain.index_answers import IndexAnswer
 from app.features.memory.domain.index_tags import held_tags
 from app.features.memory.routes.headers import tag_headers
 from app.features.memory.schemas import CappedArea, IndexConditionHeaders
