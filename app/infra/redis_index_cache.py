@@ -194,7 +194,7 @@ class RedisIndexCache(RedisScriptStore):
         while len(self._corpora) > MAX_CORPORA:
             del self._corpora[next(iter(self._corpora))]
 
-    async def invalidate(self, prefix: str) -> None:
+    async def invalidate(self, prefix: str, *, after_write: bool = False) -> None:
         self._corpora.pop(prefix, None)
         keys = [*self._keys(prefix), self._corpus_keys(prefix)[1]]
         try:
@@ -208,7 +208,8 @@ class RedisIndexCache(RedisScriptStore):
             logger.warning(
                 "Redis unreachable: an index invalidated by its change marker"
             )
-            await self._markers.bump(prefix)
+            if not (after_write and self._markers.moved_by_writes):
+                await self._markers.bump(prefix)
 
 
 def _split_url(url: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the search corpus is built from these ports' types
+    from app.features.audit.ports import PendingEvent
     from app.features.search.domain.corpus import Corpus
 
 
@@ -46,6 +47,9 @@ class Change:
     at: datetime
     call: str = ""
     """The context's ``call_key``: a repeat of the call can recognise this change."""
+    event: "PendingEvent | None" = None
+    """The call's audit event (the context's ``audit_event``): storage whose
+    database holds the audit log commits it in this change's own transaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +240,11 @@ class IndexCache(Protocol):
         """Store ``corpus`` unless ``prefix`` was invalidated since ``stamp``."""
         ...
 
-    async def invalidate(self, prefix: str) -> None:
-        """Forget ``prefix`` (listing and corpus); the next read lists storage again."""
+    async def invalidate(self, prefix: str, *, after_write: bool = False) -> None:
+        """Forget ``prefix`` (listing and corpus); the next read lists storage again.
+
+        ``after_write``: the caller's own write to ``prefix`` just landed, so
+        where storage moves the backend's change marker with every write
+        (SQLite) the marker is not moved a second time.
+        """
         ...
