@@ -82,7 +82,6 @@ class SqliteStorage:
         retention: HistoryRetention,
     ) -> None:
         self._db, self._reads = connection, reads
-        self.keeps_call_keys = False  # answered after COMMIT: no outcome is unknown
         self.group_commit = group_commit
         """Runs every write job (tests and the bench read its counter)."""
         self.search_index = search_index
@@ -154,6 +153,9 @@ class SqliteStorage:
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[VersionRecord]:
         return await history_page(self._db, key, after=after, limit=limit)
+
+    async def own_change(self, key: str, call: str) -> VersionRecord | None:
+        return None  # a write is answered after its COMMIT: no outcome is unknown
 
     async def get_version(self, key: str, version: str) -> VersionRecord | None:
         return await history_version(self._db, key, version)

@@ -78,7 +78,7 @@ class VersionRecord:
     metadata: FileMetadata
     data: bytes | None = None
     call: str = ""
-    """The ``Change.call`` that made it where ``Storage.keeps_call_keys``; else ""."""
+    """The ``Change.call`` that made it where storage keeps it (GCS); else ""."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,10 +104,14 @@ class Storage(Protocol):
     removing at most a few records per write and never the newest one.
     """
 
-    @property
-    def keeps_call_keys(self) -> bool:
-        """Whether records carry their ``Change.call`` (GCS, where a write can end
-        with an outcome unknown); if not, no record can be a repeated call's own."""
+    async def own_change(self, key: str, call: str) -> VersionRecord | None:
+        """The record, with its data, of the change the call ``call`` made to ``key``.
+
+        Only storage that keeps each change's ``Change.call`` (GCS, where a
+        write can end with its outcome unknown) can answer: it looks among the
+        key's newest records. Elsewhere no record can be a repeated call's
+        own, and this answers None without reading anything.
+        """
         ...
 
     async def get(self, key: str) -> StoredObject | None:

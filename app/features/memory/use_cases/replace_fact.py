@@ -15,7 +15,7 @@ from ..policy.content import (
     require_old_string,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.own_writes import SUPERSEDED, own_write, recognises
+from ..ports.own_writes import SUPERSEDED, own_write
 from ..ports.storage_reads import edit_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, ReplaceFact
 
@@ -80,7 +80,7 @@ async def _written(
     """
     storage, call, location = context.storage, context.call_key, address.location
     file: MemoryFile | None = None
-    attempts, forgive = 0, not recognises(storage, call)
+    attempts, forgive = 0, not call  # a keyed call may be its own repeat
     while file is None and attempts < ATTEMPTS:
         try:
             edit = partial(replace, forgive=forgive)
