@@ -218,7 +218,8 @@ def _split_url(url: str) -> tuple[str, str]:
     query = parse_qs(parts.query, keep_blank_values=True)
     key_prefix = query.pop("key_prefix", [KEY_PREFIX])[-1]
     rest = urlencode(query, doseq=True)
-    return urlunsplit(parts._replace(query=rest)), key_prefix
+    scheme, netloc, path, _, fragment = parts
+    return urlunsplit((scheme, netloc, path, rest, fragment)), key_prefix
 
 
 @asynccontextmanager
