@@ -23,9 +23,9 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import AsyncGenerator, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from .sqlite_connection import Synchronous, pragmas, translate_sqlite_error
+from .sqlite_write_thread import WriteThread
 
 type Outcome = int | BaseException
 """A write's row count (did its compare-and-swap land), or what refused it."""
@@ -45,7 +45,7 @@ class _Write:
 class GroupCommit:
     """The writes of one ``sqlite3`` connection on its own thread, in batches."""
 
-    def __init__(self, connection: sqlite3.Connection, thread: ThreadPoolExecutor):
+    def __init__(self, connection: sqlite3.Connection, thread: WriteThread) -> None:
         self._db, self._thread = connection, thread
         self.transactions = 0
         """Transactions run for writes so far (one per batch; tests and bench)."""
@@ -69,7 +69,8 @@ class GroupCommit:
     async def call[T](self, function: Callable[[sqlite3.Connection], T]) -> T:
         """``function`` of the connection on its thread, between batches and
         outside any transaction (what it raises is raised here)."""
-        return await asyncio.wrap_future(self._thread.submit(function, self._db))
+        db = self._db
+        return await self._thread.submit(lambda: function(db))
 
     async def _submit(self, write: "_Write") -> int:
         with self._lock:
@@ -94,9 +95,9 @@ class GroupCommit:
             with self._lock:
                 self._queue, self._scheduled = [], False
             raise
-        # Shielded: a cancelled caller must not cancel the queued batch, which
-        # runs anyway and answers the writes that joined it.
-        return await asyncio.shield(asyncio.wrap_future(queued))
+        # Cancelling the caller leaves the batch queued: it runs anyway and
+        # answers the writes that joined it.
+        return await queued
 
     def _run_batch(self) -> Outcome:
         """The job on the connection's thread: the queued writes, one transaction."""
@@ -198,18 +199,18 @@ async def open_group_commit(
     path: str, synchronous: Synchronous
 ) -> AsyncGenerator[GroupCommit]:
     """The write connection of ``path`` on a thread of its own; closed on exit."""
-    thread = ThreadPoolExecutor(1, thread_name_prefix="wenchang-sqlite-writes")
+    thread = WriteThread("wenchang-sqlite-writes")
     try:
         # Made on its thread and used only there.
-        db = await asyncio.wrap_future(thread.submit(_connect, path, synchronous))
+        db = await thread.submit(lambda: _connect(path, synchronous))
     except sqlite3.Error as exc:
-        thread.shutdown(wait=False)
+        await thread.close()
         raise translate_sqlite_error(exc) from exc
     try:
         yield GroupCommit(db, thread)
     finally:
-        await asyncio.wrap_future(thread.submit(db.close))
-        thread.shutdown(wait=False)
+        await thread.submit(db.close)
+        await thread.close()
 
 
 def _connect(path: str, synchronous: Synchronous) -> sqlite3.Connection:
