@@ -2,7 +2,8 @@
 
 A change of a file through ``SqliteStorage`` is one group-commit job
 (``sqlite_group_commit``) on the write connection: its statement, then, only
-if that statement landed, what lands with it (``Landing.land``):
+if that statement landed, what lands with it (``Landing.written``, or
+``Landing.deleted``):
 
 1. the version record, when the write carries a ``Change``
    (``sqlite_history.HistoryRecorder``: the record and its key's pruning);
