@@ -6,7 +6,7 @@ that tree's storage the same way (e.g. a ``git worktree`` of an older commit).
 In process, no HTTP: C concurrent writers, each on a file of its own, each
 doing N appends as the use case does (read, then a version-guarded write with
 its change record and, as the server's writes do, its audit event staged in
-the same statement). Prints commits per write (the group-commit counter; 1.00
+the same transaction). Prints commits per write (the group-commit counter; 1.00
 where there is none), WAL frames per write (auto-checkpoint off, so the log
 holds every frame) and the process's CPU per write, sync included; then which
 b-tree (table or index, from SQLite's ``dbstat`` after the run) each frame
@@ -16,7 +16,6 @@ by another table counts for the table that holds it at the end.
 """
 
 import asyncio
-import inspect
 import sqlite3
 import struct
 import sys
@@ -27,12 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.features.audit.ports import (
-    AuditEvent,
-    PendingEvent,
-    close_pending,
-    open_pending,
-)
+from app.features.audit.ports import AuditEvent, PendingEvent
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.sqlite_storage import open_sqlite_storage
 
@@ -77,34 +71,28 @@ async def _writer(storage: Any, key: str, appends: int) -> None:
         stored = await storage.get(key)
         body = stored.data.decode() + f"- [stated] fact {number}\n"
         body = BASE if number % 50 == 49 else body  # files stay small
-        write = Write(key, body.encode(), META, change=CHANGE)
-        token = open_pending(PendingEvent(lambda: EVENT))
-        try:
-            assert await storage.put_if_version(write, stored.version) is not None
-        finally:
-            close_pending(token)
+        event = PendingEvent(lambda: EVENT)  # each call has its own
+        change = Change(CHANGE.operation, CHANGE.actor, CHANGE.at, event=event)
+        write = Write(key, body.encode(), META, change=change)
+        assert await storage.put_if_version(write, stored.version) is not None
 
 
 async def measure(database: Path, writers: int, appends: int) -> str:
     # No background search drain: its own commits would checkpoint the log.
-    drain = inspect.signature(open_sqlite_storage).parameters
-    options = {"search_drain_every": None} if "search_drain_every" in drain else {}
-    async with open_sqlite_storage(str(database), **options) as storage:
-        if hasattr(storage, "share_audit_log"):
-            await storage.share_audit_log(str(database), lambda: None)
+    async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
+        await storage.share_audit_log(str(database), lambda: None)
         keys = [f"user/w{n}/notes/tea.md" for n in range(writers)]
         for key in keys:
             await storage.put_if_version(Write(key, BASE.encode(), META), None)
-        group = getattr(storage, "group_commit", None)
-        connection = group.connection if group else storage._db
-        await connection.execute_fetchall("PRAGMA wal_autocheckpoint = 0")
+        group = storage.group_commit
+        await group.call(lambda db: db.execute("PRAGMA wal_autocheckpoint = 0"))
         _wal_frames(database, "TRUNCATE")
-        before = group.transactions if group else 0
+        before = group.transactions
         cpu, wall = time.process_time(), time.perf_counter()
         await asyncio.gather(*(_writer(storage, key, appends) for key in keys))
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         writes = writers * appends
-        commits = (group.transactions - before) if group else writes
+        commits = group.transactions - before
         trees = " ".join(
             f"{name}={count / writes:.2f}" for name, count in _pages_by_tree(database)
         )

@@ -1,27 +1,28 @@
 """Variants of the Wenchang app that isolate one cost under real load.
 
 Never used to serve. ``without_history`` is the production app with SQLite's
-history triggers never installed (the history table exists, no version record is
-written): the suite's history on ÷ off rows compare it with the real app.
+version records never written (the history table exists, ``HistoryRecorder``
+records nothing): the suite's history on ÷ off rows compare it with the real app.
 ``without_direct_calls`` is the app with the fast paths on but every MCP tool
 call through the SDK's kernel: ``python -m bench.fast_paths`` measures
 ``mcp_direct`` and ``mcp_exchange`` apart against it.
 """
 
+import sqlite3
+from typing import Any
+
 from starlette.applications import Starlette
 
-from app.features.memory.ports import HistoryRetention
-from app.infra import sqlite_history
+from app.infra.sqlite_history import HistoryRecorder
 from app.server.asgi import build_app
 from app.server.fast.mcp_direct import DirectCalls
 from app.server.settings import load_settings
 
 
-def _no_history_triggers(retention: HistoryRetention) -> list[str]:
-    return [
-        "DROP TRIGGER IF EXISTS temp.history_on_insert",
-        "DROP TRIGGER IF EXISTS temp.history_on_update",
-    ]
+def _record_nothing(
+    self: HistoryRecorder, db: sqlite3.Connection, fields: dict[str, Any]
+) -> None:
+    return None
 
 
 def _no_plain_calls(self: DirectCalls, params: object) -> None:
@@ -30,7 +31,7 @@ def _no_plain_calls(self: DirectCalls, params: object) -> None:
 
 def __getattr__(name: str) -> Starlette:
     if name == "without_history":
-        sqlite_history._triggers = _no_history_triggers  # pyright: ignore[reportPrivateUsage]
+        HistoryRecorder.record = _record_nothing
         return build_app(load_settings())
     if name == "without_direct_calls":
         DirectCalls.plain = _no_plain_calls

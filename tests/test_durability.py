@@ -8,6 +8,7 @@ see a missing sync. These tests look at the syncs themselves: the
 """
 
 import os
+import sqlite3
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ import pytest
 from app.features.memory.ports import FileMetadata, Write
 from app.infra import sqlite_connection
 from app.infra.filesystem_storage import FilesystemStorage
+from app.infra.sqlite_storage import SqliteStorage
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 
@@ -45,8 +47,9 @@ def connections(monkeypatch: pytest.MonkeyPatch) -> list[aiosqlite.Connection]:
 async def _pragmas(
     settings: Settings, opened: list[aiosqlite.Connection]
 ) -> list[tuple[int, str]]:
-    """(synchronous, the tables the connection created) of every connection."""
-    async with create_lifespan(settings)():
+    """(synchronous, journal mode) of every connection, the storage's write
+    connection (on its own thread, ``sqlite_group_commit``) included."""
+    async with create_lifespan(settings)() as runtime:
         assert opened, "the service opened no SQLite connection"
         found: list[tuple[int, str]] = []
         for connection in opened:
@@ -54,7 +57,15 @@ async def _pragmas(
                 row = await cursor.fetchone()
             assert row is not None
             found.append((int(row[0]), await _journal(connection)))
-        return found
+        storage = runtime.context.storage
+        assert isinstance(storage, SqliteStorage)
+        writes = await storage.group_commit.call(_write_pragmas)
+        return [*found, writes]
+
+
+def _write_pragmas(db: sqlite3.Connection) -> tuple[int, str]:
+    synchronous = db.execute("PRAGMA synchronous").fetchone()[0]
+    return int(synchronous), str(db.execute("PRAGMA journal_mode").fetchone()[0])
 
 
 async def _journal(connection: aiosqlite.Connection) -> str:
@@ -81,7 +92,7 @@ async def test_sqlite_syncs_every_commit_by_default(
     # every cache) and stay NORMAL, as rate-limit counters do when kept here.
     levels = sorted(level for level, _ in found)
     assert levels == [NORMAL] + [FULL] * (len(found) - 1)
-    assert len(found) >= 4
+    assert len(found) >= 5
     assert {journal for _, journal in found} == {"wal"}
 
 

@@ -1,9 +1,10 @@
-"""On SQLite an entity's change marker moves inside the statement that changes a file.
+"""On SQLite an entity's change marker moves in the transaction that changes a file.
 
 Every mutation of a file replaces its entity's marker in the same transaction:
 a write whose marker cannot be stored does not land, a write that does not
 land leaves the marker alone, and the write's own call then spends no second
-commit on it. An explicit invalidation (the operator's task) still moves it.
+commit on it (``invalidate(..., after_write=True)``). An invalidation without a
+write (the operator's task) still moves it.
 """
 
 import asyncio
@@ -63,7 +64,7 @@ def write(data: bytes, change: Change | None = CHANGE) -> Write:
 async def test_every_kind_of_file_change_moves_the_marker_by_itself(
     backend: Backend,
 ) -> None:
-    """No invalidation is called: the write statements alone move the marker."""
+    """No invalidation is called: the writes alone move the marker."""
     storage, seen = backend.storage, [await backend.markers.read(PREFIX)]
 
     async def moved() -> None:
@@ -132,7 +133,7 @@ async def test_the_calls_own_invalidation_after_its_write_commits_nothing_more(
     async def write_then_invalidate(data: bytes) -> str:
         await backend.storage.put(write(data))
         written = await backend.markers.read(PREFIX)
-        await backend.cache.invalidate(PREFIX)
+        await backend.cache.invalidate(PREFIX, after_write=True)
         return written
 
     written = await asyncio.create_task(write_then_invalidate(b"a"))
@@ -143,7 +144,7 @@ async def test_the_calls_own_invalidation_after_its_write_commits_nothing_more(
 async def test_an_invalidation_without_a_write_moves_the_marker(
     backend: Backend,
 ) -> None:
-    """The operator's invalidate task; also a call whose write another task made."""
+    """The operator's invalidate task: no write moved the marker before it."""
     await asyncio.create_task(backend.storage.put(write(b"a")))
     before = await backend.markers.read(PREFIX)
 

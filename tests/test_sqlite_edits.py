@@ -8,14 +8,24 @@ does not disturb the writes batched with it.
 
 import sqlite3
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from app.features.audit.ports import PendingEvent, close_pending, open_pending
-from app.features.memory.ports import Change, Edit, FileMetadata, StoredObject, Write
+from app.features.audit.ports import PendingEvent
+from app.features.memory.ports import (
+    Change,
+    Edit,
+    FileMetadata,
+    HistoryRetention,
+    StoredObject,
+    Write,
+)
+from app.infra.sqlite_history import HistoryRecorder
 from app.infra.sqlite_storage import SqliteStorage
+from app.infra.sqlite_writes import Landing
 from tests.support.audited_app import staged_write
 from tests.support.sqlite_file import Opened, opened_database, sql
 from tests.test_sqlite_group_commit import batch
@@ -50,11 +60,15 @@ def appending(line: bytes, seen: list[StoredObject | None] | None = None) -> Edi
 async def edit_with_event(
     storage: SqliteStorage, edit: Edit
 ) -> tuple[Write, str | None]:
-    token = open_pending(PendingEvent(lambda: staged_write("tea")))
-    try:
-        return await storage.edit_in_place(KEY, edit)
-    finally:
-        close_pending(token)
+    """``edit``, its write carrying its call's audit event as a use case's does."""
+    event = PendingEvent(lambda: staged_write("tea"))
+
+    def carrying(stored: StoredObject | None) -> Write:
+        write = edit(stored)
+        assert write.change is not None
+        return replace(write, change=replace(write.change, event=event))
+
+    return await storage.edit_in_place(KEY, carrying)
 
 
 def audit_rows(database: Path) -> list[str]:
@@ -168,14 +182,15 @@ async def test_a_lone_job_that_raises_after_writing_leaves_nothing(
     transactions = opened.storage.group_commit.transactions
     marker = await opened.markers.read("user/alice/")
 
+    landing = Landing(HistoryRecorder(HistoryRetention()))
+
     def job(db: sqlite3.Connection) -> int:
-        # A recorded change: its triggers write history and the marker too.
+        # A recorded change with all that lands with it: history, the marker.
         db.execute(
-            "UPDATE memory_objects SET data = X'00', version = 'v', "
-            "operation = 'append_line', actor = 'http', changed_at = last_updated "
-            "WHERE key = ?",
+            "UPDATE memory_objects SET data = X'00', version = 'v' WHERE key = ?",
             (KEY,),
         )
+        landing.written(db, Write(KEY, b"\0", META, change=CHANGE), "v")
         raise Refused("after writing")
 
     with pytest.raises(Refused):

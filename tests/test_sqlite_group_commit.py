@@ -1,8 +1,8 @@
 """SQLite group commit: writes queued behind a busy connection share one transaction.
 
 Real database files, no mock. To make a batch without timing anything, a test
-keeps the connection's thread busy inside a SQL function until every write of
-the batch has queued (``batch``), then lets it go: the queued writes must run
+keeps the write connection's thread busy (``GroupCommit.call``) until every
+write of the batch has queued (``batch``), then lets it go: the queued writes must run
 as ONE transaction (the group's own counter), each landing or failing on its
 own, and a transaction that cannot commit must leave none of them behind.
 """
@@ -18,11 +18,7 @@ from pathlib import Path
 import pytest
 from tenchi.errors import AppError
 
-from app.features.audit.ports import (
-    PendingEvent,
-    close_pending,
-    open_pending,
-)
+from app.features.audit.ports import PendingEvent
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
@@ -57,11 +53,9 @@ async def create(
 ) -> str | None:
     """A guarded write carrying its call's audit event, as a use case makes it."""
     entity = key.split("/")[1]
-    token = open_pending(PendingEvent(lambda: staged_write("tea", entity_id=entity)))
-    try:
-        return await storage.put_if_version(write(key, data), expected)
-    finally:
-        close_pending(token)
+    event = PendingEvent(lambda: staged_write("tea", entity_id=entity))
+    change = Change("write_file", "http", AT, event=event)
+    return await storage.put_if_version(Write(key, data, META, change), expected)
 
 
 async def batch[T](
@@ -75,10 +69,7 @@ async def batch[T](
         return int(gate.wait(timeout=60))
 
     before = group.transactions
-    await group.connection.create_function("hold_thread", 0, hold)  # pyright: ignore[reportUnknownMemberType]
-    holding = asyncio.ensure_future(
-        group.connection.execute_fetchall("SELECT hold_thread()")
-    )
+    holding = asyncio.ensure_future(group.call(lambda _: hold()))
     try:
         await asyncio.to_thread(started.wait, 60)
         tasks = [asyncio.ensure_future(w) for w in writes]
@@ -161,9 +152,8 @@ async def test_a_batch_of_writes_to_many_files_lands_every_effect(
 
     async def one(entity: str) -> tuple[str | None, str, str]:
         version = await create(opened.storage, key_of(entity), b"green tea")
-        # The write re-marked the entity: the call's own bump adds nothing.
+        # The write re-marked the entity in its own transaction.
         after_write = await opened.markers.read(f"user/{entity}/")
-        await opened.markers.bump(f"user/{entity}/")
         return version, after_write, await opened.markers.read(f"user/{entity}/")
 
     results = await batch(opened.group, [one(e) for e in entities])
@@ -245,7 +235,7 @@ async def test_a_commit_that_fails_fails_every_write_and_leaves_none(
         "CREATE TRIGGER poison_at_commit AFTER INSERT ON memory_objects "
         "WHEN NEW.key LIKE 'user/poison/%' BEGIN INSERT INTO child VALUES (1); END",
     )
-    await opened.group.connection.execute_fetchall("PRAGMA foreign_keys = ON")
+    await opened.group.call(lambda db: db.execute("PRAGMA foreign_keys = ON"))
     keys = [key_of("writer1"), key_of("writer2"), POISON, key_of("writer3")]
 
     results = await batch(opened.group, [create(opened.storage, k, b"t") for k in keys])
@@ -262,9 +252,9 @@ async def test_a_commit_that_fails_fails_every_write_and_leaves_none(
 async def test_a_full_disk_fails_every_write_of_the_batch_and_leaves_none(
     opened: Opened,
 ) -> None:
-    connection = opened.group.connection
+    group = opened.group
     pages = int(sql(opened.database, "PRAGMA page_count")[0][0])
-    await connection.execute_fetchall(f"PRAGMA max_page_count = {pages}")
+    await group.call(lambda db: db.execute(f"PRAGMA max_page_count = {pages}"))
     keys = [key_of(f"writer{n}") for n in range(4)]
     big = b"x" * 200_000
 
@@ -272,7 +262,7 @@ async def test_a_full_disk_fails_every_write_of_the_batch_and_leaves_none(
 
     assert all(refused(result) for result in results), results
     await assert_nothing_landed(opened, keys)
-    await connection.execute_fetchall("PRAGMA max_page_count = 1073741823")
+    await group.call(lambda db: db.execute("PRAGMA max_page_count = 1073741823"))
     again = await batch(opened.group, [create(opened.storage, k, big) for k in keys])
     assert all(isinstance(result, str) for result in again), again
 
@@ -281,7 +271,7 @@ async def test_a_batch_that_cannot_take_the_write_lock_times_out_whole(
     opened: Opened,
 ) -> None:
     """Another process holds the lock past the busy timeout: every write fails."""
-    await opened.group.connection.execute_fetchall("PRAGMA busy_timeout = 20")
+    await opened.group.call(lambda db: db.execute("PRAGMA busy_timeout = 20"))
     keys = [key_of(f"writer{n}") for n in range(3)]
     other = sqlite3.connect(opened.database, isolation_level=None)
     try:
@@ -307,9 +297,7 @@ async def test_a_cancelled_waiter_leaves_the_rest_of_its_batch_answered(
         started.set()
         return int(gate.wait(timeout=60))
 
-    connection = opened.group.connection
-    await connection.create_function("hold_thread", 0, hold)  # pyright: ignore[reportUnknownMemberType]
-    holding = asyncio.ensure_future(connection.execute_fetchall("SELECT hold_thread()"))
+    holding = asyncio.ensure_future(opened.group.call(lambda _: hold()))
     await asyncio.to_thread(started.wait, 60)
     tasks = [asyncio.ensure_future(create(opened.storage, k, b"t")) for k in keys]
     while opened.group.waiting < len(tasks):

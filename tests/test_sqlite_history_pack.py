@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 from app.features.memory.ports import Write
-from app.infra.sqlite_history_pack import PACK, PACK_OVER, pack, unpack
+from app.infra.sqlite_history_pack import PACK_OVER, pack, unpack
 from tests.support.sqlite_file import opened_database, sql
 from tests.test_sqlite_edits import CHANGE, KEY, META
 
@@ -89,22 +89,9 @@ def test_pack_keeps_short_or_incompressible_content_and_unpack_inverts_it() -> N
         assert (kept == body) == as_is and len(kept) <= len(body)
 
 
-async def test_only_content_over_pack_over_is_packed_by_a_call_into_python(
-    tmp_path: Path,
-) -> None:
-    # Each call from inside a write statement re-takes the GIL: short content,
-    # which is kept as it is anyway, must not pay one.
-    calls: list[int] = []
-
-    def counting(data: bytes) -> bytes:
-        calls.append(len(data))
-        return pack(data)
-
+async def test_only_content_over_pack_over_is_stored_packed(tmp_path: Path) -> None:
     bodies = [LONG[:PACK_OVER], LONG[: PACK_OVER + 1], b""]
     async with opened_database(tmp_path) as opened:
-        await opened.group.connection.create_function(  # pyright: ignore[reportUnknownMemberType]
-            PACK, 1, counting, deterministic=True
-        )
         expected: str | None = None
         for body in bodies:
             write = Write(KEY, body, META, change=CHANGE)
@@ -112,5 +99,4 @@ async def test_only_content_over_pack_over_is_packed_by_a_call_into_python(
             assert expected is not None
         lengths = stored(opened.database)
 
-    assert calls == [PACK_OVER + 1]
     assert [length < size for length, size in lengths] == [False, True, False]

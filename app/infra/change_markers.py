@@ -7,19 +7,19 @@ seen at once by every other process on the same backend, whatever the cache.
 A marker is keyed by a digest of the entity prefix and holds a random token:
 it names no entity and holds no content, so a purge leaves nothing behind.
 
-On SQLite the storage connection's triggers replace the marker inside the very
-statement that changes a file (``prepare_markers``): the marker commits with
-the write, never apart from it, and a write costs no second commit. The bump
-the write's call makes afterwards is then skipped (``note_marked``).
+On SQLite every file change replaces the marker itself, in its own transaction
+(``sqlite_writes`` runs ``BUMP``): the marker commits with the write, never
+apart from it, and a write costs no second commit. Such markers say so
+(``moved_by_writes``), and the index cache's invalidation after a call's own
+write (``IndexCache.invalidate(..., after_write=True)``) then leaves them be.
 """
 
 import functools
 import hashlib
-import os
 import secrets
+import sqlite3
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -28,7 +28,11 @@ import aiosqlite
 from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import FileMetadata, Storage, Write
 
-from .sqlite_connection import fetch_rows, install_triggers, open_sqlite_connection
+from .sqlite_connection import (
+    fetch_rows,
+    open_sqlite_connection,
+    translate_sqlite_error,
+)
 from .sqlite_point_reads import PointReads, open_point_reads
 
 MARKER_KEYS = "%changes/"
@@ -39,6 +43,11 @@ _MARKER_META = FileMetadata("", (), (), datetime(2000, 1, 1, tzinfo=UTC))
 
 
 class ChangeMarkers(Protocol):
+    @property
+    def moved_by_writes(self) -> bool:
+        """Whether every file change of the storage replaces its marker itself."""
+        ...
+
     async def read(self, prefix: str) -> str:
         """The current marker of ``prefix`` (INITIAL before its first change)."""
         ...
@@ -50,16 +59,19 @@ class ChangeMarkers(Protocol):
 
 @functools.lru_cache(maxsize=4096)
 def marker_id(prefix: str) -> str:
-    # Memoised: every write's trigger asks for its entity's, the same few.
+    # Memoised: every write asks for its entity's, the same few.
     return hashlib.sha256(prefix.encode()).hexdigest()
 
 
-def _of_key(key: str) -> str:
+def marker_of_key(key: str) -> str:
+    """The marker id of the entity ``key`` belongs to."""
     return marker_id(entity_prefix_of_key(key))
 
 
 class ProcessChangeMarkers:
     """Markers of this process only: for in-memory storage and unit tests."""
+
+    moved_by_writes = False
 
     def __init__(self) -> None:
         self._markers: dict[str, str] = {}
@@ -68,11 +80,13 @@ class ProcessChangeMarkers:
         return self._markers.get(marker_id(prefix), INITIAL)
 
     async def bump(self, prefix: str) -> None:
-        self._markers[marker_id(prefix)] = secrets.token_hex(12)
+        self._markers[marker_id(prefix)] = new_marker()
 
 
 class StorageChangeMarkers:
     """Markers as small objects in the storage itself: the version is the marker."""
+
+    moved_by_writes = False
 
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
@@ -94,66 +108,33 @@ CREATE TABLE IF NOT EXISTS change_markers (
 ) WITHOUT ROWID
 """
 _READ = "SELECT marker FROM change_markers WHERE id = ?"
-_BUMP = (
+BUMP = (
     "INSERT INTO change_markers (id, marker) VALUES (?, ?) "
     "ON CONFLICT (id) DO UPDATE SET marker = excluded.marker"
 )
+"""Replaces one marker: its id (``marker_id``) and a new random token."""
 
 
-_FUNCTION = "wenchang_marker_id"
-_MARK = (
-    f"INSERT INTO change_markers (id, marker) VALUES ({_FUNCTION}({{row}}.key), "
-    "lower(hex(randomblob(12)))) "
-    "ON CONFLICT (id) DO UPDATE SET marker = excluded.marker;"
-)
-_TRIGGERS = (
-    "DROP TRIGGER IF EXISTS temp.marker_on_insert",
-    "DROP TRIGGER IF EXISTS temp.marker_on_update",
-    "DROP TRIGGER IF EXISTS temp.marker_on_delete",
-    "CREATE TEMP TRIGGER marker_on_insert AFTER INSERT ON memory_objects "
-    f"BEGIN {_MARK.format(row='NEW')} END",
-    "CREATE TEMP TRIGGER marker_on_update AFTER UPDATE ON memory_objects "
-    f"BEGIN {_MARK.format(row='NEW')} END",
-    "CREATE TEMP TRIGGER marker_on_delete AFTER DELETE ON memory_objects "
-    f"BEGIN {_MARK.format(row='OLD')} END",
-)
+def new_marker() -> str:
+    return secrets.token_hex(12)
 
 
 async def prepare_markers(connection: aiosqlite.Connection) -> None:
-    """Make every change this connection makes to a file replace its marker."""
-    await install_triggers(connection, _SCHEMA, _TRIGGERS, (_FUNCTION, 1, _of_key))
-
-
-_MARKED: ContextVar[frozenset[str]] = ContextVar("marked", default=frozenset())
-"""Entities (with their database) a statement of the current call re-marked."""
-
-
-def database_id(path: str) -> str:
-    return os.path.realpath(path) + "\0"
-
-
-def note_marked(database: str, key: str) -> None:
-    """A statement of this call changed ``key`` in ``database`` (see ``database_id``)
-    and its triggers replaced the entity's marker."""
-    _MARKED.set(_MARKED.get() | {database + entity_prefix_of_key(key)})
-
-
-def _take_marked(database: str, prefix: str) -> bool:
-    marked = _MARKED.get()
-    if database + prefix not in marked:
-        return False
-    _MARKED.set(marked - {database + prefix})
-    return True
+    """Create the markers table in the storage database when missing."""
+    try:
+        await connection.executescript(_SCHEMA)
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
 
 
 class SqliteChangeMarkers:
     """Markers in their own table of the memory database (one statement each)."""
 
-    def __init__(
-        self, connection: aiosqlite.Connection, database: str, reads: PointReads
-    ) -> None:
+    moved_by_writes = True
+    """``SqliteStorage`` replaces a file's marker in the file's own transaction."""
+
+    def __init__(self, connection: aiosqlite.Connection, reads: PointReads) -> None:
         self._db = connection
-        self._database = database
         # A marker read is one primary-key lookup: on the loop's thread, no hop
         # (a conditional index reads one per granted entity and nothing else).
         self._reads = reads
@@ -169,9 +150,7 @@ class SqliteChangeMarkers:
         return str(rows[0][0]) if rows else INITIAL
 
     async def bump(self, prefix: str) -> None:
-        # After the call's own write its statement already replaced the marker.
-        if not _take_marked(self._database, prefix):
-            await self._rows(_BUMP, (marker_id(prefix), secrets.token_hex(12)))
+        await self._rows(BUMP, (marker_id(prefix), new_marker()))
 
 
 @asynccontextmanager
@@ -182,4 +161,4 @@ async def open_sqlite_change_markers(path: str) -> AsyncGenerator[SqliteChangeMa
         path, schema=_SCHEMA, synchronous="normal"
     ) as connection:
         with open_point_reads(path, connection) as reads:
-            yield SqliteChangeMarkers(connection, database_id(path), reads)
+            yield SqliteChangeMarkers(connection, reads)

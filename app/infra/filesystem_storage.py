@@ -47,8 +47,6 @@ class FilesystemStorage:
     Version history is kept as ``filesystem_history`` describes.
     """
 
-    keeps_call_keys = False  # a sidecar names its change, not the call's key
-
     def __init__(
         self,
         root: Path,
@@ -217,6 +215,9 @@ class FilesystemStorage:
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[ports.VersionRecord]:
         return await self._run(self._versions, key, after, limit)
+
+    async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
+        return None  # a sidecar names its change, not the call's key
 
     async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         return await self._run(self._version, key, version)

@@ -35,13 +35,14 @@ LIST_BATCH = 1000
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
 SCRUB_FIELDS = "items(name,generation,timeDeleted,metadata),nextPageToken"
 
+OWN_LOOKBACK = 20
+"""How many of a file's newest records a repeated call searches for its own write."""
+
 logger = logging.getLogger(__name__)
 
 
 class GcsStorage:
     """One bucket (and optional key prefix) as a Storage; GcsObjects retries."""
-
-    keeps_call_keys = True  # a write's call is in its metadata (``gcs_history``)
 
     def __init__(
         self,
@@ -161,6 +162,17 @@ class GcsStorage:
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[ports.VersionRecord]:
         return await self._history.versions(key, after=after, limit=limit)
+
+    async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
+        # A write's call is in its metadata (``gcs_history``): a repeated call
+        # whose first attempt's outcome was unknown finds what that attempt did.
+        if not call:
+            return None
+        records = await self.list_versions(key, after=None, limit=OWN_LOOKBACK)
+        for record in records:
+            if record.call == call:
+                return await self.get_version(key, record.version)
+        return None
 
     async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         return await self._history.version(key, version)

@@ -63,11 +63,12 @@ class MemoryIndexCache:
             while len(self._corpora) > MAX_CORPORA:
                 self._corpora.popitem(last=False)
 
-    async def invalidate(self, prefix: str) -> None:
+    async def invalidate(self, prefix: str, *, after_write: bool = False) -> None:
         # Nothing of the prefix is kept, so a purged entity leaves no trace here.
         self._entries.pop(prefix, None)
         self._corpora.pop(prefix, None)
-        await self._markers.bump(prefix)
+        if not (after_write and self._markers.moved_by_writes):
+            await self._markers.bump(prefix)
 
 
 class NoIndexCache:
@@ -90,5 +91,6 @@ class NoIndexCache:
     async def set_corpus(self, prefix: str, corpus: Corpus, *, stamp: str) -> None:
         return None
 
-    async def invalidate(self, prefix: str) -> None:
-        await self._markers.bump(prefix)
+    async def invalidate(self, prefix: str, *, after_write: bool = False) -> None:
+        if not (after_write and self._markers.moved_by_writes):
+            await self._markers.bump(prefix)

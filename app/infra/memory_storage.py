@@ -16,8 +16,6 @@ class MemoryStorage:
     step as the mutation it records.
     """
 
-    keeps_call_keys = False  # a write's outcome is always known
-
     def __init__(self, *, retention: ports.HistoryRetention | None = None) -> None:
         self._objects: dict[str, ports.StoredObject] = {}
         self._keys: list[str] = []
@@ -78,6 +76,9 @@ class MemoryStorage:
             versions = [record.version for record in newest_first]
             start = versions.index(after) + 1 if after in versions else len(versions)
         return [without_data(record) for record in newest_first[start : start + limit]]
+
+    async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
+        return None  # a write's outcome is always known
 
     async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         for record in self._history.get(key, ()):

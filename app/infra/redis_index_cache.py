@@ -194,7 +194,7 @@ class RedisIndexCache(RedisScriptStore):
         while len(self._corpora) > MAX_CORPORA:
             del self._corpora[next(iter(self._corpora))]
 
-    async def invalidate(self, prefix: str) -> None:
+    async def invalidate(self, prefix: str, *, after_write: bool = False) -> None:
         self._corpora.pop(prefix, None)
         keys = [*self._keys(prefix), self._corpus_keys(prefix)[1]]
         try:
@@ -208,7 +208,8 @@ class RedisIndexCache(RedisScriptStore):
             logger.warning(
                 "Redis unreachable: an index invalidated by its change marker"
             )
-            await self._markers.bump(prefix)
+            if not (after_write and self._markers.moved_by_writes):
+                await self._markers.bump(prefix)
 
 
 def _split_url(url: str) -> tuple[str, str]:
@@ -217,7 +218,8 @@ def _split_url(url: str) -> tuple[str, str]:
     query = parse_qs(parts.query, keep_blank_values=True)
     key_prefix = query.pop("key_prefix", [KEY_PREFIX])[-1]
     rest = urlencode(query, doseq=True)
-    return urlunsplit(parts._replace(query=rest)), key_prefix
+    scheme, netloc, path, _, fragment = parts
+    return urlunsplit((scheme, netloc, path, rest, fragment)), key_prefix
 
 
 @asynccontextmanager

@@ -5,16 +5,17 @@ audit write never waits behind a storage statement in this process). Each
 batch is one ``INSERT … SELECT`` statement that also drops events of an entity
 erased after they happened, so a purge in one process wins over another
 process's buffer. Events that mutations staged (``sqlite_audit_events``, any
-process) are moved into the indexed table by one ``DELETE FROM audit_staged``
-(a trigger of this connection copies each row it deletes, with the same
-erasure check) at every write of the buffer: within a second of being staged,
-or at once after 256, and before every query and erasure, so neither misses
-one. Erasure writes its marker first, then moves and deletes, each one
-statement: a crash between them leaves events a re-run purge removes.
+process) are moved into the indexed table (``_MOVE``: copied with the same
+erasure check, then deleted from the staging table, in one transaction) at
+every write of the buffer: within a second of being staged, or at once after
+256, and before every query and erasure, so neither misses one. Erasure
+writes its marker first, then moves and deletes, each one statement: a crash
+between them leaves events a re-run purge removes.
 """
 
 import functools
 import json
+import sqlite3
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
@@ -41,6 +42,7 @@ from .sqlite_connection import (
     Synchronous,
     fetch_rows,
     open_sqlite_connection,
+    translate_sqlite_error,
 )
 
 SWEEP_INTERVAL_SECONDS = 60.0
@@ -68,25 +70,28 @@ CREATE TABLE IF NOT EXISTS audit_staged (
     version TEXT
 );
 """
-_MOVE_TRIGGER = """
-CREATE TEMP TRIGGER IF NOT EXISTS audit_move AFTER DELETE ON audit_staged BEGIN
-    INSERT OR IGNORE INTO audit_events
-        (id, at, scope, entity_id, operation, area, name, record)
-    SELECT json_extract(r, '$.id'), json_extract(r, '$.at'),
-        json_extract(r, '$.scope'), json_extract(r, '$.entity_id'),
-        json_extract(r, '$.operation'), json_extract(r, '$.area'),
-        json_extract(r, '$.name'),
-        json_set(json_remove(r, '$.subject'), '$.version', OLD.version)
-    FROM (SELECT OLD.record AS r)
-    WHERE NOT EXISTS (
-        SELECT 1 FROM audit_erasures AS e
-        WHERE e.subject = json_extract(r, '$.subject')
-          AND e.erased_at >= json_extract(r, '$.at')
-    );
-END
+_MOVE = """
+BEGIN IMMEDIATE;
+INSERT OR IGNORE INTO audit_events
+    (id, at, scope, entity_id, operation, area, name, record)
+SELECT json_extract(r, '$.id'), json_extract(r, '$.at'),
+    json_extract(r, '$.scope'), json_extract(r, '$.entity_id'),
+    json_extract(r, '$.operation'), json_extract(r, '$.area'),
+    json_extract(r, '$.name'),
+    json_set(json_remove(r, '$.subject'), '$.version', v)
+FROM (SELECT record AS r, version AS v FROM audit_staged)
+WHERE NOT EXISTS (
+    SELECT 1 FROM audit_erasures AS e
+    WHERE e.subject = json_extract(r, '$.subject')
+      AND e.erased_at >= json_extract(r, '$.at')
+);
+DELETE FROM audit_staged;
+COMMIT;
 """
-_MOVE = "DELETE FROM audit_staged"
-"""Moves every staged event (``_MOVE_TRIGGER``) in one statement."""
+"""Moves every staged event, as one transaction run in one trip (no statement
+of another task of this connection between them): the write lock held from
+the copy to the delete, no other connection stages an event in between."""
+_ANY_STAGED = "SELECT EXISTS (SELECT 1 FROM audit_staged)"
 _INSERT = """
 INSERT OR IGNORE INTO audit_events
     (id, at, scope, entity_id, operation, area, name, record)
@@ -195,8 +200,18 @@ class SqliteAuditLog(BufferedLog):
             rows = _padded(len(chunk))
             values += [None] * ((rows - len(chunk)) * _ROW_WIDTH)
             await self._rows(_insert_of(rows), values)
-        await self._rows(_MOVE, ())
+        await self._move_staged()
         await self._sweep()
+
+    async def _move_staged(self) -> None:
+        if not (await self._rows(_ANY_STAGED, ()))[0][0]:
+            return
+        try:
+            await self._db.executescript(_MOVE)
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                await self._db.execute("ROLLBACK")
+            raise translate_sqlite_error(exc) from exc
 
     async def _sweep(self) -> None:
         now = time.monotonic()
@@ -241,7 +256,7 @@ async def open_sqlite_audit_log(
 ) -> AsyncGenerator[SqliteAuditLog]:
     """The log in the database at ``path``; buffered events are written on exit."""
     async with open_sqlite_connection(
-        path, schema=AUDIT_SCHEMA + _MOVE_TRIGGER, synchronous=synchronous
+        path, schema=AUDIT_SCHEMA, synchronous=synchronous
     ) as connection:
         log = SqliteAuditLog(connection, max_days=max_days)
         try:

@@ -9,7 +9,7 @@ across a process crash only.
 """
 
 import sqlite3
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
@@ -20,6 +20,16 @@ from app.shared.errors import backend_unavailable_error
 BUSY_TIMEOUT_MS = 5000
 type Synchronous = Literal["full", "normal"]
 DEFAULT_SYNCHRONOUS: Synchronous = "full"
+
+
+def pragmas(synchronous: Synchronous) -> tuple[str, ...]:
+    """The settings every Wenchang connection runs before its first statement."""
+    return (
+        f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+        "PRAGMA journal_mode = WAL",
+        f"PRAGMA synchronous = {synchronous.upper()}",
+        "PRAGMA secure_delete = ON",
+    )
 
 
 def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
@@ -43,31 +53,6 @@ async def fetch_rows(
         raise translate_sqlite_error(exc) from exc
 
 
-type SqlFunction = tuple[str, int, Callable[..., object]]
-"""A deterministic SQL function: name, number of arguments, implementation."""
-
-
-async def install_triggers(
-    connection: aiosqlite.Connection,
-    schema: str,
-    triggers: Sequence[str],
-    function: SqlFunction,
-) -> None:
-    """Apply ``schema``, register ``function`` and run ``triggers`` (TEMP ones
-    belong to this connection), errors translated."""
-    name, arguments, implementation = function
-    try:
-        # aiosqlite leaves the callable's return type unknown.
-        await connection.create_function(  # pyright: ignore[reportUnknownMemberType]
-            name, arguments, implementation, deterministic=True
-        )
-        await connection.executescript(schema)
-        for statement in triggers:
-            await connection.execute(statement)
-    except sqlite3.Error as exc:
-        raise translate_sqlite_error(exc) from exc
-
-
 @asynccontextmanager
 async def open_sqlite_connection(
     path: str, *, schema: str, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
@@ -79,10 +64,8 @@ async def open_sqlite_connection(
         raise translate_sqlite_error(exc) from exc
     try:
         try:
-            await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await connection.execute("PRAGMA journal_mode = WAL")
-            await connection.execute(f"PRAGMA synchronous = {synchronous.upper()}")
-            await connection.execute("PRAGMA secure_delete = ON")
+            for pragma in pragmas(synchronous):
+                await connection.execute(pragma)
             await connection.executescript(schema)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc) from exc

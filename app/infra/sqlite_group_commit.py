@@ -1,59 +1,52 @@
 """Group commit: the writes that queue while one batch commits share the next one.
 
-A write joins the queue of the storage connection; the first write of an empty
-queue schedules a batch on the connection's thread, and every write that
-arrives before that batch starts joins it. No timer: a batch grows only while
-the thread is busy (committing the previous batch, answering a read). A batch
-of one is its statement in a savepoint, which commits it. A larger one is ONE
-``BEGIN IMMEDIATE`` … ``COMMIT`` run as ONE job on the thread (so no read of the
-connection sees it half done), each write inside its own savepoint: a write
-whose statement fails is rolled back alone and gets its own error, the others
-land. A write learns its outcome only once its batch's ``COMMIT`` returned; if
-the transaction cannot commit (or an error ends it early, as ``SQLITE_FULL``
-does), it is rolled back and every write of the batch fails with that error.
-A job alone in its batch is the whole transaction and needs no savepoint.
-
-A write may also be a job (``run``): a function of the connection that reads
-and writes in its savepoint, so an edit's read and its guarded write are one
-trip to the thread. A batch holding a job always takes ``BEGIN IMMEDIATE``
-first: the job's read then sees the last commit of every process, which a
-deferred transaction upgraded to a write could not promise.
+The storage's writes run on ONE ``sqlite3`` connection that lives on ONE
+worker thread of its own (``open_group_commit``); nothing else uses it. A
+write joins the queue; the first write of an empty queue schedules a batch on
+that thread, and every write that arrives before that batch starts joins it.
+No timer: a batch grows only while the thread is busy (committing the previous
+batch). Every write is a job: a plain function of the connection that runs its
+statements (``sqlite_writes``) and returns its row count. A batch is ONE
+``BEGIN IMMEDIATE`` … ``COMMIT`` on the thread, each write of a larger batch
+inside its own savepoint: a write whose job fails is rolled back alone and
+gets its own error, the others land. A write learns its outcome only once its
+batch's ``COMMIT`` returned; if the transaction cannot commit (or an error
+ends it early, as ``SQLITE_FULL`` does), it is rolled back and every write of
+the batch fails with that error. ``BEGIN IMMEDIATE`` first: a job's read sees
+the last commit of every process, which a deferred transaction upgraded to a
+write could not promise. ``call`` runs anything else on the connection
+(``scrub``, a pragma) between batches, outside any transaction.
 """
 
 import asyncio
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 
-import aiosqlite
-
-from .sqlite_connection import translate_sqlite_error
+from .sqlite_connection import Synchronous, pragmas, translate_sqlite_error
+from .sqlite_write_thread import WriteThread
 
 type Outcome = int | BaseException
 """A write's row count (did its compare-and-swap land), or what refused it."""
 type Job = Callable[[sqlite3.Connection], int]
-"""Reads and writes on the connection inside a write's savepoint; its row count."""
+"""Reads and writes on the connection inside a write's transaction; its row count."""
 
 
 class _Write:
-    __slots__ = ("future", "job", "parameters", "sql")
+    __slots__ = ("future", "job")
 
-    def __init__(
-        self, sql: str, parameters: Sequence[object], job: Job | None = None
-    ) -> None:
-        self.sql = sql
-        self.parameters = parameters
+    def __init__(self, job: Job) -> None:
         self.job = job
         self.future: asyncio.Future[Outcome] | None = None
         """None for the write whose job runs the batch: the job's result is its own."""
 
 
 class GroupCommit:
-    """The write statements of one aiosqlite connection, committed in batches."""
+    """The writes of one ``sqlite3`` connection on its own thread, in batches."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
-        self.connection = connection
+    def __init__(self, connection: sqlite3.Connection, thread: WriteThread) -> None:
+        self._db, self._thread = connection, thread
         self.transactions = 0
         """Transactions run for writes so far (one per batch; tests and bench)."""
         self._queue: list[_Write] = []
@@ -66,16 +59,18 @@ class GroupCommit:
         """Writes queued for the next batch (tests wait for a batch to form)."""
         return len(self._queue)
 
-    async def write(self, sql: str, parameters: Sequence[object]) -> int:
-        """Run one write statement with the writes queued beside it; its row count."""
-        return await self._submit(_Write(sql, parameters))
-
     async def run(self, job: Job) -> int:
         """Run ``job`` as one write of a batch (its own savepoint); its row count.
 
         What ``job`` raises (rolled back to its savepoint) is raised here.
         """
-        return await self._submit(_Write("", (), job))
+        return await self._submit(_Write(job))
+
+    async def call[T](self, function: Callable[[sqlite3.Connection], T]) -> T:
+        """``function`` of the connection on its thread, between batches and
+        outside any transaction (what it raises is raised here)."""
+        db = self._db
+        return await self._thread.submit(lambda: function(db))
 
     async def _submit(self, write: "_Write") -> int:
         with self._lock:
@@ -92,22 +87,17 @@ class GroupCommit:
         return outcome
 
     async def _schedule(self) -> Outcome:
-        # aiosqlite has no public way to run a callable on its thread; its
-        # private ``_execute(fn)`` (queue ``fn``, await its result) has been the
-        # core of every release and aiosqlite is pinned exactly in pyproject.
-        # tests/test_sqlite_group_commit.py fails at once if it moves.
-        execute = self.connection._execute  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType, reportUnknownVariableType]
         try:
-            outcome: Outcome = await execute(self._run_batch)
-        except asyncio.CancelledError:
-            raise  # the job is queued: it runs and answers the others
+            queued = self._thread.submit(self._run_batch)
         except BaseException:
-            # Refused before queueing (a closed connection): nothing ran, and
+            # Refused before queueing (the thread shut down): nothing ran, and
             # no other task could join in between; the queue is this write.
             with self._lock:
                 self._queue, self._scheduled = [], False
             raise
-        return outcome
+        # Cancelling the caller leaves the batch queued: it runs anyway and
+        # answers the writes that joined it.
+        return await queued
 
     def _run_batch(self) -> Outcome:
         """The job on the connection's thread: the queued writes, one transaction."""
@@ -115,8 +105,7 @@ class GroupCommit:
             batch, self._queue = self._queue, []
             self._scheduled = False
         try:
-            db: sqlite3.Connection = self.connection._conn  # pyright: ignore[reportPrivateUsage]
-            outcomes = _outcomes(db, batch)
+            outcomes = _outcomes(self._db, batch)
         except BaseException as exc:  # an unexpected failure still answers everyone
             outcomes = [exc] * len(batch)
         self.transactions += 1
@@ -133,8 +122,6 @@ def _outcomes(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
     try:
         if len(batch) > 1:
             return _together(db, batch)
-        if batch[0].job is None:
-            return _alone(db, batch[0])
         return _lone_job(db, batch[0].job)
     except BaseException:  # rolled back, then re-raised unchanged
         with contextlib.suppress(sqlite3.Error):
@@ -146,17 +133,6 @@ def _deliver(joined: Sequence[_Write], outcomes: Sequence[Outcome]) -> None:
     for write, outcome in zip(joined, outcomes, strict=True):
         if write.future is not None and not write.future.done():  # not cancelled
             write.future.set_result(outcome)
-
-
-def _alone(db: sqlite3.Connection, write: _Write) -> list[Outcome]:
-    # Outside a transaction a savepoint is one (deferred): its RELEASE commits.
-    # Unlike a bare autocommit statement, a failing statement (even one that
-    # fails after changing rows, as RAISE(FAIL) does) leaves nothing behind.
-    try:
-        return [_in_savepoint(db, write)]
-    except sqlite3.Error as exc:  # the commit failed
-        _roll_back(db)
-        return [exc]
 
 
 def _lone_job(db: sqlite3.Connection, job: Job) -> list[Outcome]:
@@ -203,10 +179,7 @@ def _together(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
 def _in_savepoint(db: sqlite3.Connection, write: _Write) -> Outcome:
     db.execute("SAVEPOINT write")
     try:
-        if write.job is None:
-            rowcount = db.execute(write.sql, write.parameters).rowcount
-        else:
-            rowcount = write.job(db)
+        rowcount = write.job(db)
     except Exception as exc:  # undone to its savepoint; its caller gets the error
         if db.in_transaction:
             db.execute("ROLLBACK TO write")
@@ -219,3 +192,29 @@ def _in_savepoint(db: sqlite3.Connection, write: _Write) -> Outcome:
 def _roll_back(db: sqlite3.Connection) -> None:
     if db.in_transaction:
         db.execute("ROLLBACK")
+
+
+@contextlib.asynccontextmanager
+async def open_group_commit(
+    path: str, synchronous: Synchronous
+) -> AsyncGenerator[GroupCommit]:
+    """The write connection of ``path`` on a thread of its own; closed on exit."""
+    thread = WriteThread("wenchang-sqlite-writes")
+    try:
+        # Made on its thread and used only there.
+        db = await thread.submit(lambda: _connect(path, synchronous))
+    except sqlite3.Error as exc:
+        await thread.close()
+        raise translate_sqlite_error(exc) from exc
+    try:
+        yield GroupCommit(db, thread)
+    finally:
+        await thread.submit(db.close)
+        await thread.close()
+
+
+def _connect(path: str, synchronous: Synchronous) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)
+    for pragma in pragmas(synchronous):
+        db.execute(pragma)
+    return db

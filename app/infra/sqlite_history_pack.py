@@ -10,17 +10,10 @@ over ~1,000 bytes would spill to an overflow page, which its write allocates
 and its prune frees, rewriting the free list and page 1 each time.
 """
 
-import sqlite3
 import zlib
-
-import aiosqlite
-
-from .sqlite_connection import translate_sqlite_error
 
 PACK_OVER = 512
 """Shorter content is kept as it is: its record fits a page anyway."""
-PACK = "wenchang_pack"
-"""The SQL function that deflates a long record's content (``packed``)."""
 # Level 1 and an 8 KiB window with a small hash: a few microseconds for a file
 # of kilobytes (the default 32 KiB window's buffers cost more than the deflating).
 _LEVEL, _WINDOW, _MEMORY = 1, 13, 3
@@ -35,22 +28,6 @@ def pack(data: bytes) -> bytes:
     return packed if len(packed) < len(data) else data
 
 
-def packed(data: str) -> str:
-    """SQL for ``pack(data)``: short content is kept in SQL, with no call into
-    Python (each call from inside a statement re-takes the GIL)."""
-    return (
-        f"CASE WHEN length({data}) <= {PACK_OVER} THEN {data} ELSE {PACK}({data}) END"
-    )
-
-
 def unpack(stored: bytes, size: int) -> bytes:
     """The content of a record that stores ``stored`` for ``size`` bytes."""
     return stored if len(stored) == size else zlib.decompress(stored, -15)
-
-
-async def prepare_pack(connection: aiosqlite.Connection) -> None:
-    """Register ``PACK`` on the connection whose triggers record history."""
-    try:
-        await connection.create_function(PACK, 1, pack, deterministic=True)  # pyright: ignore[reportUnknownMemberType]
-    except sqlite3.Error as exc:
-        raise translate_sqlite_error(exc) from exc

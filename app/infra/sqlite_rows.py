@@ -7,7 +7,6 @@ from typing import Any
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.ports import (
-    Change,
     FileMetadata,
     ListedObject,
     StoredObject,
@@ -16,8 +15,7 @@ from app.features.memory.ports import (
 )
 
 COLUMNS = "description, aliases, sources, last_updated, version"
-WRITTEN = f"{COLUMNS}, operation, actor, changed_at, audit_event"
-"""The columns a write sets besides key and data: ``written_values``, then its event."""
+"""The columns a write sets besides key and data (``written_values``)."""
 
 
 def new_version() -> str:
@@ -51,20 +49,9 @@ def _strings(text: str) -> tuple[str, ...]:
     return tuple(json.loads(text))
 
 
-def change_values(change: Change | None) -> tuple[str | None, ...]:
-    if change is None:
-        return (None, None, None)
-    return (change.operation, change.actor, format_timestamp(change.at))
-
-
-def written_values(write: Write, version: str) -> tuple[str | None, ...]:
-    """The metadata, version and change columns of ``write`` landing as ``version``."""
-    meta, change = write.metadata, write.change
-    values = meta_values(meta)
-    if change is not None and change.at is meta.last_updated:
-        # An edit's change is stamped with the moment it gives the file: format once.
-        return (*values, version, change.operation, change.actor, values[3])
-    return (*values, version, *change_values(change))
+def written_values(write: Write, version: str) -> tuple[str, ...]:
+    """The metadata and version columns of ``write`` landing as ``version``."""
+    return (*meta_values(write.metadata), version)
 
 
 def record_from(row: Any, data: bytes | None) -> VersionRecord:

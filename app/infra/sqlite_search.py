@@ -63,7 +63,7 @@ class SqliteSearchIndex:
         self._lock = asyncio.Lock()
         """One user of the connection at a time: searches and the drain."""
         self._current: set[str] = set()
-        """Prefixes checked for rows written without the triggers."""
+        """Prefixes checked for rows other connections wrote."""
 
     async def search(self, query: SearchQuery) -> SearchPage:
         if not query.terms or not query.reach:
@@ -115,8 +115,8 @@ class SqliteSearchIndex:
         return SearchPage(hits=hits, more=more)
 
     def _catch_up(self, reach: Sequence[str]) -> None:
-        """Mark pending the rows other connections wrote under ``reach`` without
-        the triggers, once per prefix and process."""
+        """Mark pending the rows other connections wrote under ``reach``, once
+        per prefix and process."""
         for prefix in reach:
             if prefix not in self._current:
                 mark_stale(self._db, (prefix, upper_bound(prefix)))

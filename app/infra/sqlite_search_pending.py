@@ -31,17 +31,17 @@ commits, and rewrites the by-word index pages the one before wrote."""
 
 _ROW = """
 SELECT key, data, description, aliases, version FROM memory_objects
-WHERE key = ? AND tombstone = 0
+WHERE key = ?
 """
 _STALE = f"""
 INSERT OR IGNORE INTO search_pending
 SELECT m.key FROM memory_objects m
 LEFT JOIN search_documents d ON d.key = m.key
-WHERE m.key >= ? AND m.key < ? AND m.tombstone = 0
+WHERE m.key >= ? AND m.key < ?
   AND (d.key IS NULL OR d.version != m.version OR d.analyser != {ANALYSER_VERSION})
 UNION ALL
 SELECT d.key FROM search_documents d LEFT JOIN memory_objects m ON m.key = d.key
-WHERE d.key >= ? AND d.key < ? AND (m.key IS NULL OR m.tombstone != 0)
+WHERE d.key >= ? AND d.key < ? AND m.key IS NULL
 """
 
 
@@ -103,5 +103,5 @@ def _index_keys(
 
 def mark_stale(connection: sqlite3.Connection, bounds: tuple[str, str]) -> None:
     """Mark pending what the index holds wrongly under a prefix: rows written
-    without the triggers, or indexed by another analyser, or gone."""
+    by another connection, or indexed by another analyser, or gone."""
     connection.execute(_STALE, (*bounds, *bounds))

@@ -1,10 +1,11 @@
-"""SQLite search tables, and the triggers that keep them from ever answering stale.
+"""SQLite search tables, and the statements that keep them from ever answering stale.
 
-Temporary triggers on this process's write connection act inside the statement
-that changes a file: a created or changed file's key is marked pending in
+Every file change of this process's storage runs, in its own transaction
+(``sqlite_writes``): a created or changed file's key is marked pending in
 ``search_pending`` (one row however often it changes before it is indexed),
-and a deleted file's postings and mark are removed at once. A search indexes
-the pending files of its reach before it ranks (``sqlite_search_pending``).
+and a deleted file's postings and mark are removed at once (``FORGET``). A
+search indexes the pending files of its reach before it ranks
+(``sqlite_search_pending``).
 Rows written by any other connection (a seeding script, an older process) are
 marked pending the first time a process searches their prefix.
 """
@@ -69,32 +70,10 @@ UNPACKED = _unpacked()
 """SQL for each field's count in a ``search_terms`` row, in field order."""
 
 # Postings are keyed by the file first: forgetting a file is one range.
-_FORGET = """
-    DELETE FROM search_terms WHERE key = {row}.key;
-    DELETE FROM search_documents WHERE key = {row}.key;
-    DELETE FROM search_pending WHERE key = {row}.key;
-"""
-_MARK = "INSERT OR IGNORE INTO search_pending VALUES (NEW.key);"
-# A recorded delete first marks the row a tombstone (``sqlite_history``), then
-# removes it: a tombstone is never indexed, only forgotten.
-TRIGGERS = (
-    "DROP TRIGGER IF EXISTS temp.search_on_insert",
-    "DROP TRIGGER IF EXISTS temp.search_on_update",
-    "DROP TRIGGER IF EXISTS temp.search_on_tombstone",
-    "DROP TRIGGER IF EXISTS temp.search_on_delete",
-    "CREATE TEMP TRIGGER search_on_insert AFTER INSERT ON memory_objects "
-    f"WHEN NEW.tombstone = 0 BEGIN {_MARK} END",
-    "CREATE TEMP TRIGGER search_on_update AFTER UPDATE ON memory_objects "
-    f"WHEN NEW.tombstone = 0 BEGIN {_MARK} END",
-    "CREATE TEMP TRIGGER search_on_tombstone AFTER UPDATE ON memory_objects "
-    f"WHEN NEW.tombstone != 0 BEGIN {_FORGET.format(row='OLD')} END",
-    "CREATE TEMP TRIGGER search_on_delete AFTER DELETE ON memory_objects "
-    f"BEGIN {_FORGET.format(row='OLD')} END",
-)
-FORGET = tuple(
-    statement.strip().replace("doomed.key", "?")
-    for statement in _FORGET.format(row="doomed").split(";")
-    if statement.strip()
+FORGET = (
+    "DELETE FROM search_terms WHERE key = ?",
+    "DELETE FROM search_documents WHERE key = ?",
+    "DELETE FROM search_pending WHERE key = ?",
 )
 """The statements that drop every search row of one key (its one parameter)."""
 
@@ -104,7 +83,7 @@ def keys_json(keys: Sequence[str]) -> str:
 
 
 async def prepare_search(connection: aiosqlite.Connection) -> None:
-    """Create the search tables when missing; mark this connection's writes."""
+    """Create the search tables when missing."""
     columns = await fetch_rows(connection, "PRAGMA table_info(search_documents)", ())
     try:
         if any(column[1] == "terms" for column in columns):
@@ -112,8 +91,6 @@ async def prepare_search(connection: aiosqlite.Connection) -> None:
             # every file is indexed again lazily, as after any analyser change.
             await connection.executescript(_OLD_LAYOUT)
         await connection.executescript(TABLES)
-        for statement in TRIGGERS:
-            await connection.execute(statement)
     except sqlite3.Error as exc:
         raise translate_sqlite_error(exc) from exc
 

@@ -1,26 +1,24 @@
-"""SQLite storage: one table in WAL mode, every port method one statement.
+"""SQLite storage: one table in WAL mode, every change one job of its own transaction.
 
-An edit in place (``edit_in_place``, ``sqlite_edits``) is the exception: its
-read and guarded write are one job of the connection's thread, one transaction.
+A change of a file is one group-commit job (``sqlite_group_commit``) on the
+write connection, which lives on a thread of its own: its statement and,
+once that landed, its version record, search mark, change marker and audit
+event (``sqlite_writes`` lists them in the order they run). An edit in place
+(``edit_in_place``, ``sqlite_edits``) reads, edits and writes in that job.
 
-Triggers fill version history (``sqlite_history``), mark the file pending for
-search (``sqlite_search_schema``) and move the entity's change marker
-(``change_markers``) inside the statement that changes a file.
-
-One connection serialises this process's statements (a read by key runs on the
-loop's thread, ``sqlite_point_reads``); processes share the file, each write one
-compare-and-swap statement. Writes that arrive while another commits share one
-transaction (``sqlite_group_commit``); ``synchronous=FULL`` keeps them.
+Reads run on another connection (a read by key on the loop's thread,
+``sqlite_point_reads``); processes share the file, each write one
+compare-and-swap statement. Writes that arrive while another commits share
+one transaction (``sqlite_group_commit``); ``synchronous=FULL`` keeps them.
 """
 
 import sqlite3
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import aiosqlite
 
-from app.features.memory.domain import format_timestamp
 from app.features.memory.ports import (
     Change,
     HistoryRetention,
@@ -31,8 +29,8 @@ from app.features.memory.ports import (
 )
 from app.shared.errors import backend_unavailable_error
 
-from . import sqlite_audit_events as audit
-from .change_markers import database_id, note_marked, prepare_markers
+from .change_markers import prepare_markers
+from .sqlite_audit_events import Staged, shares_database
 from .sqlite_connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -40,10 +38,11 @@ from .sqlite_connection import (
     open_sqlite_connection,
     translate_sqlite_error,
 )
-from .sqlite_edits import GET, INSERT_NEW, UPDATE_AT, Edit, EditJob
-from .sqlite_group_commit import GroupCommit
+from .sqlite_edits import GET, Edit, EditJob
+from .sqlite_group_commit import GroupCommit, open_group_commit
 from .sqlite_history import (
     OBJECTS_TABLE,
+    HistoryRecorder,
     history_page,
     history_version,
     prepare_history,
@@ -51,8 +50,6 @@ from .sqlite_history import (
 from .sqlite_point_reads import PointReads, open_point_reads
 from .sqlite_rows import (
     COLUMNS,
-    WRITTEN,
-    change_values,
     listed_from,
     new_version,
     stored_from,
@@ -62,57 +59,57 @@ from .sqlite_rows import (
 from .sqlite_search import SqliteSearchIndex
 from .sqlite_search_drain import DRAIN_SECONDS, open_search_index
 from .sqlite_search_schema import prepare_search
+from .sqlite_writes import (
+    INSERT_NEW,
+    REPLACE,
+    UPDATE_AT,
+    DeleteJob,
+    Landing,
+    StatementJob,
+)
+
+type Job = StatementJob | DeleteJob | EditJob
 
 
 class SqliteStorage:
     def __init__(
         self,
         connection: aiosqlite.Connection,
+        group_commit: GroupCommit,
         search_index: SqliteSearchIndex,
         reads: PointReads,
         *,
-        database: str,
+        retention: HistoryRetention,
     ) -> None:
         self._db, self._reads = connection, reads
-        self.keeps_call_keys = False  # answered after COMMIT: no outcome is unknown
-        self.group_commit = GroupCommit(connection)
-        """Runs every write statement (tests and the bench read its counter)."""
-        self._database = database
+        self.group_commit = group_commit
+        """Runs every write job (tests and the bench read its counter)."""
         self.search_index = search_index
         """Ranks the files of this database, indexing the pending ones first."""
-        self._staged: audit.Staged | None = None
-        self._held = audit.HeldEvents()
+        self._landing = Landing(HistoryRecorder(retention))
+        self._staged: Staged | None = None
 
-    async def share_audit_log(self, path: str, staged: audit.Staged) -> bool:
+    async def share_audit_log(self, path: str, staged: Staged) -> bool:
         """Commit each mutation's audit event with its write if the log is ``path``.
 
         ``staged`` is told of each event a write staged (the log moves them).
         """
-        held = await audit.install_audit_triggers(self._db, path)
-        if held is not None:
-            self._staged, self._held = staged, held
+        if await shares_database(self._db, path):
+            self._staged = staged
+            self._landing = Landing(self._landing.history, stages_events=True)
         return self._staged is not None
 
-    async def _write(
-        self,
-        key: str,
-        sql: str,
-        recorded: bool,
-        values: Callable[[str | None], Any],
-        run: audit.Run | None = None,
-    ) -> bool:
-        staged, held = (self._staged if recorded else None), self._held
-        run = run or self.group_commit.write
-        landed = await audit.write_with_event(run, sql, values, staged, held)
-        if landed:
-            note_marked(self._database, key)
-        return landed
-
-    async def _run(self, sql: str, parameters: Sequence[Any]) -> aiosqlite.Cursor:
+    async def _write(self, job: Job) -> bool:
+        """Run ``job`` in a batch; whether its change landed (and its event with it)."""
+        landed = False
         try:
-            return await self._db.execute(sql, parameters)
-        except sqlite3.Error as exc:
-            raise translate_sqlite_error(exc) from exc
+            landed = await self.group_commit.run(job) == 1
+        finally:
+            if job.claimed is not None:
+                job.claimed.settle(landed=landed)
+        if landed and job.claimed is not None and self._staged is not None:
+            self._staged()
+        return landed
 
     async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
         return await fetch_rows(self._db, sql, parameters)
@@ -124,68 +121,41 @@ class SqliteStorage:
 
     async def put(self, write: Write) -> str:
         version = new_version()
-        row = (write.key, write.data, *written_values(write, version))
+        parameters = (write.key, write.data, *written_values(write, version))
         await self._write(
-            write.key,
-            f"INSERT OR REPLACE INTO memory_objects (key, data, {WRITTEN}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            write.change is not None,
-            lambda event: (*row, event),
+            StatementJob(self._landing, REPLACE, parameters, write, version)
         )
         return version
 
     async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         version = new_version()
-        key, data, values = write.key, write.data, written_values(write, version)
+        values = written_values(write, version)
         if expected is None:
-            landed = await self._write(
-                key,
-                INSERT_NEW,
-                write.change is not None,
-                lambda event: (key, data, *values, event),
-            )
+            sql, parameters = INSERT_NEW, (write.key, write.data, *values)
         else:
-            landed = await self._write(
-                key,
-                UPDATE_AT,
-                write.change is not None,
-                lambda event: (data, *values, event, key, expected),
-            )
-        return version if landed else None
+            sql, parameters = UPDATE_AT, (write.data, *values, write.key, expected)
+        job = StatementJob(self._landing, sql, parameters, write, version)
+        return version if await self._write(job) else None
 
     async def edit_in_place(self, key: str, edit: Edit) -> tuple[Write, str | None]:
         # One trip to the thread: the read, the edit and the guarded write.
-        job = EditJob(self.group_commit, key, edit, new_version())
-        landed = await self._write(key, "", True, job.values, job.submit)
+        job = EditJob(self._landing, key, edit, new_version())
+        landed = await self._write(job)
         assert job.write is not None  # the job raised otherwise
         return job.write, job.version if landed else None
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: Change | None = None
     ) -> bool:
-        if change is None:
-            return await self._write(
-                key,
-                "DELETE FROM memory_objects WHERE key = ? AND version = ?",
-                False,
-                lambda _: (key, expected),
-            )
-        # The history trigger records the tombstone and removes the row.
-        stamp = format_timestamp(change.at)
-        head = (new_version(), stamp, *change_values(change))
-        return await self._write(
-            key,
-            "UPDATE memory_objects SET tombstone = 1, version = ?, "
-            "last_updated = ?, operation = ?, actor = ?, changed_at = ?, "
-            "audit_event = ? WHERE key = ? AND version = ?",
-            True,
-            lambda event: (*head, event, key, expected),
-        )
+        return await self._write(DeleteJob(self._landing, key, expected, change))
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[VersionRecord]:
         return await history_page(self._db, key, after=after, limit=limit)
+
+    async def own_change(self, key: str, call: str) -> VersionRecord | None:
+        return None  # a write is answered after its COMMIT: no outcome is unknown
 
     async def get_version(self, key: str, version: str) -> VersionRecord | None:
         return await history_version(self._db, key, version)
@@ -215,15 +185,21 @@ class SqliteStorage:
     async def scrub(self, prefix: str) -> None:
         # secure_delete zeroes freed cells, but interior B-tree pages may keep a
         # deleted key as a divider and the WAL keeps old page images: VACUUM
-        # rebuilds every page, and a TRUNCATE checkpoint empties the WAL.
-        await self._run(
-            "DELETE FROM memory_history WHERE key >= ? AND key < ?",
-            (prefix, upper_bound(prefix)),
-        )
-        await self._run("VACUUM", ())
-        rows = await self._rows("PRAGMA wal_checkpoint(TRUNCATE)", ())
-        if rows and rows[0][0]:
+        # rebuilds every page, and a TRUNCATE checkpoint empties the WAL. On the
+        # write connection, between batches: no write of ours runs meanwhile.
+        bounds = (prefix, upper_bound(prefix))
+        checkpoint = await self.group_commit.call(lambda db: _scrub(db, bounds))
+        if checkpoint and checkpoint[0]:
             raise backend_unavailable_error("timeout")
+
+
+def _scrub(db: sqlite3.Connection, bounds: tuple[str, str]) -> Any:
+    try:
+        db.execute("DELETE FROM memory_history WHERE key >= ? AND key < ?", bounds)
+        db.execute("VACUUM")
+        return db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
 
 
 @asynccontextmanager
@@ -242,9 +218,18 @@ async def open_sqlite_storage(
     async with open_sqlite_connection(
         path, schema=OBJECTS_TABLE, synchronous=synchronous
     ) as connection:
-        await prepare_history(connection, retention or HistoryRetention())
+        await prepare_history(connection)
         await prepare_search(connection)
         await prepare_markers(connection)
         with open_point_reads(path, connection) as reads:
-            async with open_search_index(path, drain_every=search_drain_every) as s:
-                yield SqliteStorage(connection, s, reads, database=database_id(path))
+            async with (
+                open_group_commit(path, synchronous) as group_commit,
+                open_search_index(path, drain_every=search_drain_every) as search,
+            ):
+                yield SqliteStorage(
+                    connection,
+                    group_commit,
+                    search,
+                    reads,
+                    retention=retention or HistoryRetention(),
+                )

@@ -6,6 +6,7 @@ composition root serves them; an operation added later is audited by being
 served, with no code of its own.
 """
 
+import dataclasses
 import functools
 import os
 import time
@@ -23,13 +24,7 @@ from app.features.audit.domain import (
     ok_event,
 )
 from app.features.audit.domain.drafts import draft_call
-from app.features.audit.ports import (
-    AuditEvent,
-    PendingEvent,
-    close_pending,
-    open_pending,
-    pending_event,
-)
+from app.features.audit.ports import AuditEvent, PendingEvent
 
 if TYPE_CHECKING:
     from app.server.context import AppContext
@@ -95,7 +90,7 @@ async def audited[T](
     context: "AppContext",
     operation: str,
     request: object,
-    run: Callable[[], Awaitable[T]],
+    run: Callable[["AppContext"], Awaitable[T]],
     *,
     mutates: bool,
     with_change: bool = True,
@@ -103,9 +98,11 @@ async def audited[T](
     """Run one call of ``operation`` and record its event(s), refusals included.
 
     ``request`` is the operation's request, or the raw fields of a call refused
-    before its request could be built. A mutation's event is offered to its
-    write (``with_change``): storage sharing a database with the log commits
-    it in the change's own transaction, and the event then says ``ok`` even if
+    before its request could be built. ``run`` gets the context the call runs
+    with. A mutation's event is offered to its write (``with_change``): the
+    context given to ``run`` carries it as ``audit_event``, the use case puts it
+    on its ``Change``, and storage sharing a database with the log commits it
+    in the change's own transaction, and the event then says ``ok`` even if
     the call failed after its change landed. Otherwise a mutation that
     succeeded is recorded durably before this returns, so an acknowledged
     change always has its event; if that record fails, the caller gets
@@ -113,20 +110,18 @@ async def audited[T](
     wait in the log's buffer.
     """
     pending = _pending(context, operation, request) if mutates and with_change else None
-    # A read needs no offer of its own: nothing is on offer outside a call.
-    offered = pending is not None or pending_event() is not None
-    token = open_pending(pending) if offered else None
+    inner = context
+    if pending is not None or context.audit_event is not None:
+        # Only this call's writes may commit its event, never a nested call's.
+        inner = dataclasses.replace(context, audit_event=pending)
     try:
-        result = await run()
+        result = await run(inner)
     except AppError as exc:
         _record_refusal(context, operation, request, exc.code, pending)
         raise
     except Exception:  # recorded as INTERNAL, then re-raised unchanged
         _record_refusal(context, operation, request, INTERNAL, pending)
         raise
-    finally:
-        if token is not None:
-            close_pending(token)
     if pending is not None and pending.committed:
         return result
     outcome = Outcome("ok", result)
@@ -170,7 +165,7 @@ def audited_use_case[T](
             context,
             operation,
             request,
-            lambda: use_case(**inputs),
+            lambda called: use_case(**{**inputs, "context": called}),
             mutates=mutates,
             with_change=with_change,
         )

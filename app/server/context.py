@@ -8,7 +8,7 @@ from tenchi.idempotency import IdempotencyStore
 from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.policy import AuditPolicy
-from app.features.audit.ports import AuditLog
+from app.features.audit.ports import AuditLog, PendingEvent
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
@@ -50,16 +50,21 @@ class AppContext:
     call_key: str = ""
     """Names this call across its repeats (HTTP: a digest of the caller and its
     retry key), so a repeat recognises a write it already made; "" without one."""
+    audit_event: PendingEvent | None = None
+    """A mutating call's own audit event (set by the audit wrapper): the use case
+    puts it on its write's ``Change``, which commits it where storage can."""
 
     def audited[T](
         self,
         operation: str,
         request: object,
-        run: Callable[[], Awaitable[T]],
+        run: Callable[["AppContext"], Awaitable[T]],
         *,
         mutates: bool,
     ) -> Awaitable[T]:
         """Run one call of ``operation`` and record it in the audit log.
+
+        ``run`` gets the context the call runs with (carrying its audit event).
 
         The wrapper's own coroutine, handed back: no second frame per call.
         """

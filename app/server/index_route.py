@@ -63,7 +63,9 @@ async def get_memory_index(
         context,
         "get_memory_index",
         None,
-        lambda: get_memory_index_if_changed(held_tags(headers.if_none_match), context),
+        lambda called: get_memory_index_if_changed(
+            held_tags(headers.if_none_match), called
+        ),
         mutates=False,
     )
 

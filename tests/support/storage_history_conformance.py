@@ -379,3 +379,27 @@ class StorageHistoryConformance:
         assert await history(adapter.storage) == []
         assert await adapter.storage.get_version(KEY, versions[0]) is None
         assert [r.version for r in await history(adapter.storage, neighbour)] == [kept]
+
+    async def test_own_change_answers_only_the_calls_own_landed_change(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """GCS, whose records keep their call's key (a write there can end with
+        its outcome unknown), answers the call's record with its data; every
+        other adapter answers None; no adapter answers another call's."""
+        storage = adapter.storage
+        keyed = Change("write_file", "http", NOW, call="call-1")
+        first = await storage.put_if_version(Write(KEY, b"one\n", META, keyed), None)
+        assert first is not None
+        later = Write(KEY, b"two\n", META, change("append_line"))
+        assert await storage.put_if_version(later, first) is not None
+
+        own = await storage.own_change(KEY, "call-1")
+
+        if adapter.kind == "gcs":
+            assert own is not None
+            assert (own.version, own.data, own.call) == (first, b"one\n", "call-1")
+        else:
+            assert own is None
+        assert await storage.own_change(KEY, "call-2") is None
+        assert await storage.own_change(KEY, "") is None
+        assert await storage.own_change("user/alice/notes/absent.md", "call-1") is None

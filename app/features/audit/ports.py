@@ -1,16 +1,13 @@
 """The audit log port, its event, and the pending event a write may commit."""
 
 from collections.abc import Callable, Sequence
-from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from typing import Protocol
 
 
-# Not frozen: every call builds one, and a frozen dataclass's __init__ (one
-# object.__setattr__ per field) costs ~5x a plain one. Nothing mutates an event.
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AuditEvent:
     """One operation call as the audit log keeps it.
 
@@ -141,13 +138,15 @@ class AuditLog(Protocol):
 
 # A mutating call's event, offered to storage that commits it with the change.
 #
-# The audit wrapper opens one for each mutating call. A storage adapter whose
-# database also holds the audit log takes it for a write statement (``claim``)
-# and says whether that statement landed (``settle``): the event then commits
-# in the same transaction as the change, so a change never exists without its
-# event. At most one write of a call holds it at a time, and once one landed
-# no other takes it: a call has exactly one event. If no write landed it
-# (another backend, a replayed retry, a refusal), the wrapper records it.
+# The audit wrapper makes one for each mutating call and hands it to the use
+# case as ``AppContext.audit_event``; the use case puts it on its write's
+# ``Change.event``. A storage adapter whose database also holds the audit log
+# takes it for a write (``claim``) and says whether that write landed
+# (``settle``): the event then commits in the same transaction as the change,
+# so a change never exists without its event. At most one write of a call
+# holds it at a time, and once one landed no other takes it: a call has
+# exactly one event. If no write landed it (another backend, a replayed retry,
+# a refusal), the wrapper records it.
 
 
 class _State(Enum):
@@ -179,22 +178,3 @@ class PendingEvent:
     @property
     def committed(self) -> bool:
         return self._state is _State.COMMITTED
-
-
-_PENDING: ContextVar[PendingEvent | None] = ContextVar(
-    "wenchang_pending_audit_event", default=None
-)
-
-
-def open_pending(event: PendingEvent | None) -> Token[PendingEvent | None]:
-    """Offer ``event`` to the writes of the current call."""
-    return _PENDING.set(event)
-
-
-def close_pending(token: Token[PendingEvent | None]) -> None:
-    _PENDING.reset(token)
-
-
-def pending_event() -> PendingEvent | None:
-    """The current call's event, if it is a mutation whose event is not written."""
-    return _PENDING.get()

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the search corpus is built from these ports' types
+    from app.features.audit.ports import PendingEvent
     from app.features.search.domain.corpus import Corpus
 
 
@@ -46,6 +47,9 @@ class Change:
     at: datetime
     call: str = ""
     """The context's ``call_key``: a repeat of the call can recognise this change."""
+    event: "PendingEvent | None" = None
+    """The call's audit event (the context's ``audit_event``): storage whose
+    database holds the audit log commits it in this change's own transaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ class VersionRecord:
     metadata: FileMetadata
     data: bytes | None = None
     call: str = ""
-    """The ``Change.call`` that made it where ``Storage.keeps_call_keys``; else ""."""
+    """The ``Change.call`` that made it where storage keeps it (GCS); else ""."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +104,14 @@ class Storage(Protocol):
     removing at most a few records per write and never the newest one.
     """
 
-    @property
-    def keeps_call_keys(self) -> bool:
-        """Whether records carry their ``Change.call`` (GCS, where a write can end
-        with an outcome unknown); if not, no record can be a repeated call's own."""
+    async def own_change(self, key: str, call: str) -> VersionRecord | None:
+        """The record, with its data, of the change the call ``call`` made to ``key``.
+
+        Only storage that keeps each change's ``Change.call`` (GCS, where a
+        write can end with its outcome unknown) can answer: it looks among the
+        key's newest records. Elsewhere no record can be a repeated call's
+        own, and this answers None without reading anything.
+        """
         ...
 
     async def get(self, key: str) -> StoredObject | None:
@@ -236,6 +244,11 @@ class IndexCache(Protocol):
         """Store ``corpus`` unless ``prefix`` was invalidated since ``stamp``."""
         ...
 
-    async def invalidate(self, prefix: str) -> None:
-        """Forget ``prefix`` (listing and corpus); the next read lists storage again."""
+    async def invalidate(self, prefix: str, *, after_write: bool = False) -> None:
+        """Forget ``prefix`` (listing and corpus); the next read lists storage again.
+
+        ``after_write``: the caller's own write to ``prefix`` just landed, so
+        where storage moves the backend's change marker with every write
+        (SQLite) the marker is not moved a second time.
+        """
         ...

@@ -84,7 +84,7 @@ def bind[RequestT: BaseModel, ResultT](
         fields = _fields(inputs.values())
         built: list[Any] = []
 
-        async def call() -> ResultT:
+        async def call(context: AppContext) -> ResultT:
             if headers is not None:
                 fields["expected_version"] = expected_version(headers)
             request: Any = validate(fields)

@@ -129,6 +129,15 @@ class ScriptedStorage:
             await self._kept(key, change)
         return deleted
 
+    async def own_change(self, key: str, call: str) -> VersionRecord | None:
+        # As GCS does: the newest records, searched for the call's own.
+        if not (call and self.keeps_call_keys):
+            return None
+        for record in await self.list_versions(key, after=None, limit=20):
+            if record.call == call:
+                return await self.get_version(key, record.version)
+        return None
+
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[VersionRecord]:

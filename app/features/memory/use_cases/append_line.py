@@ -35,7 +35,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
     line = require_fact_line(request.line)
     expected = require_text("expected_version", request.expected_version)
     require_metadata_changes(request)
-    call = context.call_key
+    call, event = context.call_key, context.audit_event
     storage, source, limit = (
         context.storage,
         context.source,
@@ -47,7 +47,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         content = appended(stored.data.decode(), line)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, content, meta, limit)
-        change = Change("append_line", source, meta.last_updated, call)
+        change = Change("append_line", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 
     async def attempt() -> MemoryFile:
@@ -63,5 +63,5 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
 
     own = partial(render_record, address.location)
     file = await recognising_own_write(storage, address, call, attempt, own)
-    await context.index_cache.invalidate(address.entity_prefix)
+    await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return file

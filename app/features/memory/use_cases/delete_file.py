@@ -18,7 +18,8 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
     async def attempt() -> Deleted:
         stored = await load_existing(storage, address)
         require_version(address, stored, expected)
-        change = Change("delete_file", context.source, context.clock(), call)
+        at, event = context.clock(), context.audit_event
+        change = Change("delete_file", context.source, at, call, event)
         if not await storage.delete_if_version(address.key, expected, change=change):
             await raise_current_state(storage, address)
         return Deleted()
@@ -27,5 +28,5 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
         return Deleted() if record.deleted else None  # only a tombstone is its own
 
     deleted = await recognising_own_write(storage, address, call, attempt, own)
-    await context.index_cache.invalidate(address.entity_prefix)
+    await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return deleted

@@ -15,7 +15,7 @@ from ..policy.content import (
     require_single_match,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.own_writes import SUPERSEDED, own_write, recognises
+from ..ports.own_writes import SUPERSEDED, own_write
 from ..ports.storage_reads import edit_existing, raise_current_state, require_version
 from ..schemas import MemoryFile, ReplaceFact
 
@@ -46,6 +46,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
     require_metadata_changes(request)
     location, source = address.location, context.source
     limit, call = context.limits.max_file_bytes, context.call_key
+    event = context.audit_event
 
     def replace(stored: StoredObject, *, forgive: bool) -> Write:
         if not forgive:
@@ -54,13 +55,13 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
         data = require_edit_fits(address, edited, meta, limit)
-        change = Change("replace_fact", source, meta.last_updated, call)
+        change = Change("replace_fact", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 
     file = await _written(context, address, replace)
     if file is None:  # every attempt lost its race
         await raise_current_state(context.storage, address)
-    await context.index_cache.invalidate(address.entity_prefix)
+    await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return file
 
 
@@ -74,7 +75,7 @@ async def _written(
     """
     storage, call, location = context.storage, context.call_key, address.location
     file: MemoryFile | None = None
-    attempts, forgive = 0, not recognises(storage, call)
+    attempts, forgive = 0, not call  # a keyed call may be its own repeat
     while file is None and attempts < ATTEMPTS:
         try:
             edit = partial(replace, forgive=forgive)

@@ -57,7 +57,9 @@ async def write_as(
         meta = FileMetadata(
             description, aliases, with_source(held, source), context.clock()
         )
-        change = Change(operation, source, meta.last_updated, context.call_key)
+        change = Change(
+            operation, source, meta.last_updated, context.call_key, context.audit_event
+        )
         return Write(address.key, data, meta, change=change)
 
     async def attempt() -> MemoryFile:
@@ -79,5 +81,5 @@ async def write_as(
 
     own = partial(render_record, address.location)
     file = await recognising_own_write(storage, address, context.call_key, attempt, own)
-    await context.index_cache.invalidate(address.entity_prefix)
+    await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return file
