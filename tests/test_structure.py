@@ -6,8 +6,6 @@ import statistics
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 APP = Path(__file__).resolve().parent.parent / "app"
 MAX_USE_CASE_LINES = 80
 MAX_MEDIAN_USE_CASE_LINES = 30
@@ -119,11 +117,6 @@ def test_the_checks_see_what_they_look_for() -> None:
     ) == ["import tenchi._app_map.x", "mcp._y", "m.__pydantic_fields__"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pending: the audit port's and change markers' ContextVars are being "
-    "replaced by explicit arguments on another branch",
-)
 def test_no_context_var_in_features_or_infra() -> None:
     users = [
         _relative(path)
@@ -177,11 +170,6 @@ def _private_uses(source: str) -> list[str]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pending: the reaches into Tenchi's and the MCP SDK's private names "
-    "are being replaced by public APIs on another branch",
-)
 def test_the_app_reaches_no_private_name_of_a_library() -> None:
     """Private imports and attributes of a library's modules and classes, and
     every private member pyright had to be told to allow."""

@@ -62,7 +62,8 @@ def masked_url(url: str) -> str:
         return url
     host = parts.netloc.rpartition("@")[2]
     user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:{MASK}@{host}"))
+    netloc = f"{user}:{MASK}@{host}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def shown(name: str, value: Any) -> Any:

@@ -68,11 +68,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
 async def _written(
     context: AppContext, address: Address, replace: Edit
 ) -> MemoryFile | None:
-    """``replace`` written, re-applied on newer content up to ATTEMPTS writes.
-
-    A call that may be repeating its own landed write first edits without
-    forgiving a stale version: a conflict then looks for that write.
-    """
+    """``replace`` written, re-applied on newer content up to ATTEMPTS writes."""
     storage, call, location = context.storage, context.call_key, address.location
     file: MemoryFile | None = None
     attempts, forgive = 0, not call  # a keyed call may be its own repeat

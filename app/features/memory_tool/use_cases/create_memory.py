@@ -9,7 +9,7 @@ from app.server.context import AppContext
 from ..domain.paths import ToolRefusal
 from ..policy import place_of, require_writable, required
 from ..schemas import RunMemoryCommand
-from ._reads import look
+from .file_reads import look
 
 
 async def create_memory(command: RunMemoryCommand, context: AppContext) -> str:

@@ -6,8 +6,8 @@ from app.server.context import AppContext
 from ..domain.paths import ToolRefusal
 from ..policy import place_of, require_writable
 from ..schemas import RunMemoryCommand
-from ._reads import look
-from ._writes import remove
+from .file_reads import look
+from .file_writes import remove
 
 
 async def delete_memory(command: RunMemoryCommand, context: AppContext) -> str:

@@ -7,8 +7,8 @@ from ..domain.paths import ToolRefusal
 from ..domain.texts import bad_insert_line, lines_keeping_cr, missing
 from ..policy import place_of, require_writable, required
 from ..schemas import RunMemoryCommand
-from ._reads import look
-from ._writes import edit
+from .file_reads import look
+from .file_writes import edit
 
 
 async def insert_memory(command: RunMemoryCommand, context: AppContext) -> str:

@@ -6,7 +6,7 @@ from app.server.context import AppContext
 from ..domain.paths import ToolRefusal
 from ..policy import place_of
 from ..schemas import RunMemoryCommand
-from ._reads import look
+from .file_reads import look
 
 
 async def rename_memory(command: RunMemoryCommand, context: AppContext) -> str:

@@ -7,8 +7,8 @@ from ..domain.paths import ToolRefusal
 from ..domain.texts import missing, no_match, replaced_snippet, several_matches
 from ..policy import place_of, require_writable, required
 from ..schemas import RunMemoryCommand
-from ._reads import look
-from ._writes import edit
+from .file_reads import look
+from .file_writes import edit
 
 
 async def str_replace_memory(command: RunMemoryCommand, context: AppContext) -> str:

@@ -7,7 +7,7 @@ from ..domain.paths import ROOT_AREA, Place, ToolRefusal
 from ..domain.texts import DIRECTORY_SIZE, directory_view, file_size, file_view, missing
 from ..policy import place_of
 from ..schemas import RunMemoryCommand
-from ._reads import look, read_or_none
+from .file_reads import look, read_or_none
 
 
 async def _sized(

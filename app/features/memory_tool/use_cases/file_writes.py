@@ -13,7 +13,7 @@ from app.server.context import AppContext
 from ..domain.paths import ToolRefusal, memory_path
 from ..domain.texts import gone
 from ..policy import require_writable
-from ._reads import read_or_none
+from .file_reads import read_or_none
 
 EDIT_ATTEMPTS = 8
 """Edits retried on a version conflict: each retry saw another agent's write land."""
