@@ -43,6 +43,14 @@ def is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+def is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 class GuardedResolver(AbstractResolver):
     """Resolves like the system, and refuses a host of any non-public
     address unless it is trusted."""
@@ -117,6 +125,12 @@ class ClientMetadataDocuments:
         parts = urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.fragment:
             raise _refused("URL must be https without a fragment")
+        host = parts.hostname
+        # An address in the URL is never resolved, so the resolver's guard
+        # cannot see it: it is checked here.
+        trusted = host.lower() in {h.lower() for h in self._trusted}
+        if is_ip_literal(host) and not trusted and not is_public(host):
+            raise _refused("is on a private or local address")
         body, cache_control = await self._fetch(url)
         try:
             document = json.loads(body)
