@@ -37,15 +37,18 @@ def _redirect(location: str) -> Response:
 
 
 def _cross_site(request: Request) -> bool:
-    """A form posted from another origin: refused before anything is read."""
-    if request.headers.get("sec-fetch-site", "same-origin") not in (
-        "same-origin",
-        "none",
-    ):
-        return True
+    """A form posted from another origin: refused before anything is read.
+
+    The sealed ``csrf`` field is what makes a form unforgeable; these headers
+    refuse a cross-site post earlier. ``Sec-Fetch-Site`` is what browsers send
+    today; ``Origin`` (``null`` under a strict referrer policy) for the rest.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site not in ("same-origin", "none")
     origin = request.headers.get("origin")
     if origin is None or origin == "null":
-        return origin == "null"
+        return False
     own = f"{request.url.scheme}://{request.url.netloc}"
     parts = urlsplit(origin)
     return f"{parts.scheme}://{parts.netloc}" != own
