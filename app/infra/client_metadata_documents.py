@@ -155,10 +155,14 @@ class ClientMetadataDocuments:
             ):
                 if response.status != 200:
                     raise _refused(f"answered HTTP {response.status}")
-                body = await response.content.read(MAX_BYTES + 1)
-                if len(body) > MAX_BYTES:
-                    raise _refused("is larger than 64 KiB")
-                return body, response.headers.get("cache-control")
+                body = bytearray()
+                # read(n) answers what has arrived, up to n: read to the end
+                # (or past the cap) rather than trusting one read.
+                async for chunk in response.content.iter_chunked(16_384):
+                    body += chunk
+                    if len(body) > MAX_BYTES:
+                        raise _refused("is larger than 64 KiB")
+                return bytes(body), response.headers.get("cache-control")
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             if isinstance(exc.__cause__, OAuthError):
                 raise exc.__cause__ from None

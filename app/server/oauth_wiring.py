@@ -8,9 +8,9 @@ from starlette.routing import Route
 from starlette.types import Scope
 
 from app.features.oauth.ports import OAuthStore
-from app.features.oauth.use_cases.resolve_access_token import OAuthResolver
 from app.infra.client_metadata_documents import ClientMetadataDocuments
 from app.infra.memory_oauth_store import MemoryOAuthStore
+from app.infra.oauth_token_resolver import OAuthResolver
 from app.infra.sqlite_oauth_store import SqliteOAuthStore
 from app.server.context import AppContext
 from app.server.oauth_routes import OAuthEndpoints, base_url, challenge

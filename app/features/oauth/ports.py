@@ -8,8 +8,15 @@ MCP request by a synchronous resolver, and issuing one is rare.
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
+from app.features.oauth.domain import (
+    ACCESS_PREFIX,
+    REFRESH_PREFIX,
+    REFRESH_TTL_SECONDS,
+    digest,
+    new_secret,
+)
 from app.shared.identity import Grant
 
 ClientKind = Literal["registered", "metadata_document"]
@@ -135,3 +142,39 @@ class OAuthContext:
     def resource(self) -> str:
         """The one protected resource: this server's MCP endpoint."""
         return f"{self.issuer}/mcp"
+
+    def issue_tokens(
+        self,
+        *,
+        client_id: str,
+        family: str,
+        scopes: tuple[str, ...],
+        grants: Mapping[str, Grant],
+        resource: str,
+    ) -> dict[str, Any]:
+        """A new access and refresh pair in ``family`` (only their digests are
+        kept); the answer is the RFC 6749 token response."""
+        now = self.clock()
+        self.store.sweep(now)
+        access, refresh = new_secret(ACCESS_PREFIX), new_secret(REFRESH_PREFIX)
+        pair: tuple[tuple[str, TokenKind, float], ...] = (
+            (access, "access", now + self.access_ttl),
+            (refresh, "refresh", now + REFRESH_TTL_SECONDS),
+        )
+        held = dict(grants)
+        self.store.save_tokens(
+            [
+                TokenRecord(
+                    digest(secret), kind, family, client_id, scopes, held, resource, end
+                )
+                for secret, kind, end in pair
+            ]
+        )
+        self.store.touch_client(client_id, now)
+        return {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": int(self.access_ttl),
+            "refresh_token": refresh,
+            "scope": " ".join(scopes),
+        }

@@ -3,7 +3,8 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.features.oauth.domain import parse_scopes, redirect_uri_matches
+from app.features.oauth.domain import parse_scopes
+from app.features.oauth.policy import require_redirect_uri, require_resource
 from app.features.oauth.ports import ClientRecord, OAuthContext
 from app.features.oauth.use_cases.find_client import find_client
 from app.shared.errors.oauth import OAuthError
@@ -36,8 +37,6 @@ class Unredirectable(OAuthError):
     itself is unknown, so the page shows it instead."""
 
 
-# doctor: public -- an OAuth step before any identity exists; the client
-# proves itself by its registration, redirect URI and PKCE verifier.
 async def check_authorization(
     params: Mapping[str, str], context: OAuthContext
 ) -> AuthorizationRequest:
@@ -53,10 +52,10 @@ async def check_authorization(
     redirect_uri = params.get("redirect_uri") or (
         client.redirect_uris[0] if len(client.redirect_uris) == 1 else ""
     )
-    if not any(redirect_uri_matches(uri, redirect_uri) for uri in client.redirect_uris):
-        raise Unredirectable(
-            "invalid_request", "redirect_uri is not one the client registered."
-        )
+    try:
+        require_redirect_uri(client, redirect_uri)
+    except OAuthError as exc:
+        raise Unredirectable(exc.code, exc.description) from None
     if params.get("response_type") != "code":
         raise OAuthError("unsupported_response_type", "response_type must be code.")
     challenge = params.get("code_challenge", "")
@@ -72,11 +71,7 @@ async def check_authorization(
         raise OAuthError(
             "invalid_scope", "scope may hold memory.read and memory.write."
         )
-    resource = params.get("resource") or context.resource
-    if resource.rstrip("/") != context.resource:
-        raise OAuthError(
-            "invalid_target", "resource must be this server's MCP endpoint."
-        )
+    require_resource(params.get("resource") or None, context.resource)
     return AuthorizationRequest(
         client, redirect_uri, state, challenge, scopes, context.resource
     )

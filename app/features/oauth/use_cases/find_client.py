@@ -1,5 +1,6 @@
 """The client behind a ``client_id``: a registration, or its metadata document."""
 
+from app.features.oauth.policy import require_live_client
 from app.features.oauth.ports import ClientRecord, OAuthContext
 from app.shared.errors.oauth import OAuthError
 
@@ -8,8 +9,6 @@ def is_document_url(client_id: str) -> bool:
     return client_id.startswith("https://")
 
 
-# doctor: public -- an OAuth step before any identity exists; the client
-# proves itself by its registration, redirect URI and PKCE verifier.
 async def find_client(client_id: str, context: OAuthContext) -> ClientRecord:
     """The client, or ``invalid_client``.
 
@@ -23,8 +22,4 @@ async def find_client(client_id: str, context: OAuthContext) -> ClientRecord:
     if client is None:
         raise OAuthError("invalid_client", "The client is not registered.")
     stale_before = context.clock() - context.unused_client_ttl
-    if max(client.created_at, client.last_used_at or 0) < stale_before:
-        raise OAuthError(
-            "invalid_client", "The client registration expired unused; register again."
-        )
-    return client
+    return require_live_client(client, stale_before=stale_before)

@@ -6,12 +6,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from app.features.oauth.domain import (
     CODE_PREFIX,
     CODE_TTL_SECONDS,
-    READ,
-    READ_ONLY_ROLE,
     digest,
-    grant_text,
     new_secret,
 )
+from app.features.oauth.policy import consented_grants
 from app.features.oauth.ports import CodeRecord, OAuthContext
 from app.features.oauth.use_cases.check_authorization import AuthorizationRequest
 from app.shared.errors.oauth import OAuthError
@@ -38,8 +36,6 @@ def refusal_redirect(
     )
 
 
-# doctor: public -- an OAuth step before any identity exists; the client
-# proves itself by its registration, redirect URI and PKCE verifier.
 async def grant_consent(
     request: AuthorizationRequest,
     held: Mapping[str, Grant],
@@ -53,17 +49,8 @@ async def grant_consent(
     ``held`` are the signed-in token's grants; ``chosen`` the ``scope=entity:role``
     texts the person ticked, each of which must be one of them.
     """
-    by_text = {
-        grant_text(scope, grant): (scope, grant) for scope, grant in held.items()
-    }
-    unknown = [text for text in chosen if text not in by_text]
-    if unknown or not chosen:
-        raise OAuthError("invalid_request", "Choose at least one of your grants.")
-    grants = dict(by_text[text] for text in chosen)
-    scopes = request.scopes
-    if read_only:
-        grants = {s: Grant(g.entity_id, READ_ONLY_ROLE) for s, g in grants.items()}
-        scopes = (READ,)
+    grants, forced = consented_grants(held, chosen, read_only=read_only)
+    scopes = forced or request.scopes
     code = new_secret(CODE_PREFIX)
     context.store.save_code(
         CodeRecord(

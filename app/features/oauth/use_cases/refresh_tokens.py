@@ -4,16 +4,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.features.oauth.domain import digest, parse_scopes
+from app.features.oauth.policy import require_holder, require_resource
 from app.features.oauth.ports import OAuthContext
 from app.features.oauth.use_cases.find_client import find_client
-from app.features.oauth.use_cases.issue_tokens import issue_tokens
 from app.shared.errors.oauth import OAuthError
 
 INVALID_REFRESH = "The refresh token is invalid, expired or revoked."
 
 
-# doctor: public -- an OAuth step before any identity exists; the client
-# proves itself by its registration, redirect URI and PKCE verifier.
 async def refresh_tokens(
     form: Mapping[str, str], context: OAuthContext
 ) -> dict[str, Any]:
@@ -26,29 +24,22 @@ async def refresh_tokens(
     client = await find_client(form.get("client_id", ""), context)
     presented = form.get("refresh_token", "")
     record = context.store.find_token(digest(presented)) if presented else None
-    if (
-        record is None
-        or record.kind != "refresh"
-        or record.client_id != client.client_id
-        or record.expires_at <= context.clock()
-    ):
+    if record is None or record.kind != "refresh":
+        raise OAuthError("invalid_grant", INVALID_REFRESH)
+    require_holder(record.client_id, client, INVALID_REFRESH)
+    if record.expires_at <= context.clock():
         raise OAuthError("invalid_grant", INVALID_REFRESH)
     if not context.store.mark_used(record.digest):
         context.store.revoke_family(record.family)
         await context.events("oauth.refresh_reuse", client.client_id, record.grants)
         raise OAuthError("invalid_grant", INVALID_REFRESH)
-    resource = form.get("resource")
-    if resource is not None and resource.rstrip("/") != record.resource:
-        raise OAuthError(
-            "invalid_target", "resource must be this server's MCP endpoint."
-        )
+    require_resource(form.get("resource"), record.resource)
     scopes = parse_scopes(form.get("scope")) if form.get("scope") else record.scopes
     if scopes is None or not set(scopes) <= set(record.scopes):
         raise OAuthError(
             "invalid_scope", "A refresh may only narrow the granted scopes."
         )
-    answer = issue_tokens(
-        context,
+    answer = context.issue_tokens(
         client_id=client.client_id,
         family=record.family,
         scopes=scopes,

@@ -3,7 +3,8 @@
 from collections.abc import Mapping
 from typing import Any
 
-from app.features.oauth.domain import CLIENT_PREFIX, new_secret, redirect_uri_problem
+from app.features.oauth.domain import CLIENT_PREFIX, new_secret
+from app.features.oauth.policy import require_registrable_uri
 from app.features.oauth.ports import ClientRecord, OAuthContext
 from app.shared.errors.oauth import OAuthError
 
@@ -21,13 +22,9 @@ def _redirect_uris(metadata: Mapping[str, Any]) -> tuple[str, ...]:
     if not isinstance(uris, list) or not uris:
         raise OAuthError("invalid_redirect_uri", "redirect_uris must be a list of URIs")
     checked: list[str] = []
-    for uri in uris[: MAX_REDIRECT_URIS + 1]:  # pyright: ignore[reportUnknownVariableType]
-        if not isinstance(uri, str):
-            raise OAuthError("invalid_redirect_uri", "each redirect URI is a string")
-        problem = redirect_uri_problem(uri)
-        if problem is not None:
-            raise OAuthError("invalid_redirect_uri", problem)
-        checked.append(uri)
+    listed: list[object] = list(uris)  # pyright: ignore[reportUnknownArgumentType]
+    for uri in listed[: MAX_REDIRECT_URIS + 1]:
+        checked.append(require_registrable_uri(uri))
     if len(checked) > MAX_REDIRECT_URIS:
         raise OAuthError("invalid_redirect_uri", "register at most 10 redirect URIs")
     return tuple(checked)
@@ -53,8 +50,6 @@ def _grant_types(metadata: Mapping[str, Any]) -> list[str]:
     return [grant for grant in GRANT_TYPES if grant in asked]
 
 
-# doctor: public -- an OAuth step before any identity exists; the client
-# proves itself by its registration, redirect URI and PKCE verifier.
 async def register_client(
     metadata: Mapping[str, Any], context: OAuthContext
 ) -> dict[str, Any]:

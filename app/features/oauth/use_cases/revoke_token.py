@@ -3,13 +3,12 @@
 from collections.abc import Mapping
 
 from app.features.oauth.domain import digest
+from app.features.oauth.policy import require_holder
 from app.features.oauth.ports import OAuthContext
 from app.features.oauth.use_cases.find_client import find_client
 from app.shared.errors.oauth import OAuthError
 
 
-# doctor: public -- an OAuth step before any identity exists; the client
-# proves itself by its registration, redirect URI and PKCE verifier.
 async def revoke_token(form: Mapping[str, str], context: OAuthContext) -> None:
     """Revokes the family of ``token`` if this client holds it; an unknown
     token is no error (RFC 7009 §2.2), so nothing is learnt from the answer."""
@@ -18,7 +17,11 @@ async def revoke_token(form: Mapping[str, str], context: OAuthContext) -> None:
     if not token:
         raise OAuthError("invalid_request", "token is required.")
     record = context.store.find_token(digest(token))
-    if record is None or record.client_id != client.client_id:
+    if record is None:
         return
+    try:
+        require_holder(record.client_id, client, "not this client's token")
+    except OAuthError:
+        return  # RFC 7009 §2.2: another client's token is answered like an unknown one
     context.store.revoke_family(record.family)
     await context.events("oauth.revoke", client.client_id, record.grants)

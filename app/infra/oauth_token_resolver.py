@@ -16,8 +16,6 @@ from app.shared.identity import Identity, ResolutionFailure, Resolver
 INVALID = "The bearer token is not valid."
 
 
-# doctor: public -- this is the authentication itself: it turns a bearer
-# credential into the identity every memory use case then checks.
 class OAuthResolver:
     """An OAuth access token resolves to the grants its person chose (made
     read-only without ``memory.write``), only for the resource it was issued
