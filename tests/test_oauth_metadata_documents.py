@@ -31,12 +31,18 @@ class Documents:
         return f"https://{host}:{self.port}/{name}"
 
 
+FETCHES: dict[str, int] = {}
+"""How often the document server was asked for each path."""
+OWN_ID = ("/client.json", "/uncached.json", "/cached.json")
+
+
 def document_handler(port: int) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            FETCHES[self.path] = FETCHES.get(self.path, 0) + 1
             host = self.headers["host"].rsplit(":", 1)[0]
             url = f"https://{host}:{port}{self.path}"
-            client_id = url if self.path == "/client.json" else "https://other/x"
+            client_id = url if self.path in OWN_ID else "https://other/x"
             body = json.dumps(
                 {
                     "client_id": client_id,
@@ -49,7 +55,8 @@ def document_handler(port: int) -> type[BaseHTTPRequestHandler]:
                 body = body[:-1] + b', "padding": "' + b"x" * 70_000 + b'"}'
             self.send_response(200)
             self.send_header("content-type", "application/json")
-            self.send_header("cache-control", "max-age=60")
+            cache = "no-store" if self.path == "/uncached.json" else "max-age=60"
+            self.send_header("cache-control", cache)
             self.end_headers()
             self.wfile.write(body)
 
@@ -151,3 +158,16 @@ def test_a_document_over_64_kib_is_refused(
     assert "larger than 64 KiB" in refusal_page(
         trusting, documents.url("localhost", "big.json")
     )
+
+
+def test_a_document_is_cached_as_its_cache_control_says(
+    trusting: Site, documents: Documents
+) -> None:
+    _, challenge = pkce()
+    for name in ("cached.json", "uncached.json"):
+        for _ in range(2):
+            url = authorization_url(
+                trusting, documents.url("localhost", name), challenge
+            )
+            assert httpx.get(url).status_code == 200
+    assert (FETCHES["/cached.json"], FETCHES["/uncached.json"]) == (1, 2)
