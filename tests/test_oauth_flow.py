@@ -94,9 +94,16 @@ async def session_calls(site: Site, auth: OAuthClientProvider) -> list[str]:
             return [created["sources"][0], *(e["name"] for e in index["entries"])]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    with oauth_site(tmp_path_factory.mktemp("oauth-flow")) as served:
+@pytest.fixture(scope="module", params=["sqlite", "memory"])
+def site(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Site]:
+    """A server keeping OAuth state in its SQLite database, or in memory."""
+    tmp = tmp_path_factory.mktemp("oauth-flow")
+    storage = (
+        f"sqlite:///{tmp / 'memory.db'}" if request.param == "sqlite" else "memory://"
+    )
+    with oauth_site(tmp, storage=storage) as served:
         yield served
 
 

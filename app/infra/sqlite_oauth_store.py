@@ -10,6 +10,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,18 @@ def _client(row: Sequence[Any]) -> ClientRecord:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Done:
+    rows: list[Any]
+    rowcount: int
+
+    def fetchone(self) -> Any:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+
 class SqliteOAuthStore:
     def __init__(self, path: Path) -> None:
         self._path = path
@@ -104,9 +117,12 @@ class SqliteOAuthStore:
             self._connection = connection
         return self._connection
 
-    def _run(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
+    def _run(self, sql: str, parameters: Sequence[Any] = ()) -> "_Done":
+        # Rows are fetched under the lock: the CLI and the server's threads
+        # share nothing, but one connection must finish a statement at a time.
         with self._lock:
-            return self._db().execute(sql, parameters)
+            cursor = self._db().execute(sql, parameters)
+            return _Done(cursor.fetchall(), cursor.rowcount)
 
     def close(self) -> None:
         with self._lock:
