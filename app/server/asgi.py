@@ -19,6 +19,7 @@ from app.server.heap import frozen_after_start
 from app.server.hooks import RateLimit, create_bearer_hook
 from app.server.mcp import SharedContext
 from app.server.mcp_http import HttpMcp
+from app.server.oauth_wiring import wire_oauth
 from app.server.otel import Telemetry
 from app.server.refusal_audit import RefusalAudit
 from app.server.routes import api_routes, routes, service_routes
@@ -46,8 +47,15 @@ def build_app(
     rate_limit = rate_limit_from(settings)
     if telemetry is not None:
         on_call = (*on_call, telemetry.observe_tool_call)
-    mcp = HttpMcp(settings, resolver=resolver, rate_limit=rate_limit, on_call=on_call)
     running = SharedContext()
+    oauth = wire_oauth(settings, resolver, running)
+    mcp = HttpMcp(
+        settings,
+        resolver=oauth.resolver,
+        rate_limit=rate_limit,
+        on_call=on_call,
+        challenge=oauth.challenge,
+    )
     refusals = RefusalAudit(api_routes, resolver, running)
     lifespan = mcp.lifespan(functools.partial(running.open, create_lifespan(settings)))
     app = create_app(
@@ -68,6 +76,7 @@ def build_app(
     )
     app.router.routes.append(mcp.route)
     app.router.routes.extend(ui_routes())
+    app.router.routes.extend(oauth.routes)
     return app
 
 

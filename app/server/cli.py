@@ -17,6 +17,7 @@ from app.infra.token_file import (
 )
 from app.server.config_report import effective_settings, unknown_variable_warnings
 from app.server.log_config import configured_logging
+from app.server.oauth_cli import oauth_client_lines, revoke_oauth_client
 from app.server.otel import telemetry_from_environment
 from app.server.serve_workers import require_shared_storage, run_workers
 from app.server.settings import Settings, SettingsError, load_settings
@@ -72,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--expires", type=_days, metavar="DAYS")
     actions.add_parser("list", help="show tokens (never their secrets)")
     revoke = actions.add_parser("revoke", help="remove a token by id")
-    revoke.add_argument("token_id")
+    revoke.add_argument("token_id", help="a token id, or an OAuth client id")
     return parser
 
 
@@ -193,7 +194,8 @@ def _mcp() -> int:
 
 
 def _token(arguments: argparse.Namespace) -> int:
-    path = load_settings().tokens_path
+    settings = load_settings()
+    path = settings.tokens_path
     if arguments.action == "create":
         grants = parse_grants(arguments.grant)
         secret, record = create_token(
@@ -210,6 +212,10 @@ def _token(arguments: argparse.Namespace) -> int:
             expires = record.expires_at.isoformat() if record.expires_at else "never"
             state = "expired" if expired else f"expires {expires}"
             print(f"{record.token_id}  {record.label or '-'}  {grants}  {state}")
+        for line in oauth_client_lines(settings):
+            print(line)
+    elif (revoked := revoke_oauth_client(settings, arguments.token_id)) is not None:
+        print(f"{revoked} token(s) of OAuth client {arguments.token_id} revoked")
     elif not revoke_token(path, arguments.token_id):
         print(f"no token {arguments.token_id!r} in {path}; see `wenchang token list`")
         return 1

@@ -20,6 +20,10 @@ from app.server.http_middleware import HttpMiddleware
 from app.server.request_log import current_request_id, identified
 from app.shared.identity import Resolver
 
+OWN_ERROR_BODIES = ("/oauth/", "/.well-known/oauth-")
+"""Paths that answer refusals in RFC 6749's shape (or as the consent page),
+which OAuth clients parse: never rewritten into the envelope."""
+
 
 class FrontDoor(HttpMiddleware):
     def __init__(
@@ -40,7 +44,8 @@ class FrontDoor(HttpMiddleware):
         scope, request_id = identified(scope, names)
         token = current_request_id.set(request_id)
         try:
-            send = enveloped(scope, send, self._on_refusal)
+            if not scope["path"].startswith(OWN_ERROR_BODIES):
+                send = enveloped(scope, send, self._on_refusal)
             refused = (
                 duplicate_credentials_refusal(scope, names)
                 or encoded_slash_refusal(scope, self._resolver)

@@ -53,6 +53,8 @@ from app.server.telemetry import ToolCallObserver, log_tool_call
 from app.shared.identity import Identity, Resolver
 
 MCP_PATH = "/mcp"
+Challenge = Callable[[Scope, bool], str]
+"""The 401's ``WWW-Authenticate`` for a request (and whether it sent a token)."""
 JSON = "application/json"
 
 
@@ -80,8 +82,10 @@ class BearerGuard(HttpMiddleware):
         context: Callable[[], AppContext],
         rate_limit: RateLimit,
         refusals: McpRefusalAudit,
+        challenge: Challenge | None = None,
     ) -> None:
         super().__init__(app)
+        self._challenge = challenge
         self._resolver = resolver
         self._context = context
         self._rate_limit = rate_limit
@@ -92,7 +96,12 @@ class BearerGuard(HttpMiddleware):
         try:
             identity = authenticate(self._resolver, authorization)
         except AppError as exc:
-            await refusal(exc)(scope, receive, send)
+            answer = refusal(exc)
+            if self._challenge is not None and exc.status == 401:
+                # Points an OAuth client at the authorization server (RFC 9728).
+                value = self._challenge(scope, bool(authorization))
+                answer.headers["WWW-Authenticate"] = value
+            await answer(scope, receive, send)
             return
         try:
             caller = caller_id(authorization)
@@ -158,6 +167,7 @@ class HttpMcp:
         resolver: Resolver,
         rate_limit: RateLimit,
         on_call: Sequence[ToolCallObserver] = (log_tool_call,),
+        challenge: Challenge | None = None,
     ) -> None:
         self._shared = SharedContext()
         self._app: ASGIApp | None = None
@@ -176,6 +186,7 @@ class HttpMcp:
             context=self._shared,
             rate_limit=rate_limit,
             refusals=built.refusals,
+            challenge=challenge,
         )
         self.route = Route(MCP_PATH, BodyLimit(guard, limit=settings.max_request_bytes))
 

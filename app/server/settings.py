@@ -44,6 +44,20 @@ def _comma_list(value: object) -> object:
     return value
 
 
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``90``, ``90s``, ``15m``, ``1h`` or ``30d``; ValueError otherwise."""
+    text = text.strip().lower()
+    unit = DURATION_UNITS.get(text[-1:], 0)
+    number = text[:-1] if unit else text
+    try:
+        return float(number) * (unit or 1)
+    except ValueError:
+        raise ValueError("use seconds or a number with s, m, h or d, e.g. 1h") from None
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WENCHANG_", extra="forbid")
     config_path: ClassVar[Path | None] = None
@@ -90,6 +104,13 @@ class Settings(BaseSettings):
     history_tools: bool = True
     fast_paths: Literal["on", "off"] = "on"
     """``off`` serves every request by the declared path (``app.server.fast``)."""
+    public_url: str | None = Field(
+        default=None, pattern=r"^https?://[^/?#]+(/[^?#]*)?$"
+    )
+    oauth_trusted_client_hosts: CommaList = ()
+    oauth_ca_file: str | None = None
+    oauth_access_ttl: float = Field(default=3600, ge=60, le=86_400)
+    oauth_unused_client_ttl: float = Field(default=30 * 86_400, ge=60)
 
     @field_validator(
         "scope_priority",
@@ -98,11 +119,22 @@ class Settings(BaseSettings):
         "allowed_origins",
         "local_identity",
         "audit_roles",
+        "oauth_trusted_client_hosts",
         mode="before",
     )
     @classmethod
     def _split(cls, value: object) -> object:
         return _comma_list(value)
+
+    @field_validator("oauth_access_ttl", "oauth_unused_client_ttl", mode="before")
+    @classmethod
+    def _duration(cls, value: object) -> object:
+        return parse_duration(value) if isinstance(value, str) else value
+
+    @field_validator("public_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
 
     @field_validator("sqlite_synchronous", "fast_paths", mode="before")
     @classmethod
@@ -199,6 +231,14 @@ class Settings(BaseSettings):
         if self.audit is not None:
             return self.audit
         return self.storage if self.sqlite_path is not None else "stdout"
+
+    @property
+    def oauth_store_path(self) -> Path | None:
+        """Where OAuth clients and tokens live: the SQLite database, else a
+        SQLite file beside the token file; None (this process) for memory://."""
+        if backend_of(self.storage, STORAGE_URLS) is Backend.MEMORY:
+            return None
+        return self.sqlite_path or self.tokens_path.with_name("wenchang-oauth.db")
 
     @property
     def tokens_path(self) -> Path:

@@ -24,6 +24,9 @@ from ..domain import (
 )
 from ..ports import VersionRecord
 
+READ_ONLY_ROLE = "reader"
+WRITER_ROLES = frozenset({"owner", "admin", "member"})
+"""What a reader is told may write a scope that no write role restricts."""
 AREA_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
@@ -182,7 +185,12 @@ def require_writable(identity: Identity, policy: ScopePolicy, address: Address) 
     if location.area == SYSTEM_AREA:
         raise system_read_only_error(location)
     roles = policy.write_roles.get(location.scope)
-    if roles is not None and identity.grants[location.scope].role not in roles:
+    role = identity.grants[location.scope].role
+    if role == READ_ONLY_ROLE:
+        # A reader never writes, whatever the scope allows (an OAuth client
+        # granted read-only access holds its grants as readers).
+        raise role_required_error(location, (roles or WRITER_ROLES) - {role})
+    if roles is not None and role not in roles:
         raise role_required_error(location, roles)
 
 

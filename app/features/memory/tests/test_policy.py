@@ -118,3 +118,28 @@ def test_an_operator_named_entity_must_be_a_key_segment(
 def test_an_operator_named_entity_locates_its_prefix() -> None:
     """The prefix is the scope, then the entity id."""
     assert locate_entity("user", "alice") == "user/alice/"
+
+
+@pytest.mark.parametrize("write_roles", [None, {"user": ["owner", "reader"]}])
+async def test_a_reader_never_writes(
+    write_roles: dict[str, list[str]] | None,
+) -> None:
+    """The role ``reader`` reads, and is refused every write, even where the scope
+    lists no write roles (or lists ``reader`` itself)."""
+    context = make_context(grants=["user=alice:reader"], write_roles=write_roles)
+    request = WriteFile(
+        scope="user",
+        area="notes",
+        name="x",
+        content="",
+        description="",
+        aliases=[],
+        expected_version=None,
+    )
+
+    with pytest.raises(AppError) as caught:
+        await write_file(request, context)
+
+    assert caught.value.details["reason"] == "role_required"
+    assert "reader" not in caught.value.details["required_roles"]
+    assert (await get_memory_index(context)).entries == []

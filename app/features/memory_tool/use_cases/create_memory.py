@@ -2,11 +2,11 @@
 
 from tenchi.errors import AppError
 
-from app.features.memory.schemas import WriteFile
 from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 
 from ..domain.paths import ToolRefusal
+from ..domain.requests import new_file
 from ..policy import place_of, require_writable, required
 from ..schemas import RunMemoryCommand
 from .file_reads import look
@@ -21,16 +21,7 @@ async def create_memory(command: RunMemoryCommand, context: AppContext) -> str:
     area, name = place.file
     require_writable(area, place.path)
     try:
-        new = WriteFile(
-            scope=command.scope,
-            area=area,
-            name=name,
-            content=text,
-            description="",
-            aliases=[],
-            expected_version=None,  # create only: an existing file is a conflict
-        )
-        await write_file(new, context)
+        await write_file(new_file(command.scope, area, name, text), context)
     except AppError as error:
         if error.code == "VERSION_CONFLICT":
             raise ToolRefusal(exists) from error

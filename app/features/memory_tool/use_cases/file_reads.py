@@ -1,5 +1,8 @@
 """How the tool's commands read: a file or nothing, and a directory's files."""
 
+# doctor: public -- not an operation: steps of the commands, whose reads go
+# through read_file and list_prefix, which authorize every call.
+
 from dataclasses import dataclass
 
 from tenchi.errors import AppError

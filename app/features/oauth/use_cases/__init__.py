@@ -1,0 +1,1 @@
+"""The OAuth operations, one per module."""
