@@ -21,8 +21,8 @@ from pathlib import Path
 from app.features.search.schemas import SearchMemory
 from app.features.search.use_cases.search_memory import search_memory
 from app.infra.corpus_search_index import CorpusSearchIndex
-from app.infra.memory_index_cache import MemoryIndexCache
-from app.infra.sqlite_storage import open_sqlite_storage
+from app.infra.memory.index_cache import MemoryIndexCache
+from app.infra.sqlite.storage import open_sqlite_storage
 from app.server.context import AppContext
 from app.shared.identity import Grant, Identity
 from tests.support.contexts import context_over

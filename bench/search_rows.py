@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata, Write
-from app.infra.sqlite_storage import open_sqlite_storage
-from app.infra.token_file import create_token
+from app.infra.sqlite.storage import open_sqlite_storage
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 from bench import gcs, search
 from bench.seed import BASE_TIME, Tokens

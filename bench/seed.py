@@ -15,8 +15,8 @@ from pathlib import Path
 
 from app.features.memory.domain import file_key, format_timestamp
 from app.features.memory.ports import FileMetadata
-from app.infra.sqlite_storage import open_sqlite_storage
-from app.infra.token_file import create_token
+from app.infra.sqlite.storage import open_sqlite_storage
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 
 READER = "bench-reader"

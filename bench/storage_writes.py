@@ -28,7 +28,7 @@ from typing import Any
 
 from app.features.audit.ports import AuditEvent, PendingEvent
 from app.features.memory.ports import Change, FileMetadata, Write
-from app.infra.sqlite_storage import open_sqlite_storage
+from app.infra.sqlite.storage import open_sqlite_storage
 
 META = FileMetadata("Tea", ("bench",), ("http",), datetime(2026, 3, 1, tzinfo=UTC))
 BASE = "# Tea\n\n- [stated] Prefers green tea in the morning.\n"

@@ -162,7 +162,7 @@ def _tenchi_apps() -> dict[str, Any]:
     from tenchi.routes import route, route_group
     from tenchi.server import RequestInfo, create_app
 
-    from app.server.front_door import FrontDoor
+    from app.server.http.front_door import FrontDoor
 
     body = _file()
     raw = body.__pydantic_serializer__.to_json(body)
@@ -236,8 +236,8 @@ def resolver_micros() -> float:
     """CPU µs to resolve one bearer token against a token file."""
     import tempfile
 
-    from app.infra.token_file import create_token
-    from app.infra.token_file_resolver import TokenFileResolver
+    from app.infra.tokens.token_file import create_token
+    from app.infra.tokens.token_file_resolver import TokenFileResolver
     from app.shared.identity import Grant
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -254,7 +254,7 @@ def limiter_micros(calls: int = 50_000) -> float:
     from types import SimpleNamespace
 
     from app.infra.port_wiring import RATE_LIMIT_STORES, open_request_store
-    from app.server.hooks import RateLimit, require_allowance
+    from app.server.http.hooks import RateLimit, require_allowance
     from app.server.settings import DEFAULT_RATE_LIMIT, Settings
 
     policy = RateLimit(DEFAULT_RATE_LIMIT, 60)

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from app.infra.sqlite_history import HistoryRecorder
+from app.infra.sqlite.history import HistoryRecorder
 from app.server.asgi import build_app
 from app.server.fast.mcp_direct import DirectCalls
 from app.server.settings import load_settings

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 from tenchi.testing import open_http
 
-from app.infra.token_file import create_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file import create_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.errors import GUIDANCE, Category

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 import uvicorn
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import parse_grants

@@ -21,7 +21,7 @@ from app.features.audit.schemas import AuditEvents
 from app.features.memory.schemas import MemoryExport
 from app.server.asgi import build_app
 from app.server.auditing import audited_operation
-from app.server.mcp import served_tools as mcp_tools
+from app.server.mcp.server import served_tools as mcp_tools
 from app.server.routes import api_routes
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner, tasks

@@ -20,8 +20,8 @@ from pathlib import Path
 import httpx
 
 from app.features.audit.ports import AuditSelection, Subject
-from app.infra.sqlite_audit_log import open_sqlite_audit_log
-from app.infra.token_file import create_token
+from app.infra.sqlite.audit_log import open_sqlite_audit_log
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 from tests.support.server import ServerProcess, start_server
 

@@ -14,7 +14,7 @@ from tenchi.errors import AppError
 from tenchi.tasks import TaskInputError
 from wenchang_client import AuditUnavailableError
 
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.tasks import build_task_runner
 from tests.support.audited_app import (

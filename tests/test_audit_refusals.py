@@ -13,8 +13,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from app.server.mcp_calls import call_arguments
-from app.server.mcp_refusal_audit import tool_calls
+from app.server.mcp.calls import call_arguments
+from app.server.mcp.refusal_audit import tool_calls
 from tests.support.audited_app import Audited, open_audited
 
 FILE = "/v1/files/user/notes/tea"

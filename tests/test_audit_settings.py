@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.infra.token_file import create_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file import create_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.runtime import audit_stream
 from app.server.settings import Settings, SettingsError, load_settings
 from app.shared.identity import Grant, Identity

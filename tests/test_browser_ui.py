@@ -23,7 +23,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from app.infra.token_file import create_token, revoke_token
+from app.infra.tokens.token_file import create_token, revoke_token
 from app.shared.identity import Grant
 from tests.support.browser import check_page, running_chromium, screenshot
 from tests.support.server import ServerProcess, running_server

@@ -14,15 +14,15 @@ import pytest
 from starlette.applications import Starlette
 from tenchi.testing import open_http
 
-from app.infra.token_file import (
+from app.infra.tokens.token_file import (
     create_token,
     ensure_cursor_secret,
     read_token_file,
     revoke_token,
 )
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
-from app.server.cli import ensure_first_token, main
+from app.server.cli.main import ensure_first_token, main
 from app.server.settings import load_settings
 from app.shared.identity import Identity, parse_grants
 from tests.support.server import free_port, run_wenchang, running_server

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.features.memory.policy import ScopePolicy
-from app.infra.token_file import create_token, revoke_token
-from app.infra.token_file_resolver import FixedResolver, TokenFileResolver
+from app.infra.tokens.token_file import create_token, revoke_token
+from app.infra.tokens.token_file_resolver import FixedResolver, TokenFileResolver
 from app.shared.identity import Grant, Identity, Resolver
 from tests.support.resolver_conformance import ResolverConformance
 

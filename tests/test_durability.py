@@ -19,9 +19,9 @@ import aiosqlite
 import pytest
 
 from app.features.memory.ports import FileMetadata, Write
-from app.infra import sqlite_connection
-from app.infra.filesystem_storage import FilesystemStorage
-from app.infra.sqlite_storage import SqliteStorage
+from app.infra.filesystem.storage import FilesystemStorage
+from app.infra.sqlite import connection as sqlite_connection
+from app.infra.sqlite.storage import SqliteStorage
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 

@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from starlette.datastructures import Headers
 
 from app.features.memory.tools import history_tools, tools
-from app.server.error_envelope import envelope
+from app.server.http.error_envelope import envelope
 from app.shared.errors import GUIDANCE, Category
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
 

@@ -11,7 +11,7 @@ from typing import Literal
 import pytest
 
 from app.server import asgi
-from app.server.mcp import build_memory_mcp
+from app.server.mcp.server import build_memory_mcp
 from app.server.routes import routes
 from app.server.settings import Settings
 from app.shared.identity import Identity

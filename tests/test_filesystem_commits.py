@@ -12,9 +12,9 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import Change, FileMetadata, Write
-from app.infra import filesystem_storage
-from app.infra.filesystem_key_history import KeyHistories
-from app.infra.filesystem_storage import FilesystemStorage
+from app.infra.filesystem import storage as filesystem_storage
+from app.infra.filesystem.key_history import KeyHistories
+from app.infra.filesystem.storage import FilesystemStorage
 
 KEY = "user/alice/notes/tea.md"
 AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

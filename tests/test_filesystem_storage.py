@@ -14,7 +14,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import FileMetadata, Write
-from app.infra.filesystem_storage import FilesystemStorage
+from app.infra.filesystem.storage import FilesystemStorage
 from app.shared.errors import backend_unavailable
 
 KEY = "user/alice/notes/tea.md"
@@ -28,7 +28,7 @@ import asyncio, sys
 from datetime import UTC, datetime
 from pathlib import Path
 from app.features.memory.ports import FileMetadata, Write
-from app.infra.filesystem_storage import FilesystemStorage
+from app.infra.filesystem.storage import FilesystemStorage
 
 async def main(root, count):
     storage = FilesystemStorage(Path(root))

@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import SearchStrategy
 from schemathesis import BaseSchema, GenerationMode, checks
 
-from app.infra.token_file import create_token
-from app.server.openapi_document import published
+from app.infra.tokens.token_file import create_token
+from app.server.http.openapi_document import published
 from app.shared.identity import Grant
 from tests.support.server import ServerProcess, running_server
 

@@ -18,8 +18,8 @@ import pytest
 from tenchi.testing import open_http
 from wenchang_client import transient_retry
 
-from app.infra.token_file import create_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file import create_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant

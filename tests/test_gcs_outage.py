@@ -13,8 +13,8 @@ import httpx
 import pytest
 from tenchi.testing import open_http
 
-from app.infra.token_file import create_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file import create_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant

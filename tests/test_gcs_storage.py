@@ -11,9 +11,9 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import FileMetadata, Storage, Write
-from app.infra.gcs_location import GcsLocation, parse_gcs_url
-from app.infra.gcs_requests import GcsRefusedError
-from app.infra.gcs_storage import open_gcs_storage
+from app.infra.gcs.location import GcsLocation, parse_gcs_url
+from app.infra.gcs.requests import GcsRefusedError
+from app.infra.gcs.storage import open_gcs_storage
 from app.server.settings import SettingsError, load_settings
 from app.shared.errors import backend_unavailable
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator

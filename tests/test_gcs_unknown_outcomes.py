@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from wenchang_client import AsyncMemoryClient, AttemptOutcome, transient_retry
 
-from app.infra.token_file import create_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file import create_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant

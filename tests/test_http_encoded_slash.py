@@ -5,9 +5,9 @@ from pathlib import Path
 from starlette.applications import Starlette
 from tenchi.testing import open_http
 
-from app.infra.token_file_resolver import FixedResolver
+from app.infra.tokens.token_file_resolver import FixedResolver
 from app.server.asgi import build_app
-from app.server.encoded_slash_guard import malformed_segment
+from app.server.http.encoded_slash_guard import malformed_segment
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
 

@@ -16,8 +16,8 @@ from tenchi.errors import AppError
 
 from app.features.memory.ports import FileMetadata, IndexCache, ListedObject
 from app.features.search.domain.corpus import Corpus, SearchDocument
-from app.infra.memory_index_cache import MemoryIndexCache
-from app.infra.memory_storage import MemoryStorage
+from app.infra.memory.index_cache import MemoryIndexCache
+from app.infra.memory.storage import MemoryStorage
 from app.infra.port_wiring import open_index_cache, open_storage
 from app.shared.errors import backend_unavailable
 from tests.support.loopback import LOOPBACK

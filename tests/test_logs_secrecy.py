@@ -18,7 +18,7 @@ import httpx
 from wenchang_client import AsyncMemoryClient
 from wenchang_client.errors import VersionConflictError
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 from tests.mcp_support import http_session
 from tests.support.server import ServerProcess, running_server

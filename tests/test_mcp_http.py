@@ -12,10 +12,10 @@ from mcp.client import Client
 from mcp.client.session import ClientRequestContext
 from mcp.types import ElicitRequestParams, ElicitResult, ErrorData
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
+from app.server.mcp.telemetry import ToolCallRecord
 from app.server.settings import Settings
-from app.server.telemetry import ToolCallRecord
 from app.shared.identity import parse_grants
 from tests import mcp_scenarios as scenarios
 from tests.mcp_support import FILE_CAP, GRANTS, http_session, ok, refused, serve

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from tenchi.tools import tool_manifest
 
 from app.server.fast.mcp_input_check import compiled
-from app.server.mcp_tools import served_tools
+from app.server.mcp.tools import served_tools
 from app.server.settings import Settings
 from tests.http_support import open_api
 

@@ -17,7 +17,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitRequestParams, ElicitResult, ErrorData
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import parse_grants

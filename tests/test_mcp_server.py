@@ -9,9 +9,13 @@ import pytest
 from mcp.client import Client
 
 from app.features.memory.ports import FileMetadata, Write
-from app.infra.token_file_resolver import FixedResolver
-from app.server.mcp import SharedContext, create_memory_mcp_server, fixed_identity
-from app.server.mcp_tools import served_tools
+from app.infra.tokens.token_file_resolver import FixedResolver
+from app.server.mcp.server import (
+    SharedContext,
+    create_memory_mcp_server,
+    fixed_identity,
+)
+from app.server.mcp.tools import served_tools
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings, SettingsError
 from app.shared.identity import Grant, Identity, ResolutionFailure

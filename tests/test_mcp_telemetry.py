@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.server.telemetry import ToolCallRecord, frozen_view, log_tool_call, notify
+from app.server.mcp.telemetry import ToolCallRecord, frozen_view, log_tool_call, notify
 
 SECRET = "- [stated] Account 12345"
 

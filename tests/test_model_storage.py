@@ -67,7 +67,7 @@ from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.replace_fact import replace_fact
 from app.features.memory.use_cases.write_file import write_file
-from app.infra.memory_index_cache import MemoryIndexCache
+from app.infra.memory.index_cache import MemoryIndexCache
 from app.infra.port_wiring import open_storage
 from app.server.context import AppContext
 from app.shared.errors import (

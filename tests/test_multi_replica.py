@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.loopback import LOOPBACK, free_port

@@ -8,7 +8,7 @@ import pytest
 from tenchi.testing import open_http
 
 from app.server.asgi import build_app
-from app.server.cli import main
+from app.server.cli.main import main
 from app.server.settings import Settings
 
 SNAPSHOT = Path(__file__).parent.parent / "openapi.json"

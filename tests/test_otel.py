@@ -23,10 +23,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 from tenchi.testing import open_http
 
 from app.features.memory.schemas import ExportMemory
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
+from app.server.http.request_log import JsonLines, current_request_id
 from app.server.otel import Telemetry, is_configured, telemetry_from_environment
-from app.server.request_log import JsonLines, current_request_id
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner
 from app.shared.identity import Grant

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import pytest
 
-from app.infra.gcs_location import parse_gcs_url
+from app.infra.gcs.location import parse_gcs_url
 from tests.http_support import FILE, Api, if_match, open_api
 from tests.support.gcs_emulator import GcsEmulator
 from tests.support.storage_adapters import storage_url

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from app.server import prompt
-from app.server.prompt import SECTIONS, PromptSlots, build_memory_prompt
+from app.server.mcp import prompt
+from app.server.mcp.prompt import SECTIONS, PromptSlots, build_memory_prompt
 
 SLOTS = PromptSlots(
     purpose="You remember your work in Acme Analytics.",

@@ -45,8 +45,8 @@ from app.features.memory.use_cases.write_file import write_file
 from app.features.search.schemas import SearchMemory
 from app.features.search.use_cases.search_memory import search_memory
 from app.infra.change_markers import MARKER_KEYS
-from app.infra.memory_index_cache import MemoryIndexCache
-from app.infra.memory_storage import MemoryStorage
+from app.infra.memory.index_cache import MemoryIndexCache
+from app.infra.memory.storage import MemoryStorage
 from app.server.context import AppContext
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings

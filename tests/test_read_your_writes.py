@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 from tests.support.server import ServerProcess, clean_env, running_server
 

@@ -20,8 +20,8 @@ from app.features.search.domain.snippets import snippet
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchIndex, SearchQuery
 from app.infra.corpus_search_index import CorpusSearchIndex
-from app.infra.memory_index_cache import MemoryIndexCache
-from app.infra.sqlite_storage import SqliteStorage
+from app.infra.memory.index_cache import MemoryIndexCache
+from app.infra.sqlite.storage import SqliteStorage
 from tests.support.gcs_emulator import GcsEmulator
 from tests.support.storage_adapters import ADAPTERS, open_adapter
 

@@ -17,9 +17,9 @@ from app.features.memory.use_cases.write_file import write_file
 from app.features.search.schemas import SearchMemory
 from app.features.search.use_cases.search_memory import search_memory
 from app.infra.corpus_search_index import CorpusSearchIndex
-from app.infra.memory_index_cache import MemoryIndexCache
+from app.infra.memory.index_cache import MemoryIndexCache
 from app.infra.port_wiring import open_storage
-from app.infra.sqlite_storage import SqliteStorage
+from app.infra.sqlite.storage import SqliteStorage
 from app.server.context import AppContext
 from app.shared.errors import invalid_argument
 from app.shared.identity import Grant, Identity

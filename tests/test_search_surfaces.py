@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from wenchang_client import InvalidArgumentError
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
-from app.server.prompt import PromptSlots, build_memory_prompt
+from app.server.mcp.prompt import PromptSlots, build_memory_prompt
 from app.server.settings import Settings
 from app.shared.identity import parse_grants
 from tests.mcp_support import failed, http_session, ok, serve

@@ -13,11 +13,11 @@ import pytest
 from tenchi.rate_limits import RateLimitStore
 from tenchi.testing import verify_idempotency_store, verify_rate_limit_store
 
-from app.infra.process_rate_limit_store import ProcessRateLimitStore
-from app.infra.redis_idempotency_store import open_redis_idempotency_store
-from app.infra.redis_rate_limit_store import open_redis_rate_limit_store
-from app.infra.sqlite_idempotency_store import open_sqlite_idempotency_store
-from app.infra.sqlite_rate_limit_store import open_sqlite_rate_limit_store
+from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
+from app.infra.redis.idempotency_store import open_redis_idempotency_store
+from app.infra.redis.rate_limit_store import open_redis_rate_limit_store
+from app.infra.sqlite.idempotency_store import open_sqlite_idempotency_store
+from app.infra.sqlite.rate_limit_store import open_sqlite_rate_limit_store
 from tests.support.redis_server import RedisServer
 
 

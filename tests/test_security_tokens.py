@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.infra import token_file_resolver
-from app.infra.token_file import create_token, ensure_cursor_secret, revoke_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens import token_file_resolver
+from app.infra.tokens.token_file import create_token, ensure_cursor_secret, revoke_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.shared.identity import Grant, Identity
 from tests.http_support import MCP_WRITE
 from tests.support.server import run_wenchang, running_server

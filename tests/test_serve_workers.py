@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import Grant
 from tests.support.server import run_wenchang, start_server
 

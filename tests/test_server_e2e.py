@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.infra.token_file import read_token_file
+from app.infra.tokens.token_file import read_token_file
 from tests.support.server import ServerProcess, running_server
 
 TOKEN_PATTERN = re.compile(r"wct_[A-Za-z0-9_-]+")

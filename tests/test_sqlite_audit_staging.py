@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.features.audit.ports import AuditEvent, PendingEvent
 from app.features.memory.ports import Change, Write
-from app.infra.sqlite_storage import SqliteStorage
+from app.infra.sqlite.storage import SqliteStorage
 from tests.support.audited_app import staged_write
 from tests.support.sqlite_file import opened_database, sql
 from tests.test_sqlite_edits import CHANGE, META

@@ -23,9 +23,9 @@ from app.features.memory.ports import (
     StoredObject,
     Write,
 )
-from app.infra.sqlite_history import HistoryRecorder
-from app.infra.sqlite_storage import SqliteStorage
-from app.infra.sqlite_writes import Landing
+from app.infra.sqlite.history import HistoryRecorder
+from app.infra.sqlite.storage import SqliteStorage
+from app.infra.sqlite.writes import Landing
 from tests.support.audited_app import staged_write
 from tests.support.sqlite_file import Opened, opened_database, sql
 from tests.test_sqlite_group_commit import batch

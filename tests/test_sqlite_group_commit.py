@@ -22,8 +22,8 @@ from app.features.audit.ports import PendingEvent
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
-from app.infra.sqlite_group_commit import GroupCommit
-from app.infra.sqlite_storage import SqliteStorage
+from app.infra.sqlite.group_commit import GroupCommit
+from app.infra.sqlite.storage import SqliteStorage
 from app.shared.errors import backend_unavailable
 from tests.support.audited_app import staged_write
 from tests.support.sqlite_file import Opened, opened_database, sql

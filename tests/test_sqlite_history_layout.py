@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.features.memory.ports import Change, FileMetadata, Write
-from app.infra.sqlite_history import OBJECTS_TABLE
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite.history import OBJECTS_TABLE
+from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
 
 _ROWID_LAYOUT = """
 CREATE TABLE memory_history (

@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 from app.features.memory.ports import Write
-from app.infra.sqlite_history_pack import PACK_OVER, pack, unpack
+from app.infra.sqlite.history_pack import PACK_OVER, pack, unpack
 from tests.support.sqlite_file import opened_database, sql
 from tests.test_sqlite_edits import CHANGE, KEY, META
 

@@ -22,7 +22,7 @@ from app.features.memory.ports import (
     Write,
 )
 from app.infra.history_records import PRUNE_PER_WRITE
-from app.infra.sqlite_storage import open_sqlite_storage
+from app.infra.sqlite.storage import open_sqlite_storage
 
 KEY = "user/alice/notes/tea.md"
 NOW = datetime.now(UTC).replace(microsecond=0)

@@ -10,9 +10,9 @@ import pytest
 
 from app.features.memory.ports import FileMetadata, Write
 from app.infra.change_markers import INITIAL, open_sqlite_change_markers
-from app.infra.sqlite_edits import GET
-from app.infra.sqlite_point_reads import PointReads
-from app.infra.sqlite_storage import open_sqlite_storage
+from app.infra.sqlite.edits import GET
+from app.infra.sqlite.point_reads import PointReads
+from app.infra.sqlite.storage import open_sqlite_storage
 
 KEY = "user/alice/notes/tea.md"
 META = FileMetadata("Tea", (), ("http",), datetime(2026, 12, 1, tzinfo=UTC))

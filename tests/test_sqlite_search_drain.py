@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.features.memory.ports import Change, FileMetadata, Write
-from app.infra.sqlite_search_pending import DRAIN_BATCH
-from app.infra.sqlite_search_postings import analyse_row, term_rows
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite.search_pending import DRAIN_BATCH
+from app.infra.sqlite.search_postings import analyse_row, term_rows
+from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
 from tests.support.sqlite_file import postings, sql
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)

@@ -23,9 +23,9 @@ from app.features.memory.schemas import PurgeMemory
 from app.features.memory.use_cases.purge_memory import purge_memory
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
-from app.infra.sqlite_search_postings import analyse_row, term_rows
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
-from app.infra.token_file import create_token
+from app.infra.sqlite.search_postings import analyse_row, term_rows
+from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
+from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
@@ -156,7 +156,7 @@ WRITER = """
 import asyncio, sys
 from datetime import UTC, datetime
 from app.features.memory.ports import Change, FileMetadata, Write
-from app.infra.sqlite_storage import open_sqlite_storage
+from app.infra.sqlite.storage import open_sqlite_storage
 
 async def main() -> None:
     at = datetime(2026, 3, 1, tzinfo=UTC)

@@ -27,8 +27,8 @@ from app.features.memory.ports import Change, FileMetadata, Storage, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
 from app.infra.port_wiring import open_storage
-from app.infra.sqlite_search_postings import analyse_row, term_rows
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite.search_postings import analyse_row, term_rows
+from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
 from tests.support.sqlite_file import postings
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))

@@ -7,8 +7,8 @@ from tenchi.cli import main
 from tenchi.tools import tool_manifest
 
 from app.features.memory.tools import get_memory_index_tool, read_file_tool
-from app.server.mcp_settings import MAX_TOOL_DESCRIPTION_CHARS, required_approvals
-from app.server.mcp_tools import describe, served_tools
+from app.server.mcp.settings import MAX_TOOL_DESCRIPTION_CHARS, required_approvals
+from app.server.mcp.tools import describe, served_tools
 from app.server.settings import Settings, SettingsError
 from app.server.tools import tools
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from app.infra.gcs_location import parse_gcs_url
+from app.infra.gcs.location import parse_gcs_url
 
 
 class Backend(StrEnum):

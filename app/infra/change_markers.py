@@ -27,13 +27,12 @@ import aiosqlite
 
 from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import FileMetadata, Storage, Write
-
-from .sqlite_connection import (
+from app.infra.sqlite.connection import (
     fetch_rows,
     open_sqlite_connection,
     translate_sqlite_error,
 )
-from .sqlite_point_reads import PointReads, open_point_reads
+from app.infra.sqlite.point_reads import PointReads, open_point_reads
 
 MARKER_KEYS = "%changes/"
 """Where markers live beside the files when the storage keeps them; no entity

@@ -11,8 +11,7 @@ from tenchi.rate_limits import RateLimitStore
 from app.features.audit.ports import AuditLog
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.features.search.ports import SearchIndex
-
-from .backend_urls import (
+from app.infra.backend_urls import (
     AUDIT_URLS,
     INDEX_CACHE_URLS,
     REQUEST_STORE_URLS,
@@ -21,25 +20,25 @@ from .backend_urls import (
     backend_of,
     sqlite_path,
 )
-from .change_markers import (
+from app.infra.change_markers import (
     ChangeMarkers,
     ProcessChangeMarkers,
     StorageChangeMarkers,
     open_sqlite_change_markers,
 )
-from .corpus_search_index import CorpusSearchIndex
-from .file_audit_log import FileAuditLog
-from .filesystem_storage import FilesystemStorage, filesystem_root
-from .memory_audit_log import MemoryAuditLog
-from .memory_index_cache import MemoryIndexCache, NoIndexCache
-from .memory_storage import MemoryStorage
-from .process_rate_limit_store import ProcessRateLimitStore
-from .sqlite_audit_log import open_sqlite_audit_log
-from .sqlite_connection import DEFAULT_SYNCHRONOUS, Synchronous
-from .sqlite_idempotency_store import open_sqlite_idempotency_store
-from .sqlite_rate_limit_store import open_sqlite_rate_limit_store
-from .sqlite_storage import SqliteStorage, open_sqlite_storage
-from .stream_audit_log import NoAuditLog, StreamAuditLog
+from app.infra.corpus_search_index import CorpusSearchIndex
+from app.infra.filesystem.audit_log import FileAuditLog
+from app.infra.filesystem.storage import FilesystemStorage, filesystem_root
+from app.infra.memory.audit_log import MemoryAuditLog
+from app.infra.memory.index_cache import MemoryIndexCache, NoIndexCache
+from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
+from app.infra.memory.storage import MemoryStorage
+from app.infra.sqlite.audit_log import open_sqlite_audit_log
+from app.infra.sqlite.connection import DEFAULT_SYNCHRONOUS, Synchronous
+from app.infra.sqlite.idempotency_store import open_sqlite_idempotency_store
+from app.infra.sqlite.rate_limit_store import open_sqlite_rate_limit_store
+from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
+from app.infra.stream_audit_log import NoAuditLog, StreamAuditLog
 
 
 def _sqlite_file(url: str) -> str:
@@ -67,7 +66,7 @@ async def open_storage(
             root.mkdir(parents=True, exist_ok=True)
             yield FilesystemStorage(root, retention=retention)
         case Backend.GCS:
-            from .gcs_storage import open_gcs_storage
+            from app.infra.gcs.storage import open_gcs_storage
 
             async with open_gcs_storage(url, retention=retention) as storage:
                 yield storage
@@ -104,7 +103,7 @@ async def open_index_cache(
     backend = backend_of(url, INDEX_CACHE_URLS)
     async with open_change_markers(storage_url, storage) as markers:
         if backend is Backend.REDIS:
-            from .redis_index_cache import open_redis_index_cache
+            from app.infra.redis.index_cache import open_redis_index_cache
 
             async with open_redis_index_cache(url, ttl=ttl, markers=markers) as cache:
                 yield cache
@@ -117,13 +116,13 @@ async def open_index_cache(
 # The Redis client (~110 ms) and gcloud-aio (~170 ms) are imported only by a
 # deployment that uses them: every CLI start and task run pays what it imports.
 def _redis_idempotency_store(url: str) -> AbstractAsyncContextManager[IdempotencyStore]:
-    from .redis_idempotency_store import open_redis_idempotency_store
+    from app.infra.redis.idempotency_store import open_redis_idempotency_store
 
     return open_redis_idempotency_store(url)
 
 
 def _redis_rate_limit_store(url: str) -> AbstractAsyncContextManager[RateLimitStore]:
-    from .redis_rate_limit_store import open_redis_rate_limit_store
+    from app.infra.redis.rate_limit_store import open_redis_rate_limit_store
 
     return open_redis_rate_limit_store(url)
 

@@ -16,9 +16,8 @@ from app.features.audit.ports import (
     Position,
     Subject,
 )
+from app.infra.audit_records import event_to_line
 from app.shared.errors import audit_unavailable_error
-
-from .audit_records import event_to_line
 
 
 class StreamAuditLog:

@@ -11,21 +11,21 @@ from starlette.middleware import Middleware
 from tenchi.routes import RouteGroup, route_group
 from tenchi.server import create_app
 
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.fast import fast_paths_on
 from app.server.fast.passthrough import served
-from app.server.front_door import FrontDoor
 from app.server.heap import frozen_after_start
-from app.server.hooks import RateLimit, create_bearer_hook
-from app.server.mcp import SharedContext
-from app.server.mcp_http import HttpMcp
-from app.server.oauth_wiring import wire_oauth
+from app.server.http.front_door import FrontDoor
+from app.server.http.hooks import RateLimit, create_bearer_hook
+from app.server.http.refusal_audit import RefusalAudit
+from app.server.mcp.endpoint import HttpMcp
+from app.server.mcp.server import SharedContext
+from app.server.mcp.telemetry import ToolCallObserver, log_tool_call
+from app.server.oauth.wiring import wire_oauth
 from app.server.otel import Telemetry
-from app.server.refusal_audit import RefusalAudit
 from app.server.routes import api_routes, routes, service_routes
 from app.server.runtime import create_context, create_lifespan
 from app.server.settings import Settings, load_settings
-from app.server.telemetry import ToolCallObserver, log_tool_call
 from app.server.ui.mount import ui_routes
 from app.shared.identity import Resolver
 

@@ -2,7 +2,7 @@
 
 from uvicorn.config import LOGGING_CONFIG
 
-from app.server.request_log import configure_json_logs
+from app.server.http.request_log import configure_json_logs
 from app.server.settings import Settings
 
 

@@ -22,7 +22,7 @@ from tenchi.execution import UseCaseObserver, UseCaseOutcome
 from tenchi.opentelemetry import create_opentelemetry_observers
 from tenchi.server import OutcomeObserver, RequestOutcome
 
-from app.server.telemetry import ToolCallRecord
+from app.server.mcp.telemetry import ToolCallRecord
 
 CONFLICT_CODES = frozenset({"VERSION_CONFLICT"})
 SCOPE = "wenchang"

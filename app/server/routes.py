@@ -8,8 +8,8 @@ from app.features.memory.routes import routes as memory_routes
 from app.features.memory_tool.routes import routes as memory_tool_routes
 from app.features.search.routes import routes as search_routes
 from app.server.context import AppContext
-from app.server.index_route import index_route
-from app.server.openapi_document import published_document, published_openapi_route
+from app.server.http.index_route import index_route
+from app.server.http.openapi_document import published_document, published_openapi_route
 from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
 
 OPENAPI_TITLE = "Wenchang"

@@ -23,7 +23,7 @@ from app.infra.port_wiring import (
     open_storage,
     search_index_of,
 )
-from app.infra.token_file import ensure_cursor_secret
+from app.infra.tokens.token_file import ensure_cursor_secret
 from app.server.context import AppContext
 from app.server.settings import Settings
 

@@ -16,9 +16,9 @@ from app.features.audit.ports import AuditEvent
 from app.features.memory.domain import file_key
 from app.features.memory.ports import FileMetadata, Write
 from app.infra.port_wiring import open_storage
-from app.infra.sqlite_audit_events import staged_record
-from app.infra.token_file import create_token
-from app.infra.token_file_resolver import TokenFileResolver
+from app.infra.sqlite.audit_events import staged_record
+from app.infra.tokens.token_file import create_token
+from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant

@@ -9,8 +9,8 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.features.search.ports import SearchIndex
+from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.port_wiring import search_index_of
-from app.infra.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.context import AppContext
 from app.shared.clock import utc_now

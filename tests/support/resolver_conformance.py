@@ -28,10 +28,10 @@ from app.features.memory.policy import (
     require_grant,
     require_writable,
 )
-from app.infra.memory_index_cache import NoIndexCache
-from app.infra.memory_storage import MemoryStorage
+from app.infra.memory.index_cache import NoIndexCache
+from app.infra.memory.storage import MemoryStorage
 from app.server.asgi import build_app
-from app.server.hooks import authenticate
+from app.server.http.hooks import authenticate
 from app.server.settings import Settings
 from app.shared.errors import GUIDANCE, Category, unauthorized
 from app.shared.identity import (

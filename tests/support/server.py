@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from app.infra.token_file import create_token
+from app.infra.tokens.token_file import create_token
 from app.shared.identity import parse_grants
 
 LOOPBACK = "127.0.0.1"

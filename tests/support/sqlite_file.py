@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.infra.change_markers import SqliteChangeMarkers, open_sqlite_change_markers
-from app.infra.sqlite_group_commit import GroupCommit
-from app.infra.sqlite_storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite.group_commit import GroupCommit
+from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
 
 
 @dataclass

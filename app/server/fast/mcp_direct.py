@@ -33,8 +33,8 @@ from tenchi.tools import ToolBinding, ToolGroup, tool_manifest
 from app.server.context import AppContext
 from app.server.fast.mcp_index import DirectAnswer, DirectResult
 from app.server.fast.mcp_input_check import Check, compiled
-from app.server.mcp_calls import MemoryCalls, Wire
-from app.server.mcp_refusal_audit import caller
+from app.server.mcp.calls import MemoryCalls, Wire
+from app.server.mcp.refusal_audit import caller
 from app.shared.identity import Identity
 
 Authenticate = Callable[[McpRequest], Identity]

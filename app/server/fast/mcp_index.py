@@ -19,7 +19,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from app.features.memory.domain import BuiltIndex
 from app.features.memory.domain.views import EntryRow
 from app.server.context import AppContext
-from app.server.index_route import index_json
+from app.server.http.index_route import index_json
 
 _ENTRY_KEYS = sorted(EntryRow.__annotations__)
 

@@ -25,8 +25,8 @@ from app.features.memory.ports import (
 )
 from app.features.memory.schemas import MemoryFile, WriteFile
 from app.features.memory.use_cases.write_file import write_file
-from app.infra.memory_index_cache import NoIndexCache
-from app.infra.memory_storage import MemoryStorage
+from app.infra.memory.index_cache import NoIndexCache
+from app.infra.memory.storage import MemoryStorage
 from app.server.context import AppContext
 from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Identity, parse_grants

@@ -18,7 +18,7 @@ from app.features.memory.ports import (
     VersionRecord,
     Write,
 )
-from app.infra.memory_storage import MemoryStorage
+from app.infra.memory.storage import MemoryStorage
 
 Race = Callable[[MemoryStorage], Awaitable[None]]
 

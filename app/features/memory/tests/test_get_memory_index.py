@@ -11,7 +11,7 @@ from app.features.memory.use_cases.get_memory_index_if_changed import (
     get_memory_index_if_changed,
 )
 from app.server.context import AppContext
-from app.server.index_route import index_json
+from app.server.http.index_route import index_json
 
 from .conftest import ScriptedStorage, as_identity, create, make_context
 from .index_files import THREE_SCOPES, budget, capped, paths, put

@@ -14,7 +14,7 @@ from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.replace_fact import replace_fact
 from app.features.memory.use_cases.write_file import write_file
-from app.infra.memory_index_cache import MemoryIndexCache
+from app.infra.memory.index_cache import MemoryIndexCache
 from app.server.context import AppContext
 
 from .conftest import ScriptedStorage, create, make_context

@@ -7,7 +7,7 @@ import pytest
 from app.features.oauth.ports import OAuthContext
 from app.features.oauth.use_cases.find_client import find_client
 from app.features.oauth.use_cases.register_client import register_client
-from app.infra.memory_oauth_store import MemoryOAuthStore
+from app.infra.memory.oauth_store import MemoryOAuthStore
 from app.shared.errors.oauth import OAuthError
 from app.shared.identity import Grant
 

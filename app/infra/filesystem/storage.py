@@ -1,0 +1,242 @@
+"""Filesystem storage: a body file and a JSON sidecar per object, under a lock file."""
+
+import asyncio
+import fcntl
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from itertools import islice
+from pathlib import Path
+from urllib.parse import unquote
+
+from app.features.memory import ports
+from app.infra.durable_files import replace_file, sync_directory, write_new
+from app.infra.filesystem.commits import names_version, tidy
+from app.infra.filesystem.history import archive, history_directory, scrub_history
+from app.infra.filesystem.key_history import KeyHistories
+from app.infra.filesystem.layout import (
+    SIDECAR,
+    make_directories,
+    object_location,
+    prefix_directory,
+    read_record,
+    record_document,
+    remove_empty,
+    scrub_objects,
+    walk,
+)
+from app.infra.filesystem.lock import storage_lock
+from app.infra.history_records import tombstone
+from app.shared.errors import backend_unavailable_error, outcome_unknown_error
+
+LOCK_NAME = ".lock"
+LOCK_TIMEOUT_SECONDS = 10.0
+
+
+class FilesystemStorage:
+    """Objects under ``root``; safe across threads and processes sharing it.
+
+    Replacing the sidecar is the commit: the body it names is written first
+    under a fresh name, so a crash never pairs a body with another write's
+    metadata (it may leave an unreferenced body behind). Durability: a new
+    directory, the body and its name are synced before the sidecar is renamed,
+    and the directory after, so a returned write or delete survives power loss.
+    Every operation holds ``root/.lock``, shared to read and exclusive to
+    write, and runs in a worker thread so neither the disk nor the lock ever
+    blocks the event loop.
+    Version history is kept as ``filesystem_history`` describes.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        lock_timeout: float = LOCK_TIMEOUT_SECONDS,
+        retention: ports.HistoryRetention | None = None,
+    ) -> None:
+        self._root = root
+        self._lock_timeout = lock_timeout
+        self._history = KeyHistories(root, retention or ports.HistoryRetention())
+
+    async def _run[T](self, function: Callable[..., T], *arguments: object) -> T:
+        try:
+            return await asyncio.to_thread(function, *arguments)
+        except TimeoutError as exc:
+            raise backend_unavailable_error("timeout") from exc
+        except OSError as exc:
+            raise backend_unavailable_error("unavailable") from exc
+
+    def _locked(self, operation: int) -> AbstractContextManager[None]:
+        return storage_lock(self._root / LOCK_NAME, operation, self._lock_timeout)
+
+    def _location(self, key: str) -> tuple[Path, str]:
+        return object_location(self._root, key)
+
+    def _get(self, key: str) -> ports.StoredObject | None:
+        directory, stem = self._location(key)
+        with self._locked(fcntl.LOCK_SH):
+            record = read_record(directory / f"{stem}{SIDECAR}")
+            if record is None:
+                return None
+            entry = record.entry
+            data = (directory / f"{stem}%{entry.version}").read_bytes()
+        return ports.StoredObject(data, entry.metadata, entry.version)
+
+    def _commit(self, write: ports.Write) -> str:
+        """Write the new body, then replace the sidecar; the lock is held."""
+        key, change = write.key, write.change
+        directory, stem = self._location(key)
+        sidecar = directory / f"{stem}{SIDECAR}"
+        current, version = read_record(sidecar), secrets.token_hex(10)
+        self._history.archive_current(key, current)
+        entry = ports.ListedObject(key, write.metadata, version)
+        make_directories(self._root, key)
+        body = directory / f"{stem}%{version}"
+        write_new(body, write.data)
+        try:
+            sync_directory(directory)  # the body's name, before a sidecar names it
+            replace_file(sidecar, record_document(entry, change))
+        except OSError as exc:
+            if names_version(sidecar, version):
+                # Renamed into place, its directory not synced: readers see the
+                # write, a crash may undo it.
+                raise outcome_unknown_error() from exc
+            body.unlink(missing_ok=True)
+            raise
+        if current is not None:
+            old = directory / f"{stem}%{current.entry.version}"
+            tidy(lambda: old.unlink(missing_ok=True))
+        tidy(lambda: self._history.trim(key, change))
+        return version
+
+    def _put(self, write: ports.Write) -> str:
+        with self._locked(fcntl.LOCK_EX):
+            return self._commit(write)
+
+    def _put_if(self, write: ports.Write, expected: str | None) -> str | None:
+        directory, stem = self._location(write.key)
+        with self._locked(fcntl.LOCK_EX):
+            current = read_record(directory / f"{stem}{SIDECAR}")
+            if (current.entry.version if current else None) != expected:
+                return None
+            return self._commit(write)
+
+    def _delete(self, key: str, expected: str, change: ports.Change | None) -> bool:
+        directory, stem = self._location(key)
+        sidecar = directory / f"{stem}{SIDECAR}"
+        with self._locked(fcntl.LOCK_EX):
+            current = read_record(sidecar)
+            if current is None or current.entry.version != expected:
+                return False
+            self._history.archive_current(key, current)
+            if change is not None:
+                dead = tombstone(secrets.token_hex(10), current.entry.metadata, change)
+                archive(
+                    history_directory(self._root, key), key, dead, current.entry.version
+                )
+            sidecar.unlink()
+            try:
+                sync_directory(directory)
+            except OSError as exc:
+                raise outcome_unknown_error() from exc  # gone now; a crash may undo
+            body = directory / f"{stem}%{current.entry.version}"
+            tidy(lambda: body.unlink(missing_ok=True))
+            tidy(lambda: remove_empty(self._root, directory))
+            tidy(lambda: self._history.trim(key, change))
+        return True
+
+    def _found(
+        self, prefix: str, start_after: str | None
+    ) -> Iterator[tuple[str, Path]]:
+        base = prefix[: prefix.rfind("/") + 1]
+        directory = prefix_directory(self._root, base)
+        if directory is None or not directory.is_dir():
+            return iter(())
+        return walk(directory, base, prefix, start_after)
+
+    def _list(
+        self, prefix: str, start_after: str | None, limit: int
+    ) -> list[ports.ListedObject]:
+        with self._locked(fcntl.LOCK_SH):
+            page: list[ports.ListedObject] = []
+            for _, sidecar in islice(self._found(prefix, start_after), limit):
+                record = read_record(sidecar)
+                if record is not None:
+                    page.append(record.entry)
+            return page
+
+    def _count(self, prefix: str) -> int:
+        with self._locked(fcntl.LOCK_SH):
+            return sum(1 for _ in self._found(prefix, None))
+
+    def _ping(self) -> None:
+        with self._locked(fcntl.LOCK_SH):
+            return None
+
+    def _scrub(self, prefix: str) -> None:
+        """Remove unreferenced bodies and temporaries under ``prefix``, then
+        every directory left empty, so no file name or byte of it remains."""
+        top = prefix_directory(self._root, prefix)
+        if top is None:
+            return
+        with self._locked(fcntl.LOCK_EX):
+            scrub_history(self._root, prefix)
+            if not top.is_dir():
+                return
+            scrub_objects(self._root, top)
+
+    async def get(self, key: str) -> ports.StoredObject | None:
+        return await self._run(self._get, key)
+
+    async def put(self, write: ports.Write) -> str:
+        return await self._run(self._put, write)
+
+    async def put_if_version(
+        self, write: ports.Write, expected: str | None
+    ) -> str | None:
+        return await self._run(self._put_if, write, expected)
+
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: ports.Change | None = None
+    ) -> bool:
+        return await self._run(self._delete, key, expected, change)
+
+    def _versions(
+        self, key: str, after: str | None, limit: int
+    ) -> list[ports.VersionRecord]:
+        with self._locked(fcntl.LOCK_SH):
+            return self._history.versions(key, after, limit)
+
+    def _version(self, key: str, version: str) -> ports.VersionRecord | None:
+        with self._locked(fcntl.LOCK_SH):
+            return self._history.version(key, version)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[ports.VersionRecord]:
+        return await self._run(self._versions, key, after, limit)
+
+    async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
+        return None  # a sidecar names its change, not the call's key
+
+    async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
+        return await self._run(self._version, key, version)
+
+    async def list_page(
+        self, prefix: str, *, start_after: str | None, limit: int
+    ) -> Sequence[ports.ListedObject]:
+        return await self._run(self._list, prefix, start_after, limit)
+
+    async def count(self, prefix: str) -> int:
+        return await self._run(self._count, prefix)
+
+    async def ping(self) -> None:
+        await self._run(self._ping)
+
+    async def scrub(self, prefix: str) -> None:
+        await self._run(self._scrub, prefix)
+
+
+def filesystem_root(url: str) -> Path:
+    """The directory of a ``file:///dir`` storage URL."""
+    return Path(unquote(url.removeprefix("file://")))

@@ -1,0 +1,68 @@
+"""Deletes on GCS: a tombstone replaces the object at its generation, then goes.
+
+The tombstone is a conditional upload like every write (``gcs_outcomes``), so
+a delete whose answer was lost is resolved by the write id it carries, never
+guessed: a purge counts exactly the objects it removed, and a repeated purge
+finds only what is left. A call's delete archives the tombstone's record and
+removes the tombstone; a purge's tombstone holds none of the file's metadata
+and stays, unarchived, until the purge's scrub erases it with the entity's
+history.
+"""
+
+import contextlib
+from dataclasses import replace
+from typing import Any
+
+from tenchi.errors import AppError
+
+from app.features.memory.ports import Change, FileMetadata
+from app.infra.gcs.history import change_map
+from app.infra.gcs.outcomes import GcsWrites
+from app.infra.object_metadata import metadata_from_map
+from app.shared.clock import utc_now
+
+PURGE = "purge"
+"""The operation and actor of a purge's tombstone."""
+
+
+class GcsDeletes(GcsWrites):
+    """Conditional uploads and deletes of one location's keys; a delete is the
+    tracked upload of a tombstone."""
+
+    async def remove(
+        self, key: str, current: dict[str, Any], change: Change | None
+    ) -> bool:
+        """Delete ``current`` (live, its record archived); False if it changed.
+
+        ``change`` None is a purge's delete.
+        """
+        values = _tombstone(current, change)
+        generation = str(current["generation"])
+        tombstone = await self.upload(key, b"", values, generation)
+        if tombstone is None:
+            return False
+        if change is None:
+            # A purge's tombstones stay until its scrub erases them: removing
+            # each now would be a second mutation of the object at once, which
+            # GCS rate-limits (about one per second per object).
+            return True
+        # The delete has landed; a tombstone left behind by a failure here is a
+        # state every reader and the next create handle.
+        with contextlib.suppress(AppError):
+            resource = {"generation": tombstone, "metadata": values}
+            await self._history.archive(key, resource, b"")
+            await self._objects.delete(
+                self._prefix + key, {"ifGenerationMatch": tombstone}
+            )
+        await self._history.prune(key, None, change.at)
+        return True
+
+
+def _tombstone(current: dict[str, Any], change: Change | None) -> dict[str, str]:
+    if change is None:
+        now = utc_now()
+        return change_map(
+            FileMetadata("", (), (), now), Change(PURGE, PURGE, now), deleted=True
+        )
+    metadata = metadata_from_map(current.get("metadata") or {})
+    return change_map(replace(metadata, last_updated=change.at), change, deleted=True)

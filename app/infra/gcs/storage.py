@@ -1,0 +1,244 @@
+"""GCS storage: object generations are versions; every mutation is guarded by one.
+
+Version history is kept as ``gcs_history`` describes.
+"""
+
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+
+from app.features.memory import ports
+from app.infra.gcs.client import GcsClient
+from app.infra.gcs.deletes import GcsDeletes
+from app.infra.gcs.history import (
+    HISTORY,
+    NAME_LIMIT,
+    GcsHistory,
+    change_map,
+    generation_of,
+    is_tombstone,
+    is_tracked,
+)
+from app.infra.gcs.location import GcsLocation, parse_gcs_url
+from app.infra.gcs.objects import GcsObjects
+from app.infra.history_records import without_data, written
+from app.infra.object_metadata import metadata_from_map
+from app.shared.errors import backend_unavailable_error
+
+READ_ATTEMPTS = 3
+WRITE_ATTEMPTS = 5
+LIST_BATCH = 1000
+LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
+SCRUB_FIELDS = "items(name,generation,timeDeleted,metadata),nextPageToken"
+
+OWN_LOOKBACK = 20
+"""How many of a file's newest records a repeated call searches for its own write."""
+
+logger = logging.getLogger(__name__)
+
+
+class GcsStorage:
+    """One bucket (and optional key prefix) as a Storage; GcsObjects retries."""
+
+    def __init__(
+        self,
+        client: GcsClient,
+        location: GcsLocation,
+        *,
+        retention: ports.HistoryRetention | None = None,
+    ) -> None:
+        self._objects = GcsObjects(client, location)
+        self._bucket = location.bucket
+        self._prefix = location.prefix
+        self._history = GcsHistory(
+            self._objects, location.prefix, retention or ports.HistoryRetention()
+        )
+        self._writes = GcsDeletes(
+            self._objects, self._history, location.prefix, location.timeout
+        )
+
+    async def _live(self, key: str) -> dict[str, Any] | None:
+        if len((self._prefix + key).encode()) > NAME_LIMIT:
+            return None  # no object can have this name
+        described = await self._objects.describe(self._prefix + key)
+        return None if described is None or is_tombstone(described) else described
+
+    async def get(self, key: str) -> ports.StoredObject | None:
+        name = self._prefix + key
+        for _ in range(READ_ATTEMPTS):
+            described = await self._live(key)
+            if described is None:
+                return None
+            generation = str(described["generation"])
+            data = await self._objects.download(name, generation)
+            if data is None:
+                continue
+            metadata = metadata_from_map(described.get("metadata") or {})
+            return ports.StoredObject(data, metadata, generation)
+        logger.warning("GCS object kept changing while being read")
+        raise backend_unavailable_error("unavailable")
+
+    async def _archive(self, key: str, current: dict[str, Any]) -> bool:
+        """Archive ``current``'s record before replacing it; False if it changed."""
+        if not is_tracked(current):
+            return True
+        data = b""
+        if not is_tombstone(current):
+            generation = str(current["generation"])
+            found = await self._objects.download(self._prefix + key, generation)
+            if found is None:
+                return False
+            data = found
+        await self._history.archive(key, current, data)
+        return True
+
+    async def _replace(
+        self, key: str, data: bytes, values: dict[str, str], current: dict[str, Any]
+    ) -> str | None:
+        if not await self._archive(key, current):
+            return None
+        return await self._writes.upload(key, data, values, str(current["generation"]))
+
+    async def _landed(self, write: ports.Write, version: str | None) -> str | None:
+        change = write.change
+        if version is not None and change is not None:
+            newest = written(version, write, change)
+            await self._history.prune(write.key, without_data(newest), change.at)
+        return version
+
+    async def put(self, write: ports.Write) -> str:
+        key, data = write.key, write.data
+        self._history.require_room(key)
+        values = change_map(write.metadata, write.change)
+        for _ in range(WRITE_ATTEMPTS):
+            current = await self._objects.describe(self._prefix + key)
+            if current is None:
+                version = await self._writes.upload(key, data, values, "0")
+            else:
+                version = await self._replace(key, data, values, current)
+            if version is not None:
+                await self._landed(write, version)
+                return version
+        raise backend_unavailable_error("unavailable")
+
+    async def put_if_version(
+        self, write: ports.Write, expected: str | None
+    ) -> str | None:
+        key, data, name = write.key, write.data, self._prefix + write.key
+        self._history.require_room(key)
+        values = change_map(write.metadata, write.change)
+        if expected is None:
+            version = await self._writes.upload(key, data, values, "0")
+            if version is None:
+                # Only a tombstone left by a delete may stand where a create goes.
+                current = await self._objects.describe(name)
+                if current is None or not is_tombstone(current):
+                    return None
+                version = await self._replace(key, data, values, current)
+        else:
+            current = await self._live(key)
+            if current is None or str(current["generation"]) != generation_of(expected):
+                return None
+            version = await self._replace(key, data, values, current)
+        return await self._landed(write, version)
+
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: ports.Change | None = None
+    ) -> bool:
+        current = await self._live(key)
+        if current is None:
+            return False
+        if str(current["generation"]) != generation_of(expected):
+            return False
+        if not await self._archive(key, current):
+            return False
+        return await self._writes.remove(key, current, change)
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[ports.VersionRecord]:
+        return await self._history.versions(key, after=after, limit=limit)
+
+    async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
+        # A write's call is in its metadata (``gcs_history``): a repeated call
+        # whose first attempt's outcome was unknown finds what that attempt did.
+        if not call:
+            return None
+        records = await self.list_versions(key, after=None, limit=OWN_LOOKBACK)
+        for record in records:
+            if record.call == call:
+                return await self.get_version(key, record.version)
+        return None
+
+    async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
+        return await self._history.version(key, version)
+
+    def _visible(self, item: dict[str, Any]) -> bool:
+        return not is_tombstone(item) and not str(item["name"]).startswith(
+            self._prefix + HISTORY
+        )
+
+    async def list_page(
+        self, prefix: str, *, start_after: str | None, limit: int
+    ) -> Sequence[ports.ListedObject]:
+        params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
+        params["maxResults"] = str(min(limit + 1, LIST_BATCH))
+        if start_after is not None:
+            # startOffset is inclusive; the object named start_after is dropped.
+            params["startOffset"] = self._prefix + start_after
+        page: list[ports.ListedObject] = []
+        async with contextlib.aclosing(self._objects.items(params)) as items:
+            async for item in items:
+                key = str(item["name"])[len(self._prefix) :]
+                if start_after is not None and key <= start_after:
+                    continue
+                if not self._visible(item):
+                    continue
+                metadata = metadata_from_map(item.get("metadata") or {})
+                page.append(ports.ListedObject(key, metadata, str(item["generation"])))
+                if len(page) == limit:
+                    break
+        return page
+
+    async def count(self, prefix: str) -> int:
+        params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
+        params["maxResults"] = str(LIST_BATCH)
+        items = self._objects.items(params)
+        return len([item async for item in items if self._visible(item)])
+
+    async def ping(self) -> None:
+        # Listing needs only storage.objects.list, which roles/storage.objectUser
+        # grants; reading the bucket itself would need more.
+        await self._objects.list({"prefix": self._prefix, "maxResults": "1"})
+
+    async def scrub(self, prefix: str) -> None:
+        # With object versioning on, a delete leaves a noncurrent generation
+        # (it has timeDeleted); those are erased, with any tombstone and every
+        # archived record. A bucket's soft-delete retention is outside what the
+        # API can erase: disable it for purges.
+        params = {"prefix": self._prefix + prefix, "versions": "true"}
+        params |= {"fields": SCRUB_FIELDS, "maxResults": str(LIST_BATCH)}
+        async for item in self._objects.items(params):
+            if item.get("timeDeleted") or is_tombstone(item):
+                await self._objects.erase(str(item["name"]), str(item["generation"]))
+        await self._history.scrub(prefix)
+
+
+@asynccontextmanager
+async def open_gcs_storage(
+    url: str, *, retention: ports.HistoryRetention | None = None
+) -> AsyncGenerator[GcsStorage]:
+    """A GcsStorage for ``url`` with its own HTTP session, closed on exit.
+
+    Credentials come from the standard Google environment
+    (GOOGLE_APPLICATION_CREDENTIALS, gcloud's application default credentials,
+    or the metadata server); STORAGE_EMULATOR_HOST points at an emulator.
+    """
+    location = parse_gcs_url(url)
+    timeout = aiohttp.ClientTimeout(total=location.timeout)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        yield GcsStorage(GcsClient(session=session), location, retention=retention)

@@ -1,0 +1,117 @@
+"""In-memory storage for tests and trials; a real adapter of the Storage port."""
+
+import bisect
+import itertools
+from collections.abc import Sequence
+
+from app.features.memory import ports
+from app.infra.history_records import expired, tombstone, without_data, written
+
+
+class MemoryStorage:
+    """One process, one event loop: no method awaits, so each is atomic.
+
+    History is a list of records per key, oldest first, appended in the same
+    step as the mutation it records.
+    """
+
+    def __init__(self, *, retention: ports.HistoryRetention | None = None) -> None:
+        self._objects: dict[str, ports.StoredObject] = {}
+        self._keys: list[str] = []
+        self._versions = itertools.count(1)
+        self._history: dict[str, list[ports.VersionRecord]] = {}
+        self._retention = retention or ports.HistoryRetention()
+
+    async def get(self, key: str) -> ports.StoredObject | None:
+        return self._objects.get(key)
+
+    async def put(self, write: ports.Write) -> str:
+        key, change, version = write.key, write.change, str(next(self._versions))
+        if key not in self._objects:
+            bisect.insort(self._keys, key)
+        self._objects[key] = ports.StoredObject(
+            bytes(write.data), write.metadata, version
+        )
+        if change is not None:
+            self._record(key, written(version, write, change), change)
+        return version
+
+    async def put_if_version(
+        self, write: ports.Write, expected: str | None
+    ) -> str | None:
+        current = self._objects.get(write.key)
+        if (current.version if current else None) != expected:
+            return None
+        return await self.put(write)
+
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: ports.Change | None = None
+    ) -> bool:
+        current = self._objects.get(key)
+        if current is None or current.version != expected:
+            return False
+        del self._objects[key]
+        self._keys.pop(bisect.bisect_left(self._keys, key))
+        if change is not None:
+            version = str(next(self._versions))
+            self._record(key, tombstone(version, current.metadata, change), change)
+        return True
+
+    def _record(
+        self, key: str, record: ports.VersionRecord, change: ports.Change
+    ) -> None:
+        history = self._history.setdefault(key, [])
+        history.append(record)
+        newest_first = history[::-1]
+        for position in expired(newest_first, self._retention, change.at):
+            history.remove(newest_first[position])
+
+    async def list_versions(
+        self, key: str, *, after: str | None, limit: int
+    ) -> Sequence[ports.VersionRecord]:
+        newest_first = self._history.get(key, [])[::-1]
+        start = 0
+        if after is not None:
+            versions = [record.version for record in newest_first]
+            start = versions.index(after) + 1 if after in versions else len(versions)
+        return [without_data(record) for record in newest_first[start : start + limit]]
+
+    async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
+        return None  # a write's outcome is always known
+
+    async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
+        for record in self._history.get(key, ()):
+            if record.version == version:
+                return record
+        return None
+
+    async def list_page(
+        self, prefix: str, *, start_after: str | None, limit: int
+    ) -> Sequence[ports.ListedObject]:
+        start = bisect.bisect_left(self._keys, prefix)
+        if start_after is not None and start_after >= prefix:
+            start = bisect.bisect_right(self._keys, start_after)
+        page: list[ports.ListedObject] = []
+        for key in itertools.islice(self._keys, start, None):
+            if not key.startswith(prefix) or len(page) == limit:
+                break
+            stored = self._objects[key]
+            page.append(ports.ListedObject(key, stored.metadata, stored.version))
+        return page
+
+    async def count(self, prefix: str) -> int:
+        start = bisect.bisect_left(self._keys, prefix)
+        count = 0
+        for key in itertools.islice(self._keys, start, None):
+            if not key.startswith(prefix):
+                break
+            count += 1
+        return count
+
+    async def ping(self) -> None:
+        return None
+
+    async def scrub(self, prefix: str) -> None:
+        # A deleted object is unreferenced at once; only its history remains.
+        for key in [key for key in self._history if key.startswith(prefix)]:
+            del self._history[key]

@@ -1,0 +1,157 @@
+"""SQLite version history: the record each landed mutation adds, and its reads.
+
+A mutation that carries a change adds its record (``HistoryRecorder``) in the
+write's own transaction, right after its statement landed (``sqlite_writes``),
+so a record exists exactly when its mutation committed; a recorded delete
+records a tombstone. The same step prunes the key's history to the retention
+this process was opened with (at most ``PRUNE_PER_WRITE`` rows per limit and
+write, never the newest).
+The table, clustered by key, is ``sqlite_history_table``'s; how a record keeps
+long content, ``sqlite_history_pack``'s.
+``history_page`` and ``history_version`` read the records back.
+"""
+
+import sqlite3
+from typing import Any
+
+import aiosqlite
+
+from app.features.memory.ports import HistoryRetention, VersionRecord
+from app.infra.history_records import PRUNE_PER_WRITE
+from app.infra.sqlite.connection import fetch_rows, translate_sqlite_error
+from app.infra.sqlite.history_pack import unpack
+from app.infra.sqlite.history_table import prepare_history_table
+from app.infra.sqlite.rows import record_from
+
+OBJECTS_TABLE = """
+CREATE TABLE IF NOT EXISTS memory_objects (
+    key TEXT PRIMARY KEY,
+    data BLOB NOT NULL,
+    description TEXT NOT NULL,
+    aliases TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    last_updated TEXT NOT NULL,
+    version TEXT NOT NULL
+) WITHOUT ROWID
+"""
+# A database made before 2026-12 has more columns in ``memory_objects``
+# (operation, actor, changed_at, tombstone, audit_event: what its triggers
+# copied); nullable or defaulted, they stay unused.
+RECORD_COLUMNS = (
+    "version, operation, actor, deleted, size, description, aliases, sources, "
+    "last_updated"
+)
+_AGE = "julianday(:last_updated)"
+_FLOOR = f"min(coalesce(floor, {_AGE}), coalesce({_AGE}, floor))"
+_NEWEST = (
+    f"SELECT seq, n, {_FLOOR}, {_FLOOR} < julianday(:changed_at) - :max_days "
+    "FROM memory_history WHERE key = :key ORDER BY seq DESC LIMIT 1"
+)
+"""The key's newest record: its seq and count, the floor the new record gets,
+and whether that floor is past the age limit (one seek from the end of the run)."""
+_BY_COUNT = """
+DELETE FROM memory_history WHERE key = :key AND seq <= (SELECT max(seq) FROM
+    (SELECT seq FROM memory_history WHERE key = :key ORDER BY seq LIMIT :doomed))
+"""
+_INSERT = f"""
+INSERT INTO memory_history (key, seq, n, floor, version, operation, actor,
+    deleted, size, description, aliases, sources, last_updated, data)
+VALUES (:key, :seq, :n, coalesce(:floor, {_AGE}), :version, :operation, :actor,
+    :deleted, :size, :description, :aliases, :sources, :last_updated, :data)
+"""
+_OLD = "julianday(last_updated) < julianday(:changed_at) - :max_days"
+_BY_AGE = f"""
+DELETE FROM memory_history WHERE key = :key AND seq <= (SELECT max(seq) FROM
+    (SELECT seq FROM memory_history WHERE key = :key AND seq < :seq AND {_OLD}
+     ORDER BY seq LIMIT {PRUNE_PER_WRITE})) AND {_OLD}
+"""
+_RECOUNT = """
+UPDATE memory_history SET
+    n = (SELECT count(*) FROM memory_history WHERE key = :key),
+    floor = (SELECT min(julianday(last_updated)) FROM memory_history WHERE key = :key)
+WHERE key = :key AND seq = :seq
+"""
+
+
+class HistoryRecorder:
+    """Records one landed change of a key and prunes the key to its retention.
+
+    Each record carries its key's record count ``n`` and a ``floor`` no later
+    than any of the key's records' dates, carried on from the newest record:
+    no write counts or scans the key's records to know how many it has or how
+    old the oldest may be. Count pruning runs before the insert, so the pages
+    it frees (a long body's overflow pages) are reused by that insert; age
+    pruning after it (never the newest), and only when the floor says some
+    record is past the limit, after which ``n`` and ``floor`` are counted afresh.
+    """
+
+    __slots__ = ("_keep", "_max_days")
+
+    def __init__(self, retention: HistoryRetention) -> None:
+        self._keep, self._max_days = retention.max_versions, retention.max_days
+
+    def record(self, db: sqlite3.Connection, fields: dict[str, Any]) -> None:
+        """Add the record ``fields`` describe (``_INSERT``'s names, without seq,
+        n and floor) inside the change's transaction, then prune."""
+        fields["max_days"] = self._max_days
+        newest = db.execute(_NEWEST, fields).fetchone()
+        old = False
+        if newest is None:
+            fields["seq"], fields["n"], fields["floor"] = 1, 1, None
+        else:
+            seq, n, floor, past = newest
+            doomed = max(0, min(PRUNE_PER_WRITE, n - (self._keep - 1)))
+            if doomed:
+                fields["doomed"] = doomed
+                db.execute(_BY_COUNT, fields)
+            fields["seq"], fields["n"], fields["floor"] = seq + 1, n - doomed + 1, floor
+            old = bool(self._max_days and past)
+        db.execute(_INSERT, fields)
+        if old:
+            db.execute(_BY_AGE, fields)
+            db.execute(_RECOUNT, fields)
+
+
+async def prepare_history(connection: aiosqlite.Connection) -> None:
+    """Add the history table when missing (or move an older layout into it)."""
+    try:
+        await prepare_history_table(connection)
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+
+
+async def history_page(
+    connection: aiosqlite.Connection, key: str, *, after: str | None, limit: int
+) -> list[VersionRecord]:
+    """Up to ``limit`` records of ``key``, newest first, older than ``after``."""
+    parameters: tuple[Any, ...]
+    if after is None:
+        where, parameters = "key = ?", (key, limit)
+    else:
+        where = (
+            "key = ? AND seq < (SELECT seq FROM memory_history "
+            "WHERE key = ? AND version = ?)"
+        )
+        parameters = (key, key, after, limit)
+    rows = await fetch_rows(
+        connection,
+        f"SELECT {RECORD_COLUMNS} FROM memory_history WHERE {where} "
+        "ORDER BY seq DESC LIMIT ?",
+        parameters,
+    )
+    return [record_from(row, None) for row in rows]
+
+
+async def history_version(
+    connection: aiosqlite.Connection, key: str, version: str
+) -> VersionRecord | None:
+    """The newest record of ``key`` at ``version``, with its content."""
+    rows = await fetch_rows(
+        connection,
+        f"SELECT {RECORD_COLUMNS}, data FROM memory_history "
+        "WHERE key = ? AND version = ? ORDER BY seq DESC LIMIT 1",
+        (key, version),
+    )
+    if not rows:
+        return None
+    return record_from(rows[0], unpack(bytes(rows[0][9]), int(rows[0][4])))

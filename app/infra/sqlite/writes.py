@@ -1,0 +1,183 @@
+"""Every statement one SQLite file change runs, in its own transaction, in order.
+
+A change of a file through ``SqliteStorage`` is one group-commit job
+(``sqlite_group_commit``) on the write connection: its statement, then, only
+if that statement landed, what lands with it (``Landing.written``, or
+``Landing.deleted``):
+
+1. the version record, when the write carries a ``Change``
+   (``sqlite_history.HistoryRecorder``: the record and its key's pruning);
+2. search: a written file is marked pending (a search indexes it first), a
+   deleted one's postings and mark are dropped (``sqlite_search_schema``);
+3. the entity's change marker is replaced (``change_markers.BUMP``);
+4. the call's audit event (``Change.event``) is claimed and staged
+   (``sqlite_audit_events.STAGE``) when the audit log shares this database.
+
+They share the job's transaction: all of them commit, or none (a failing
+statement fails the write, rolled back whole). A job keeps the event it
+claimed (``claimed``); the storage settles it once the commit answered.
+"""
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from app.features.audit.ports import PendingEvent
+from app.features.memory.domain import format_timestamp
+from app.features.memory.ports import Change, Write
+from app.infra.change_markers import BUMP, marker_of_key, new_marker
+from app.infra.sqlite.audit_events import STAGE, staged_record
+from app.infra.sqlite.history import HistoryRecorder
+from app.infra.sqlite.history_pack import pack
+from app.infra.sqlite.rows import COLUMNS, meta_values, new_version
+from app.infra.sqlite.search_schema import FORGET
+
+REPLACE = (
+    f"INSERT OR REPLACE INTO memory_objects (key, data, {COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+"""Parameters: key, data, ``written_values``."""
+INSERT_NEW = (
+    f"INSERT INTO memory_objects (key, data, {COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+)
+"""Parameters: key, data, ``written_values``."""
+UPDATE_AT = (
+    "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
+    "sources = ?, last_updated = ?, version = ? WHERE key = ? AND version = ?"
+)
+"""Parameters: data, ``written_values``, key, expected version."""
+DELETE_AT = (
+    "DELETE FROM memory_objects WHERE key = ? AND version = ? "
+    "RETURNING description, aliases, sources"
+)
+"""Parameters: key, expected version; the removed file's metadata columns."""
+MARK_PENDING = "INSERT OR IGNORE INTO search_pending VALUES (?)"
+
+
+@dataclass(frozen=True, slots=True)
+class Landing:
+    """What lands with every file change of one storage (see the module)."""
+
+    history: HistoryRecorder
+    stages_events: bool = False
+    """The audit log shares this database (``SqliteStorage.share_audit_log``)."""
+
+    def written(
+        self, db: sqlite3.Connection, write: Write, version: str
+    ) -> PendingEvent | None:
+        """``write`` landed as ``version``: its record, search mark, marker and
+        event (returned if this write claimed it)."""
+        change = write.change
+        if change is not None:
+            meta = meta_values(write.metadata)
+            # An edit's change is stamped with the moment it gives the file.
+            at = meta[3] if change.at is write.metadata.last_updated else None
+            record = _fields(write.key, version, change, meta, at)
+            record.update(deleted=0, size=len(write.data), data=pack(write.data))
+            self.history.record(db, record)
+        db.execute(MARK_PENDING, (write.key,))
+        return self._marked(db, write.key, version, change)
+
+    def deleted(
+        self,
+        db: sqlite3.Connection,
+        key: str,
+        removed: tuple[str, str, str, str],
+        change: Change | None,
+    ) -> PendingEvent | None:
+        """``key`` at version ``removed[3]`` is gone: a tombstone, no postings."""
+        description, aliases, sources, version = removed
+        if change is not None:
+            stamp = format_timestamp(change.at)
+            meta = (description, aliases, sources, stamp)
+            record = _fields(key, new_version(), change, meta, stamp)
+            record.update(deleted=1, size=0, data=b"")
+            self.history.record(db, record)
+        for statement in FORGET:
+            db.execute(statement, (key,))
+        return self._marked(db, key, version, change)
+
+    def _marked(
+        self, db: sqlite3.Connection, key: str, version: str, change: Change | None
+    ) -> PendingEvent | None:
+        db.execute(BUMP, (marker_of_key(key), new_marker()))
+        pending = change.event if change is not None and self.stages_events else None
+        if pending is None:
+            return None
+        event = pending.claim()
+        if event is None:
+            return None  # an earlier write of the call committed it
+        try:
+            db.execute(STAGE, (staged_record(event), version))
+        except BaseException:
+            pending.settle(landed=False)  # the write fails with it
+            raise
+        return pending
+
+
+def _fields(
+    key: str,
+    version: str,
+    change: Change,
+    meta: tuple[str, str, str, str],
+    changed_at: str | None,
+) -> dict[str, Any]:
+    description, aliases, sources, last_updated = meta
+    return {
+        "key": key,
+        "version": version,
+        "operation": change.operation,
+        "actor": change.actor,
+        "description": description,
+        "aliases": aliases,
+        "sources": sources,
+        "last_updated": last_updated,
+        "changed_at": changed_at or format_timestamp(change.at),
+    }
+
+
+class StatementJob:
+    """One write statement (put, guarded put, delete without a record) as a job."""
+
+    __slots__ = ("claimed", "landing", "parameters", "sql", "version", "write")
+
+    def __init__(
+        self,
+        landing: Landing,
+        sql: str,
+        parameters: tuple[Any, ...],
+        write: Write,
+        version: str,
+    ) -> None:
+        self.landing, self.sql, self.parameters = landing, sql, parameters
+        self.write, self.version = write, version
+        self.claimed: PendingEvent | None = None
+
+    def __call__(self, db: sqlite3.Connection) -> int:
+        if db.execute(self.sql, self.parameters).rowcount != 1:
+            return 0  # the precondition failed: nothing else runs
+        self.claimed = self.landing.written(db, self.write, self.version)
+        return 1
+
+
+class DeleteJob:
+    """A guarded delete as a job; with a ``change`` it leaves a tombstone record."""
+
+    __slots__ = ("change", "claimed", "expected", "key", "landing")
+
+    def __init__(
+        self, landing: Landing, key: str, expected: str, change: Change | None
+    ) -> None:
+        self.landing, self.key, self.expected = landing, key, expected
+        self.change = change
+        self.claimed: PendingEvent | None = None
+
+    def __call__(self, db: sqlite3.Connection) -> int:
+        rows = db.execute(DELETE_AT, (self.key, self.expected)).fetchall()
+        if not rows:
+            return 0
+        description, aliases, sources = rows[0]
+        removed = (description, aliases, sources, self.expected)
+        self.claimed = self.landing.deleted(db, self.key, removed, self.change)
+        return 1
