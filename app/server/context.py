@@ -4,7 +4,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.policy import AuditPolicy
@@ -12,7 +11,9 @@ from app.features.audit.ports import AuditLog
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports.request_records import RequestRecords
 from app.features.search.ports import SearchIndex
+from app.infra.memory_idempotency_store import MemoryIdempotencyStore
 from app.infra.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.auditing import audited, mark_audited
@@ -32,7 +33,7 @@ class AppContext:
     clock: Callable[[], datetime] = utc_now
     identity: Identity | None = None
     surface: str = "http"
-    idempotency: IdempotencyStore = field(default_factory=MemoryIdempotencyStore)
+    idempotency: RequestRecords = field(default_factory=MemoryIdempotencyStore)
     rate_limits: RateLimitStore = field(default_factory=ProcessRateLimitStore)
     caller: str = ""
     """Who sent an HTTP request, as an opaque id derived from its credential."""
