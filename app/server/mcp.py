@@ -25,6 +25,7 @@ from app.server.context import AppContext
 from app.server.mcp_calls import MemoryCalls, call_request_id
 from app.server.mcp_direct import DirectCalls
 from app.server.mcp_refusal_audit import McpRefusalAudit, caller
+from app.server.mcp_server_info import SERVER_NAME, ServerInfo, wenchang_version
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
 from app.server.mcp_tools import direct_results, served_tools
@@ -136,7 +137,7 @@ def build_memory_mcp(
         authenticate=_remembering(authenticate),
         runner_factory=_runner_factory(tools, call_context),
         approve=approve_listed(required),
-        name="wenchang",
+        name=SERVER_NAME,
         instructions=prompt,
         transport_security=transport_security(settings),
     )
@@ -159,6 +160,7 @@ def build_memory_mcp(
         observers=tuple(on_call),
         on_refusal=refusals.invalid_input(call_context),
     )
+    server.middleware.append(ServerInfo(version=wenchang_version()))
     server.middleware.append(calls)
     direct = DirectCalls(
         server,
