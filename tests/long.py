@@ -48,6 +48,8 @@ MODES: dict[str, dict[str, str]] = {
         "WENCHANG_LOAD_SECONDS": "20",
     },
 }
+KEPT_SECTION = "## Mutation testing"
+"""The page's part written by hand (mutmut's score), kept across runs."""
 FIGURE = re.compile(r"^(model|fuzz|crash|load)\b.*", re.MULTILINE)
 
 
@@ -107,7 +109,14 @@ def page(mode: str, results: list[tuple[str, str, bool, float, list[str]]]) -> s
     for _, _, _, _, figures in results:
         lines += figures
     lines += ["```", ""]
-    return "\n".join(lines)
+    return "\n".join(lines) + _kept()
+
+
+def _kept() -> str:
+    """The page's hand-written section, from its heading on ("" without one)."""
+    text = PAGE.read_text() if PAGE.exists() else ""
+    at = text.find(KEPT_SECTION)
+    return "" if at < 0 else "\n" + text[at:]
 
 
 def main(argv: list[str] | None = None) -> int:
