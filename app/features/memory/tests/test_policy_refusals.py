@@ -4,10 +4,12 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.policy import (
+    LISTING_CURSOR_HINT,
     locate_entity,
     locate_file,
     require_area,
     require_grant,
+    require_issued_cursor,
     require_name,
     require_text,
 )
@@ -108,4 +110,12 @@ def test_an_entity_the_operator_names_is_checked_segment_by_segment(
         f"Argument {argument} is invalid: {argument} {bad!r} {SEGMENT_RULE}".split(
             ". "
         )[0],
+    )
+
+
+def test_a_cursor_of_another_listing_is_refused_with_the_hint() -> None:
+    argument, sentence = raised(require_issued_cursor, b"key", "user/a/", "forged")
+    assert argument == "cursor"
+    assert (
+        sentence == f"Argument cursor is invalid: {LISTING_CURSOR_HINT}".split(". ")[0]
     )
