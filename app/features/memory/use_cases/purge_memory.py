@@ -20,7 +20,7 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     writer changed survives the pass and is retried on the next. Up to five
     passes run; anything left after the last is PURGE_INCOMPLETE. The index
     cache is invalidated even then. After a full purge the entity's
-    Idempotency-Key records and audit events are erased and storage is
+    retry-key records and audit events are erased and storage is
     scrubbed.
     """
     storage = context.storage
@@ -39,7 +39,7 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
                 gone += await _sweep(storage, prefix, delete=True)
         finally:
             await context.index_cache.invalidate(prefix)
-        # The Idempotency-Key records and audit events name the erased files;
+        # The retry-key records and audit events name the erased files;
         # they go before the scrub, so it also wipes their freed pages (when
         # they share the database). The purge's own event comes after.
         await context.idempotency.erase_scope(prefix)
