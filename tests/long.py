@@ -48,6 +48,8 @@ MODES: dict[str, dict[str, str]] = {
         "WENCHANG_LOAD_SECONDS": "20",
     },
 }
+KEPT_SECTION = "## Mutation testing"
+"""The page's part written by hand (mutmut's score), kept across runs."""
 FIGURE = re.compile(r"^(model|fuzz|crash|load)\b.*", re.MULTILINE)
 
 
@@ -103,11 +105,35 @@ def page(mode: str, results: list[tuple[str, str, bool, float, list[str]]]) -> s
         lines.append(
             f"| `{test}` | `{knob}={knobs[knob]}` | {verdict} | {elapsed:.0f} |"
         )
+    lines += ["", *what_ci_runs()]
     lines += ["", "Figures each test printed:", "", "```text"]
     for _, _, _, _, figures in results:
         lines += figures
     lines += ["```", ""]
-    return "\n".join(lines)
+    return "\n".join(lines) + _kept()
+
+
+def what_ci_runs() -> list[str]:
+    """What `.ci/run`'s plain pytest step runs of these tests: the short mode."""
+    from tests.test_model_storage import planned
+
+    short = MODES["short"]
+    return [
+        "CI (`.ci/run`'s `pytest -q`, the tests' defaults, as `--short`) runs: "
+        f"model {planned(int(short['WENCHANG_MODEL_EXAMPLES']))} (concurrent "
+        "pairs are drawn by chance among the steps: a short run may draw none "
+        "on GCS; the run prints its count); "
+        f"fuzz {short['WENCHANG_FUZZ_EXAMPLES']} cases per operation and mode; "
+        f"crash {short['WENCHANG_CRASH_CYCLES']} kills per backend; "
+        f"load {short['WENCHANG_LOAD_SECONDS']} s.",
+    ]
+
+
+def _kept() -> str:
+    """The page's hand-written section, from its heading on ("" without one)."""
+    text = PAGE.read_text() if PAGE.exists() else ""
+    at = text.find(KEPT_SECTION)
+    return "" if at < 0 else "\n" + text[at:]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,8 @@ without the SDK's per-request transport (no session, stream or task per call);
 everything else still reaches the SDK's transport and gets its answers.
 """
 
+import tomllib
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from tests.http_support import Api, open_api
 
 JSON_OR_SSE = "application/json, text/event-stream"
 HANDSHAKE_VERSION = "2025-11-25"
+PYPROJECT = Path(__file__).parents[1] / "pyproject.toml"
 ENVELOPE = "io.modelcontextprotocol"
 
 
@@ -85,7 +88,12 @@ async def test_tool_requests_need_no_transport_of_their_own(
     ]
     assert called.json()["id"] == "two"
     assert called.json()["result"]["structuredContent"]["ok"] is True
-    assert opened.json()["result"]["serverInfo"]["name"] == "wenchang"
+    wenchang = {"name": "wenchang", "version": version("wenchang")}
+    assert opened.json()["result"]["serverInfo"] == wenchang
+    assert (
+        wenchang["version"]
+        == tomllib.loads(PYPROJECT.read_text())["project"]["version"]
+    )
 
 
 async def test_a_malformed_tool_request_is_a_protocol_error_with_its_id(

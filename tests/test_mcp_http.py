@@ -1,6 +1,7 @@
 """Tool-MCP over streamable HTTP: the real server on loopback, a real MCP client."""
 
 import json
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,9 +112,44 @@ def test_mcp_http_refuses_an_origin_outside_the_allow_list(server: Server) -> No
     assert response.status_code == 403
 
 
-async def test_mcp_http_lists_the_seven_tools_in_order(server: Server) -> None:
-    """Names and order: the seven, then the history tools; schemas and annotations
-    come from the tools."""
+TOOL_SENTENCE = re.compile(r"(\w+) (?:memory )?tools[^:]*, in this order: ([^.]+)\.")
+NUMBERS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+ROOT = Path(__file__).parents[1]
+
+
+async def test_the_docs_count_and_order_the_tools_as_the_server_lists_them(
+    server: Server,
+) -> None:
+    """README and docs/mcp.md name every tool ``tools/list`` serves, in its order,
+    and their number in words."""
+    async with http_session(server.url, server.token) as session:
+        served = [tool.name for tool in (await session.list_tools()).tools]
+
+    for page in ("README.md", "docs/mcp.md"):
+        found = TOOL_SENTENCE.search((ROOT / page).read_text())
+        assert found is not None, page
+        count, names = found.groups()
+        assert re.findall(r"`(\w+)`", names) == served, page
+        assert NUMBERS.index(count.lower()) == len(served), page
+
+
+async def test_mcp_http_lists_the_tools_in_order(server: Server) -> None:
+    """Names and order: the seven file tools, then search and the history tools;
+    schemas and annotations come from the tools."""
     async with http_session(server.url, server.token) as session:
         listed = (await session.list_tools()).tools
 

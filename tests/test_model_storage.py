@@ -83,7 +83,8 @@ from app.shared.identity import Identity, parse_grants
 from tests.support.contexts import context_over
 from tests.support.storage_adapters import ADAPTERS, storage_url
 
-EXAMPLES = int(os.environ.get("WENCHANG_MODEL_EXAMPLES", "40"))
+CI_EXAMPLES = 40
+EXAMPLES = int(os.environ.get("WENCHANG_MODEL_EXAMPLES", str(CI_EXAMPLES)))
 STEPS = 30
 MAX_FILE_BYTES = 64
 FILE_CAP = 4
@@ -884,6 +885,26 @@ def _modelled(record: ModelRecord) -> tuple[object, ...]:
 
 SLOW_ADAPTERS = {"gcs": (12, 20), "file": (2, STEPS)}
 """(divisor of the example count, steps) where each step costs a network call."""
+GUARANTEES = Path(__file__).parents[1] / "docs" / "guarantees.md"
+
+
+def plan(examples: int) -> dict[str, tuple[int, int]]:
+    """(sequences, steps at most) per adapter for ``examples`` sequences."""
+    slow = {kind: SLOW_ADAPTERS.get(kind, (1, STEPS)) for kind in ADAPTERS}
+    return {kind: (max(1, examples // d), steps) for kind, (d, steps) in slow.items()}
+
+
+def planned(examples: int) -> str:
+    """What docs/guarantees.md says a run of ``examples`` sequences does."""
+    return ", ".join(
+        f"{kind}: {sequences} sequences of up to {steps} steps"
+        for kind, (sequences, steps) in plan(examples).items()
+    )
+
+
+def test_the_docs_state_what_ci_runs() -> None:
+    """The CI mode cell of the model row is this file's own plan at its default."""
+    assert planned(CI_EXAMPLES) in GUARANTEES.read_text().replace("\n", " ")
 
 
 @contextmanager
@@ -905,18 +926,20 @@ def test_operations_by_several_callers_match_the_reference_model(
     """Random sequential and concurrent operations never diverge from the model."""
     if kind == "gcs":
         request.getfixturevalue("gcs_emulator")
-    divisor, steps = SLOW_ADAPTERS.get(kind, (1, STEPS))
+    sequences, steps = plan(EXAMPLES)[kind]
+    ran: list[str] = []
     with fresh_dirs(tmp_path) as make_dir:
 
         class Machine(StorageModel):
             def url(self) -> str:
+                ran.append(kind)  # one fresh store per sequence
                 return storage_url(kind, make_dir())
 
         before = tally.copy()
         run_state_machine_as_test(
             Machine,
             settings=settings(
-                max_examples=max(1, EXAMPLES // divisor),
+                max_examples=sequences,
                 stateful_step_count=steps,
                 deadline=None,
                 suppress_health_check=SLOW_IS_FINE,
@@ -925,5 +948,8 @@ def test_operations_by_several_callers_match_the_reference_model(
         )
     done = tally - before
     pairs = done.pop("concurrent pairs", 0)
-    print(f"\nmodel ({kind}): {done.total()} operations ({pairs} concurrent pairs)")
+    print(
+        f"\nmodel ({kind}): {len(ran)} sequences, {done.total()} operations "
+        f"({pairs} concurrent pairs)"
+    )
     print(sorted(outcomes.items()))

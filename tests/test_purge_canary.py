@@ -1,20 +1,25 @@
 """A purge erases every copy: written through every surface, scanned everywhere.
 
 A canary entity gets every kind of write — create, append, replace, whole
-replace, delete, restore, import — through HTTP (with ``Idempotency-Key``), MCP,
+replace, delete, restore, import — through HTTP (with ``Idempotency-Key``s that
+hold the canary), MCP,
 the typed client and a task on a running server, and reads that keep what they
 served (index, search, history, audit); then ``memory.purge`` runs as a task
 in its own runtime, the way the CLI does.
 Afterwards the server's index is empty at once, and every byte each data store
-keeps is scanned for the canary: 0 hits.
+keeps is scanned for the canary: 0 hits; the shared request store (SQLite or
+Redis), which held a record of each key before, holds none of them, and a key
+used before the purge runs afresh after it.
 
 A feature that keeps data of its own adds one line to DATA_STORES: a function
 from the running ``Setup`` to every byte that store keeps.
 """
 
 import os
+import sqlite3
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -34,6 +39,7 @@ from app.features.memory.schemas import (
 from app.features.memory.use_cases.export_memory import export_memory
 from app.features.memory.use_cases.import_memory import import_memory
 from app.features.memory.use_cases.purge_memory import purge_memory
+from app.infra.redis.idempotency_store import KEY_PREFIX as RECORD_PREFIX
 from app.server.asgi import build_app
 from app.server.runtime import create_lifespan
 from app.server.settings import Settings
@@ -53,6 +59,15 @@ local found = {}
 for _, key in ipairs(redis.call('KEYS', '*')) do
   table.insert(found, key)
   table.insert(found, redis.call('DUMP', key))
+end
+return found
+"""
+
+DUMP_RECORDS = """
+local found = {}
+for _, key in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do
+  table.insert(found, key)
+  for _, part in ipairs(redis.call('HGETALL', key)) do table.insert(found, part) end
 end
 return found
 """
@@ -107,10 +122,34 @@ async def redis_keys_and_values(setup: Setup) -> bytes:
         await client.aclose()
 
 
+async def request_records(setup: Setup) -> bytes:
+    """Every Idempotency-Key record of the shared request store, whole: in the
+    SQLite database or under Redis's record prefix (an in-process store dies
+    with its server)."""
+    url = setup.settings.request_store_url
+    if url.startswith("sqlite:///"):
+        with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db:
+            rows = db.execute("SELECT * FROM idempotency_records").fetchall()
+        return repr(rows).encode()
+    if setup.redis is None:
+        return b""
+    client = Redis(host=LOOPBACK, port=setup.redis.port)
+    try:
+        dump = client.register_script(DUMP_RECORDS)
+        return b"".join(cast(list[bytes], await dump(args=[RECORD_PREFIX])))
+    finally:
+        await client.aclose()
+
+
+def keeps_shared_records(setup: Setup) -> bool:
+    return setup.settings.request_store_url.startswith(("sqlite:", "redis:"))
+
+
 DATA_STORES: list[Callable[[Setup], Awaitable[bytes]]] = [
     files_under_root,
     gcs_objects,
     redis_keys_and_values,
+    request_records,
 ]
 
 
@@ -178,18 +217,18 @@ async def write_canary_over_http(base: str, token: str) -> None:
     async with httpx.AsyncClient(base_url=base, headers=auth) as http:
         for i in range(2):
             path = f"/v1/files/user/{AREA}/{CANARY}-http-{i}"
-            keyed = {"If-None-Match": "*", "Idempotency-Key": f"k{i}"}
+            keyed = {"If-None-Match": "*", "Idempotency-Key": f"{CANARY}-k{i}"}
             created = await http.put(path, json=canary_body(i), headers=keyed)
             retried = await http.put(path, json=canary_body(i), headers=keyed)
             # The retry is answered from the record.
             assert created.status_code == retried.status_code == 201, created.text
             line = {"line": f"- [stated] {CANARY} line"}
             version = {"If-Match": f'"{created.json()["version"]}"'}
-            keyed_line = version | {"Idempotency-Key": f"l{i}"}
+            keyed_line = version | {"Idempotency-Key": f"{CANARY}-l{i}"}
             appended = await http.post(f"{path}/lines", json=line, headers=keyed_line)
             assert appended.status_code == 200, appended.text
             moved = {"If-Match": f'"{appended.json()["version"]}"'}
-            moved |= {"Idempotency-Key": f"e{i}"}
+            moved |= {"Idempotency-Key": f"{CANARY}-e{i}"}
             if i == 0:
                 span = {"old_string": "secret", "new_string": "plain"}
                 edit = http.post(f"{path}/replace", json=span, headers=moved)
@@ -324,7 +363,12 @@ async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> No
     with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
         await write_canary(setup, base, token)
         stage_unmoved_event(setup)
-        assert any([CANARY.encode() in await scan(setup) for scan in DATA_STORES])
+        assert CANARY.encode() in await files_under_root(setup) + await gcs_objects(
+            setup
+        )
+        if keeps_shared_records(setup):
+            # Each keyed write left its record, its key holding the canary.
+            assert (await request_records(setup)).count(CANARY.encode()) >= 6
 
         async with create_lifespan(setup.settings, surface="task")() as runtime:
             report = await purge_memory(
@@ -342,3 +386,22 @@ async def test_a_purge_leaves_no_byte_of_the_canary_anywhere(setup: Setup) -> No
         for scan in DATA_STORES
     }
     assert hits == dict.fromkeys(hits, 0)
+    if keeps_shared_records(setup):
+        await a_key_used_before_runs_afresh(setup, tokens, token)
+
+
+async def a_key_used_before_runs_afresh(
+    setup: Setup, tokens: TokenRegistry, token: str
+) -> None:
+    """The first keyed create, sent again after the purge: a new create (201,
+    the file readable), never the purged file's recorded answer."""
+    path = f"/v1/files/user/{AREA}/{CANARY}-http-0"
+    keyed = {"If-None-Match": "*", "Idempotency-Key": f"{CANARY}-k0"}
+    auth = {"Authorization": f"Bearer {token}"}
+    with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
+        async with httpx.AsyncClient(base_url=base, headers=auth) as http:
+            again = await http.put(path, json=canary_body(0), headers=keyed)
+            assert again.status_code == 201, again.text
+            read = await http.get(path)
+            assert read.status_code == 200 and CANARY in read.json()["content"]
+            assert read.json()["version"] == again.json()["version"]

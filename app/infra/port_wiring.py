@@ -5,11 +5,11 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from tenchi.idempotency import IdempotencyStore, MemoryIdempotencyStore
 from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.ports import AuditLog
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
+from app.features.memory.ports.request_records import RequestRecords
 from app.features.search.ports import SearchIndex
 from app.infra.backend_urls import (
     AUDIT_URLS,
@@ -30,6 +30,7 @@ from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.filesystem.audit_log import FileAuditLog
 from app.infra.filesystem.storage import FilesystemStorage, filesystem_root
 from app.infra.memory.audit_log import MemoryAuditLog
+from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.index_cache import MemoryIndexCache, NoIndexCache
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.memory.storage import MemoryStorage
@@ -115,7 +116,7 @@ async def open_index_cache(
 
 # The Redis client (~110 ms) and gcloud-aio (~170 ms) are imported only by a
 # deployment that uses them: every CLI start and task run pays what it imports.
-def _redis_idempotency_store(url: str) -> AbstractAsyncContextManager[IdempotencyStore]:
+def _redis_idempotency_store(url: str) -> AbstractAsyncContextManager[RequestRecords]:
     from app.infra.redis.idempotency_store import open_redis_idempotency_store
 
     return open_redis_idempotency_store(url)
@@ -136,7 +137,7 @@ class RequestStoreAdapters[T]:
     redis: Callable[[str], AbstractAsyncContextManager[T]]
 
 
-IDEMPOTENCY_STORES: RequestStoreAdapters[IdempotencyStore] = RequestStoreAdapters(
+IDEMPOTENCY_STORES: RequestStoreAdapters[RequestRecords] = RequestStoreAdapters(
     MemoryIdempotencyStore,
     lambda path, synchronous: open_sqlite_idempotency_store(
         path, synchronous=synchronous

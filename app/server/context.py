@@ -4,7 +4,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from tenchi.idempotency import IdempotencyStore
 from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.policy import AuditPolicy
@@ -12,6 +11,7 @@ from app.features.audit.ports import AuditLog, PendingEvent
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports.request_records import RequestRecords
 from app.features.search.ports import SearchIndex
 from app.server.auditing import audited, mark_audited
 from app.shared.clock import utc_now
@@ -33,7 +33,7 @@ class AppContext:
     search_index: SearchIndex
     audit: AuditLog
     cursor_key: bytes
-    idempotency: IdempotencyStore
+    idempotency: RequestRecords
     """The server's retry guard (``routes.binding``); no use case reads it."""
     rate_limits: RateLimitStore
     """The server's per-caller allowance (``hooks``); no use case reads it."""

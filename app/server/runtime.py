@@ -6,7 +6,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, fields
 from typing import TextIO
 
-from tenchi.idempotency import IdempotencyStore
 from tenchi.rate_limits import RateLimitStore
 
 from app.features.audit.policy import AuditPolicy
@@ -14,6 +13,7 @@ from app.features.audit.ports import AuditLog
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
+from app.features.memory.ports.request_records import RequestRecords
 from app.infra.port_wiring import (
     IDEMPOTENCY_STORES,
     RATE_LIMIT_STORES,
@@ -60,7 +60,7 @@ class Ports:
     storage: Storage
     index_cache: IndexCache
     audit: AuditLog
-    idempotency: IdempotencyStore
+    idempotency: RequestRecords
     rate_limits: RateLimitStore
 
 

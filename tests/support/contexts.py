@@ -3,12 +3,11 @@
 from collections.abc import Callable
 from datetime import datetime
 
-from tenchi.idempotency import MemoryIdempotencyStore
-
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.features.search.ports import SearchIndex
+from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.port_wiring import search_index_of
 from app.infra.stream_audit_log import NoAuditLog

@@ -73,6 +73,25 @@ if r[2] == 'reserved' and r[1] == ARGV[1] and r[3] == ARGV[2] then
 end
 return 1
 """
+# ARGV: key prefix, scope prefix. A record's key is its prefix, namespace,
+# scope and key joined by newlines (a namespace holds none), so the scope is
+# what follows the first newline. Run by a purge only: one pass over the keys.
+_ERASE = """
+local cursor, erased = '0', 0
+local scoped = ARGV[2]
+repeat
+  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[1] .. '*', 'COUNT', 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do
+    local cut = string.find(key, '\\n', 1, true)
+    if cut and string.sub(key, cut + 1, cut + #scoped) == scoped then
+      redis.call('DEL', key)
+      erased = erased + 1
+    end
+  end
+until cursor == '0'
+return erased
+"""
 
 
 def _ms(seconds: float | None) -> str:
@@ -123,6 +142,9 @@ class RedisIdempotencyStore(RedisScriptStore, ReservationStore):
     async def abandon(self, reservation: IdempotencyReservation) -> None:
         key = self._key(reservation)
         await self._run(_ABANDON, [key], [reservation.fingerprint, reservation.token])
+
+    async def erase_scope(self, prefix: str) -> int:
+        return int(cast(int, await self._run(_ERASE, [], [KEY_PREFIX, prefix])))
 
 
 def open_redis_idempotency_store(

@@ -61,6 +61,11 @@ RETURNING key
 """
 _ABANDON = f"DELETE FROM idempotency_records WHERE {_FENCE}"
 _SWEEP = f"DELETE FROM idempotency_records AS r WHERE {_EXPIRED}"
+_ERASE = """
+DELETE FROM idempotency_records
+WHERE substr(scope, 1, length(:prefix)) = :prefix
+RETURNING key
+"""
 
 
 def _fence(reservation: IdempotencyReservation) -> dict[str, object]:
@@ -117,6 +122,10 @@ class SqliteIdempotencyStore(SqliteGuardStore, ReservationStore):
 
     async def abandon(self, reservation: IdempotencyReservation) -> None:
         await self._rows(_ABANDON, _fence(reservation))
+
+    async def erase_scope(self, prefix: str) -> int:
+        # secure_delete (every connection's) overwrites the freed cells.
+        return len(await self._rows(_ERASE, {"prefix": prefix}))
 
 
 def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:

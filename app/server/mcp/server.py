@@ -26,6 +26,7 @@ from app.server.mcp.approval_gate import ApprovalGate, approve_listed
 from app.server.mcp.calls import MemoryCalls, call_request_id
 from app.server.mcp.prompt import build_memory_prompt
 from app.server.mcp.refusal_audit import McpRefusalAudit, caller
+from app.server.mcp.server_info import SERVER_NAME, ServerInfo, wenchang_version
 from app.server.mcp.settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp.state_key import share_request_state_key
 from app.server.mcp.telemetry import ToolCallObserver, log_tool_call
@@ -137,7 +138,7 @@ def build_memory_mcp(
         authenticate=_remembering(authenticate),
         runner_factory=_runner_factory(tools, call_context),
         approve=approve_listed(required),
-        name="wenchang",
+        name=SERVER_NAME,
         instructions=prompt,
         transport_security=transport_security(settings),
     )
@@ -160,6 +161,7 @@ def build_memory_mcp(
         observers=tuple(on_call),
         on_refusal=refusals.invalid_input(call_context),
     )
+    server.middleware.append(ServerInfo(version=wenchang_version()))
     server.middleware.append(calls)
     if not fast_paths_on(settings):
         return MemoryMcp(server, None, refusals)

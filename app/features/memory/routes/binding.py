@@ -19,6 +19,8 @@ from tenchi.routes import Route, route
 
 from app.server.context import AppContext, mark_audited
 
+from ..domain.keys import entity_prefix
+from ..ports.request_records import record_scope
 from ..schemas import (
     CreateOrMatchHeaders,
     MatchHeaders,
@@ -182,7 +184,7 @@ async def run_once[ResultT](
     kept = await run_idempotently(
         context.idempotency,
         namespace=IDEMPOTENCY_NAMESPACE,
-        scope=context.caller or "local",
+        scope=record_scope(_entity_of(request, context), context.caller or "local"),
         key=key,
         fingerprint=_fingerprint(operation, request),
         result_type=Receipt,
@@ -193,6 +195,15 @@ async def run_once[ResultT](
     if fresh:
         return fresh[0]
     return await _replay(kept, request, result_type, context)
+
+
+def _entity_of(request: BaseModel, context: AppContext) -> str:
+    """The entity prefix of the file ``request`` names, so a purge of the entity
+    erases the record; "" when the caller holds no grant for its scope (the
+    operation then refuses the call, and its record is abandoned)."""
+    scope: str = getattr(request, "scope", "")
+    grant = None if context.identity is None else context.identity.grants.get(scope)
+    return "" if grant is None else entity_prefix(scope, grant.entity_id)
 
 
 def _fingerprint(operation: str, request: BaseModel) -> str:

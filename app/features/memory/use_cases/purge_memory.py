@@ -19,8 +19,9 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     Each delete is guarded by the version just listed; an object a concurrent
     writer changed survives the pass and is retried on the next. Up to five
     passes run; anything left after the last is PURGE_INCOMPLETE. The index
-    cache is invalidated even then. After a full purge the entity's audit
-    events are erased and storage is scrubbed.
+    cache is invalidated even then. After a full purge the entity's
+    retry-key records and audit events are erased and storage is
+    scrubbed.
     """
     storage = context.storage
     prefix = locate_entity(request.scope, request.entity_id)
@@ -38,8 +39,10 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
                 gone += await _sweep(storage, prefix, delete=True)
         finally:
             await context.index_cache.invalidate(prefix)
-        # The audit events name the erased files; they go before the scrub, so
-        # it also wipes their freed pages. The purge's own event comes after.
+        # The retry-key records and audit events name the erased files;
+        # they go before the scrub, so it also wipes their freed pages (when
+        # they share the database). The purge's own event comes after.
+        await context.idempotency.erase_scope(prefix)
         subject = Subject(request.scope, request.entity_id)
         await context.audit.erase(subject, at=context.clock())
         await storage.scrub(prefix)

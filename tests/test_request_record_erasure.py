@@ -1,0 +1,107 @@
+"""Every Idempotency-Key store erases an entity's records, and only those.
+
+A purge calls ``erase_scope`` with the entity's prefix (the first part of each
+record's scope): afterwards a key of that entity reserves afresh, whoever the
+caller, while a neighbouring entity's records (``user/alice2/``) still replay.
+"""
+
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+import pytest
+from tenchi.idempotency import IdempotencyReplay, IdempotencyReservation
+from tenchi.testing import verify_idempotency_store
+
+from app.features.memory.ports.request_records import RequestRecords, record_scope
+from app.infra.memory.idempotency_store import MemoryIdempotencyStore
+from app.infra.redis.idempotency_store import open_redis_idempotency_store
+from app.infra.sqlite.idempotency_store import open_sqlite_idempotency_store
+from tests.support.redis_server import RedisServer
+
+Opener = Callable[[], AbstractAsyncContextManager[RequestRecords]]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def shared(store: RequestRecords) -> Opener:
+    @asynccontextmanager
+    async def opened() -> AsyncGenerator[RequestRecords]:
+        yield store
+
+    return opened
+
+
+async def test_the_in_process_store_conforms() -> None:
+    clock = Clock()
+    await verify_idempotency_store(
+        shared(MemoryIdempotencyStore(clock=clock)), advance=clock.advance
+    )
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
+    match request.param:
+        case "memory":
+            return shared(MemoryIdempotencyStore())
+        case "sqlite":
+            path = str(tmp_path / "records.db")
+            return lambda: open_sqlite_idempotency_store(path)
+        case _:
+            server: RedisServer = request.getfixturevalue("redis_server")
+            return lambda: open_redis_idempotency_store(server.url)
+
+
+async def settle(store: RequestRecords, scope: str, key: str) -> None:
+    decision = await store.reserve(
+        namespace="memory",
+        scope=scope,
+        key=key,
+        fingerprint="f",
+        completed_ttl=600,
+        reservation_ttl=60,
+    )
+    assert isinstance(decision, IdempotencyReservation)
+    await store.complete(decision, result_json=b'{"version":"v1"}')
+
+
+async def again(store: RequestRecords, scope: str, key: str) -> object:
+    return await store.reserve(
+        namespace="memory",
+        scope=scope,
+        key=key,
+        fingerprint="f",
+        completed_ttl=600,
+        reservation_ttl=60,
+    )
+
+
+async def test_erasing_an_entity_frees_its_keys_and_keeps_its_neighbours(
+    opener: Opener,
+) -> None:
+    alice, neighbour = "user/alice/", "user/alice2/"
+    async with opener() as store:
+        for caller in ("caller-a", "caller-b"):
+            await settle(store, record_scope(alice, caller), f"{alice}key")
+        await settle(store, record_scope(neighbour, "caller-a"), f"{alice}key")
+        # A key text that looks like the prefix is not the record's scope.
+        await settle(store, record_scope("", "caller-a"), f"{alice}key")
+
+        assert await store.erase_scope(alice) == 2
+        assert await store.erase_scope(alice) == 0  # safe to repeat
+
+        for caller in ("caller-a", "caller-b"):
+            fresh = await again(store, record_scope(alice, caller), f"{alice}key")
+            assert isinstance(fresh, IdempotencyReservation)
+        for scope in (record_scope(neighbour, "caller-a"), "caller-a"):
+            kept = await again(store, scope, f"{alice}key")
+            assert kept == IdempotencyReplay(result_json=b'{"version":"v1"}')
