@@ -1,8 +1,5 @@
 """How the tool's commands read: a file or nothing, and a directory's files."""
 
-# doctor: public -- not an operation: steps of the commands, whose reads go
-# through read_file and list_prefix, which authorize every call.
-
 from dataclasses import dataclass
 
 from tenchi.errors import AppError
@@ -17,7 +14,8 @@ from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
 from app.server.context import AppContext
 
-from ..domain.paths import AREA_SLUG, ROOT_AREA, Place
+from ..domain.paths import Place
+from ..policy import can_list_area
 
 
 async def read_or_none(
@@ -63,6 +61,6 @@ async def look(context: AppContext, scope: str, place: Place) -> Found:
     file = await read_or_none(context, scope, area, name)
     if file is not None or len(place.parts) == 2:
         return Found(file, [])
-    if not AREA_SLUG.fullmatch(name) or name == ROOT_AREA:
+    if not can_list_area(name):
         return Found(None, [])
     return Found(None, await entries(context, scope, name))
