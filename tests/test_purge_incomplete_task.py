@@ -27,7 +27,7 @@ NAMES = ("a", "b", "c")
 # Each live file of alice that is deleted comes back under a new name.
 REWRITER = """
 CREATE TRIGGER other_writer AFTER DELETE ON memory_objects
-WHEN OLD.key LIKE 'user/alice/%' AND OLD.tombstone = 0
+WHEN OLD.key LIKE 'user/alice/%'
 BEGIN
     INSERT INTO memory_objects
         (key, data, description, aliases, sources, last_updated, version)
