@@ -25,8 +25,8 @@ import httpx
 import pytest
 from redis import Redis
 
-from app.features.memory.routes.binding import IDEMPOTENCY_LEASE_SECONDS
 from app.infra.tokens.token_file import create_token
+from app.server.http.binding import IDEMPOTENCY_LEASE_SECONDS
 from app.shared.identity import Grant
 from tests.support.loopback import LOOPBACK
 from tests.support.redis_server import RedisServer

@@ -3,11 +3,12 @@ from tenchi.openapi import swagger_ui_route
 from tenchi.rate_limits import RATE_LIMITED
 from tenchi.routes import route_group
 
-from app.features.audit.routes import routes as audit_routes
-from app.features.memory.routes import routes as memory_routes
-from app.features.memory_tool.routes import routes as memory_tool_routes
-from app.features.search.routes import routes as search_routes
+from app.features.audit.routes import bindings as audit_bindings
+from app.features.memory.routes import bindings as memory_bindings
+from app.features.memory_tool.routes import bindings as memory_tool_bindings
+from app.features.search.routes import bindings as search_bindings
 from app.server.context import AppContext
+from app.server.http.binding import bound
 from app.server.http.index_route import index_route
 from app.server.http.openapi_document import published_document, published_openapi_route
 from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
@@ -28,10 +29,10 @@ async def storage_answers(context: AppContext) -> None:
 
 api_routes = route_group(
     index_route,
-    memory_routes,
-    search_routes,
-    audit_routes,
-    memory_tool_routes,
+    bound(*memory_bindings),
+    bound(*search_bindings),
+    bound(*audit_bindings),
+    bound(*memory_tool_bindings),
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),
 )

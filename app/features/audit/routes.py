@@ -1,7 +1,6 @@
-from tenchi.routes import route_group
+from app.shared.bindings import Binding
 
-from ..memory.routes.binding import bind
 from .contracts import read_audit_contract
 from .use_cases.read_audit import read_audit
 
-routes = route_group(bind(read_audit_contract, read_audit))
+bindings = (Binding(read_audit_contract, read_audit),)

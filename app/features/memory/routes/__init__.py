@@ -1,4 +1,4 @@
-from tenchi.routes import route_group
+from app.shared.bindings import Binding
 
 from ..contracts import (
     append_line_contract,
@@ -21,21 +21,20 @@ from ..use_cases.read_version import read_version
 from ..use_cases.replace_fact import replace_fact
 from ..use_cases.restore_version import restore_version
 from ..use_cases.write_file import write_file
-from .binding import bind
 from .headers import present_write
 
 # The first routes keep the operationIds they were published with.
-routes = route_group(
-    bind(list_scope_contract, list_prefix),
-    bind(list_area_contract, list_prefix),
-    bind(read_file_contract, read_file, operation_id="read_file_at_path"),
-    bind(
+bindings = (
+    Binding(list_scope_contract, list_prefix),
+    Binding(list_area_contract, list_prefix),
+    Binding(read_file_contract, read_file, operation_id="read_file_at_path"),
+    Binding(
         write_file_contract, write_file, present=present_write, operation_id="put_file"
     ),
-    bind(append_line_contract, append_line, operation_id="post_line"),
-    bind(replace_fact_contract, replace_fact, operation_id="post_replacement"),
-    bind(delete_file_contract, delete_file, operation_id="delete_file_at_path"),
-    bind(list_versions_contract, list_versions),
-    bind(read_version_contract, read_version),
-    bind(restore_version_contract, restore_version, present=present_write),
+    Binding(append_line_contract, append_line, operation_id="post_line"),
+    Binding(replace_fact_contract, replace_fact, operation_id="post_replacement"),
+    Binding(delete_file_contract, delete_file, operation_id="delete_file_at_path"),
+    Binding(list_versions_contract, list_versions),
+    Binding(read_version_contract, read_version),
+    Binding(restore_version_contract, restore_version, present=present_write),
 )

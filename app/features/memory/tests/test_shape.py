@@ -1,9 +1,10 @@
-"""The feature's shape: operations in use_cases, their HTTP binding in routes/."""
+"""The feature's shape: operations in use_cases, their routes declared in routes/."""
 
 import re
 from pathlib import Path
 
-from app.features.memory.routes import routes
+from app.features.memory.routes import bindings
+from app.server.http.binding import bound
 
 FEATURE = Path(__file__).parents[1]
 APP = FEATURE.parents[1]
@@ -33,8 +34,8 @@ def test_no_module_opts_out_of_the_authorization_check() -> None:
     assert offenders == []
 
 
-def test_every_memory_route_is_bound_by_the_one_binding() -> None:
-    """No route of the feature hand-writes its own header handling."""
-    modules = {route.use_case.__module__ for route in routes}
+def test_every_memory_route_is_bound_by_the_one_binder() -> None:
+    """The feature declares its routes; the server's binder alone handles headers."""
+    modules = {route.use_case.__module__ for route in bound(*bindings)}
 
-    assert modules == {"app.features.memory.routes.binding"}
+    assert modules == {"app.server.http.binding"}

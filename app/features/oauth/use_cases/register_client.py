@@ -17,7 +17,7 @@ def _client_metadata(problem: str) -> OAuthError:
     return OAuthError("invalid_client_metadata", problem)
 
 
-def _redirect_uris(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+def _redirect_uris(metadata: Mapping[str, object]) -> tuple[str, ...]:
     uris: object = metadata.get("redirect_uris")
     if not isinstance(uris, list) or not uris:
         raise OAuthError("invalid_redirect_uri", "redirect_uris must be a list of URIs")
@@ -30,7 +30,7 @@ def _redirect_uris(metadata: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(checked)
 
 
-def _name(metadata: Mapping[str, Any]) -> str:
+def _name(metadata: Mapping[str, object]) -> str:
     name = metadata.get("client_name")
     if name is None:
         return ""
@@ -41,7 +41,7 @@ def _name(metadata: Mapping[str, Any]) -> str:
     return name
 
 
-def _grant_types(metadata: Mapping[str, Any]) -> list[str]:
+def _grant_types(metadata: Mapping[str, object]) -> list[str]:
     asked = metadata.get("grant_types", ["authorization_code"])
     if not isinstance(asked, list) or not set(asked) <= set(GRANT_TYPES):  # pyright: ignore[reportUnknownArgumentType]
         raise _client_metadata(
@@ -51,7 +51,7 @@ def _grant_types(metadata: Mapping[str, Any]) -> list[str]:
 
 
 async def register_client(
-    metadata: Mapping[str, Any], context: OAuthContext
+    metadata: Mapping[str, object], context: OAuthContext
 ) -> dict[str, Any]:
     """Registers the client; the answer is its RFC 7591 client information.
 

@@ -1,4 +1,4 @@
-"""One binding from an operation to its HTTP contract, shared by every route.
+"""The binder: each feature's declared `Binding` made into the route that serves it.
 
 Path params, query and body become the operation's request; precondition
 headers become its ``expected_version``; an ``Idempotency-Key`` replays the
@@ -15,21 +15,21 @@ from pydantic import BaseModel, TypeAdapter
 from tenchi.contracts import Contract
 from tenchi.idempotency import fingerprint, run_idempotently
 from tenchi.responses import PresentedResponse
-from tenchi.routes import Route, route
+from tenchi.routes import Route, RouteGroup, route, route_group
 
-from app.server.context import AppContext, mark_audited
-
-from ..domain.keys import entity_prefix
-from ..ports.request_records import record_scope
-from ..schemas import (
+from app.features.memory.domain.keys import entity_prefix
+from app.features.memory.ports.request_records import record_scope
+from app.features.memory.routes.headers import expected_version, version_headers
+from app.features.memory.schemas import (
     CreateOrMatchHeaders,
     MatchHeaders,
     MemoryFile,
     ReadFile,
     VersionHeaders,
 )
-from ..use_cases.read_file import read_file
-from .headers import expected_version, version_headers
+from app.features.memory.use_cases.read_file import read_file
+from app.server.context import AppContext, mark_audited
+from app.shared.bindings import Binding
 
 IDEMPOTENCY_RETENTION_SECONDS = 600
 """How long a completed result is replayed: retries come within minutes."""
@@ -117,6 +117,21 @@ def bind[RequestT: BaseModel, ResultT](
         return route(contract, handle, present=_presenter(present))
     projector = version_headers if contract.response_headers is VersionHeaders else None
     return route(contract, handle, response_headers=projector)
+
+
+def bound(*bindings: Binding) -> RouteGroup:
+    """The routes serving what a feature declared."""
+    return route_group(
+        *(
+            bind(
+                b.contract,
+                b.operation,
+                present=b.present,
+                operation_id=b.operation_id,
+            )
+            for b in bindings
+        )
+    )
 
 
 def _fields(models: Iterable[BaseModel]) -> dict[str, Any]:
