@@ -5,7 +5,8 @@ A call whose first attempt ended without a known outcome (an outcome-unknown
 on, or gone, by the very write it is repeating: it must answer that write,
 never conflict with it or apply it again. Storage answers which change was the
 call's own (``Storage.own_change``): only GCS can tell, elsewhere it answers
-None without reading anything.
+None without reading anything. The guarded writes of ``storage_reads`` ask
+it, so no use case does.
 """
 
 from collections.abc import Awaitable, Callable
@@ -13,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from tenchi.errors import AppError
 
 from ..domain.keys import Address
-from . import Storage, VersionRecord
+from . import Storage, StoredObject, VersionRecord
 
 SUPERSEDED = frozenset({"VERSION_CONFLICT", "MEMORY_NOT_FOUND"})
 """What a repeat of a call meets when its first attempt's write landed."""
@@ -24,6 +25,11 @@ async def own_write(
 ) -> VersionRecord | None:
     """This call's own landed change of the file, with its data, if storage knows."""
     return await storage.own_change(address.key, call) if call else None
+
+
+def as_file(record: VersionRecord) -> StoredObject:
+    """The file as a change's record (read with its data) left it."""
+    return StoredObject(record.data or b"", record.metadata, record.version)
 
 
 async def recognising_own_write[T](

@@ -1,10 +1,9 @@
 """The per-entity file cap, as a create checks it against storage."""
 
-from app.shared.errors import file_quota_exceeded_error
+from app.shared.errors import file_quota_exceeded_error, version_conflict_error
 
 from ..domain import SYSTEM_AREA, Address
 from . import Storage
-from .storage_reads import conflict_with
 
 
 async def require_room(storage: Storage, address: Address, cap: int) -> None:
@@ -17,5 +16,7 @@ async def require_room(storage: Storage, address: Address, cap: int) -> None:
     if held >= cap:
         stored = await storage.get(address.key)
         if stored is not None:  # a create over it conflicts, quota or not
-            raise conflict_with(address, stored)
+            raise version_conflict_error(
+                address.location, stored.data.decode(), stored.version
+            )
         raise file_quota_exceeded_error(address.location, cap)

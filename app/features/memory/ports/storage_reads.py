@@ -1,9 +1,11 @@
-"""Reads through the Storage port that every operation shares.
+"""Reads and guarded writes through the Storage port that every operation shares.
 
 A file read that must exist (else MEMORY_NOT_FOUND), a version record that
 must exist (else MEMORY_NOT_FOUND, version_absent), a version check and the
 current state after a failed precondition (VERSION_CONFLICT with what is there
-now), and listings of a whole prefix in ``list_page`` batches.
+now), listings of a whole prefix in ``list_page`` batches, and the guarded
+create, edit and delete of one file, each answering a keyed call's own landed
+change (``own_writes``) where it would refuse it.
 """
 
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -15,7 +17,17 @@ from app.shared import errors
 from app.shared.locations import is_url_segment
 
 from ..domain.keys import Address
-from . import EditsInPlace, ListedObject, Storage, StoredObject, VersionRecord, Write
+from . import (
+    Change,
+    EditsInPlace,
+    ListedObject,
+    Storage,
+    StoredObject,
+    VersionRecord,
+    Write,
+)
+from .own_writes import SUPERSEDED, as_file, own_write, recognising_own_write
+from .quota import require_room
 
 LIST_BATCH = 1000
 CREATE_ATTEMPTS = 3
@@ -30,12 +42,63 @@ async def load_existing(storage: Storage, address: Address) -> StoredObject:
 
 
 async def edit_existing(
-    storage: Storage, address: Address, edit: Callable[[StoredObject], Write]
-) -> tuple[Write, str | None]:
+    storage: Storage,
+    address: Address,
+    edit: Callable[[StoredObject], Write],
+    *,
+    call: str = "",
+) -> StoredObject:
     """``edit`` of the file as it is now, written guarded by the version it had.
 
-    MEMORY_NOT_FOUND when there is no file, else what ``edit`` raises; returns
-    the write and its new version, None when the file changed in between.
+    MEMORY_NOT_FOUND when there is no file, else what ``edit`` raises; a lost
+    race is VERSION_CONFLICT with the file as it is now, unless it holds exactly
+    what ``edit`` wrote. The keyed call ``call`` refused over its own landed
+    change answers that change. Returns the file as the edit left it.
+    """
+
+    async def attempt() -> StoredObject:
+        write, version = await _edited(storage, address, edit)
+        if version is not None:
+            return StoredObject(write.data, write.metadata, version)
+        current = await load_existing(storage, address)
+        if current.data != write.data or current.metadata != write.metadata:
+            raise conflict_with(address, current)
+        return current
+
+    return await recognising_own_write(storage, address, call, attempt, as_file)
+
+
+async def try_edit(
+    storage: Storage,
+    address: Address,
+    edit: Callable[[StoredObject], Write],
+    *,
+    call: str = "",
+) -> StoredObject | None:
+    """``edit_existing``, but None when the write lost a race (to edit again).
+
+    A keyed call beaten by, or refused over, its own landed change answers it.
+    """
+    try:
+        write, version = await _edited(storage, address, edit)
+    except AppError as error:
+        if error.code not in SUPERSEDED:
+            raise
+        own = await own_write(storage, address, call)
+        if own is None:
+            raise
+        return as_file(own)
+    if version is not None:
+        return StoredObject(write.data, write.metadata, version)
+    own = await own_write(storage, address, call)
+    return None if own is None else as_file(own)
+
+
+async def _edited(
+    storage: Storage, address: Address, edit: Callable[[StoredObject], Write]
+) -> tuple[Write, str | None]:
+    """The write and its new version, None when the file changed in between.
+
     Storage that edits in place (SQLite) does it in one trip and transaction.
     """
     if not isinstance(storage, EditsInPlace):
@@ -81,21 +144,54 @@ async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
     raise conflict_with(address, await load_existing(storage, address))
 
 
-async def create_new(storage: Storage, address: Address, write: Write) -> str:
+async def create_new(
+    storage: Storage, address: Address, write: Write, *, cap: int = 0
+) -> StoredObject:
     """``write`` created where no file is, else VERSION_CONFLICT with the file there.
 
-    A create can lose to a file that another caller deletes before its state
-    is read: that create is tried again, now after the delete, rather than
-    answered "absent" (up to CREATE_ATTEMPTS writes).
+    Only with room under the entity's ``cap`` (``quota.require_room``). A
+    create can lose to a file that another caller deletes before its state is
+    read: that create is tried again, now after the delete, rather than
+    answered "absent" (up to CREATE_ATTEMPTS writes). A keyed call refused over
+    its own landed create answers it.
     """
-    for _ in range(CREATE_ATTEMPTS):
-        version = await storage.put_if_version(write, None)
-        if version is not None:
-            return version
-        stored = await storage.get(address.key)
-        if stored is not None:
-            raise conflict_with(address, stored)
-    await raise_current_state(storage, address)
+
+    async def attempt() -> StoredObject:
+        await require_room(storage, address, cap)
+        for _ in range(CREATE_ATTEMPTS):
+            version = await storage.put_if_version(write, None)
+            if version is not None:
+                return StoredObject(write.data, write.metadata, version)
+            stored = await storage.get(address.key)
+            if stored is not None:
+                raise conflict_with(address, stored)
+        await raise_current_state(storage, address)
+
+    call = write.change.call if write.change else ""
+    return await recognising_own_write(storage, address, call, attempt, as_file)
+
+
+async def delete_existing(
+    storage: Storage, address: Address, expected: str, change: Change
+) -> None:
+    """The file deleted, guarded by the ``expected`` version.
+
+    MEMORY_NOT_FOUND when there is none, VERSION_CONFLICT with the file as it
+    is now when it moved on; a keyed call refused over its own landed delete
+    answers it (only a tombstone is a delete's own change).
+    """
+
+    async def attempt() -> bool:
+        stored = await load_existing(storage, address)
+        require_version(address, stored, expected)
+        if not await storage.delete_if_version(address.key, expected, change=change):
+            await raise_current_state(storage, address)
+        return True
+
+    def own(record: VersionRecord) -> bool | None:
+        return True if record.deleted else None
+
+    await recognising_own_write(storage, address, change.call, attempt, own)
 
 
 async def list_batches(

@@ -1,16 +1,7 @@
-from functools import partial
-
 from app.server.context import AppContext
-from app.shared.errors import version_conflict_error
 from app.shared.identity import require_identity
 
-from ..domain import (
-    appended,
-    edited_metadata,
-    render_file,
-    render_record,
-    render_stored,
-)
+from ..domain import appended, edited_metadata, render_stored
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -18,8 +9,7 @@ from ..policy.content import (
     require_metadata_changes,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.own_writes import recognising_own_write
-from ..ports.storage_reads import edit_existing, load_existing, require_version
+from ..ports.storage_reads import edit_existing, require_version
 from ..schemas import AppendLine, MemoryFile
 
 
@@ -50,18 +40,6 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         change = Change("append_line", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 
-    async def attempt() -> MemoryFile:
-        write, version = await edit_existing(storage, address, append)
-        if version is not None:
-            return render_file(address.location, write.data, write.metadata, version)
-        current = await load_existing(storage, address)
-        if current.data != write.data or current.metadata != write.metadata:
-            raise version_conflict_error(
-                address.location, current.data.decode(), current.version
-            )
-        return render_stored(address.location, current)
-
-    own = partial(render_record, address.location)
-    file = await recognising_own_write(storage, address, call, attempt, own)
+    stored = await edit_existing(storage, address, append, call=call)
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
-    return file
+    return render_stored(address.location, stored)

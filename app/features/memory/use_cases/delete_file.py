@@ -2,9 +2,8 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..policy import locate_file, require_text, require_writable
-from ..ports import Change, VersionRecord
-from ..ports.own_writes import recognising_own_write
-from ..ports.storage_reads import load_existing, raise_current_state, require_version
+from ..ports import Change
+from ..ports.storage_reads import delete_existing
 from ..schemas import Deleted, DeleteFile
 
 
@@ -13,20 +12,8 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
     address = locate_file(identity, request.scope, request.area, request.name)
     require_writable(identity, context.policy, address)
     expected = require_text("expected_version", request.expected_version)
-    storage, call = context.storage, context.call_key
-
-    async def attempt() -> Deleted:
-        stored = await load_existing(storage, address)
-        require_version(address, stored, expected)
-        at, event = context.clock(), context.audit_event
-        change = Change("delete_file", context.source, at, call, event)
-        if not await storage.delete_if_version(address.key, expected, change=change):
-            await raise_current_state(storage, address)
-        return Deleted()
-
-    def own(record: VersionRecord) -> Deleted | None:
-        return Deleted() if record.deleted else None  # only a tombstone is its own
-
-    deleted = await recognising_own_write(storage, address, call, attempt, own)
+    at, call, event = context.clock(), context.call_key, context.audit_event
+    change = Change("delete_file", context.source, at, call, event)
+    await delete_existing(context.storage, address, expected, change)
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
-    return deleted
+    return Deleted()

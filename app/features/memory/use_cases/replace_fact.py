@@ -6,7 +6,7 @@ from tenchi.errors import AppError
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import Address, edited_metadata, render_file, render_record
+from ..domain import Address, edited_metadata, render_stored
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -15,8 +15,7 @@ from ..policy.content import (
     require_single_match,
 )
 from ..ports import Change, StoredObject, Write
-from ..ports.own_writes import SUPERSEDED, own_write
-from ..ports.storage_reads import edit_existing, raise_current_state, require_version
+from ..ports.storage_reads import raise_current_state, require_version, try_edit
 from ..schemas import MemoryFile, ReplaceFact
 
 ATTEMPTS = 3
@@ -58,35 +57,29 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         change = Change("replace_fact", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 
-    file = await _written(context, address, replace)
-    if file is None:  # every attempt lost its race
+    stored = await _written(context, address, replace)
+    if stored is None:  # every attempt lost its race
         await raise_current_state(context.storage, address)
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
-    return file
+    return render_stored(location, stored)
 
 
 async def _written(
     context: AppContext, address: Address, replace: Edit
-) -> MemoryFile | None:
+) -> StoredObject | None:
     """``replace`` written, re-applied on newer content up to ATTEMPTS writes."""
-    storage, call, location = context.storage, context.call_key, address.location
-    file: MemoryFile | None = None
+    storage, call = context.storage, context.call_key
+    stored: StoredObject | None = None
     attempts, forgive = 0, not call  # a keyed call may be its own repeat
-    while file is None and attempts < ATTEMPTS:
+    while stored is None and attempts < ATTEMPTS:
         try:
             edit = partial(replace, forgive=forgive)
-            write, version = await edit_existing(storage, address, edit)
+            # Only the unforgiving attempt may meet this call's own landed write.
+            own_call = "" if forgive else call
+            stored = await try_edit(storage, address, edit, call=own_call)
             attempts += 1  # the write was tried: it landed or lost a race
-            if version is not None:
-                file = render_file(location, write.data, write.metadata, version)
-            elif not forgive:  # beaten, maybe by this call's own earlier attempt
-                await raise_current_state(storage, address)
         except AppError as error:
-            if forgive or error.code not in SUPERSEDED:
+            if forgive or error.code != "VERSION_CONFLICT":
                 raise
-            own = await own_write(storage, address, call)
-            if own is None and error.code != "VERSION_CONFLICT":
-                raise
-            file = None if own is None else render_record(location, own)
-            forgive = True
-    return file
+        forgive = True
+    return stored

@@ -1,9 +1,7 @@
-from functools import partial
-
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import render_file, render_record, with_source
+from ..domain import render_stored, with_source
 from ..policy import locate_file, require_utf8, require_writable
 from ..policy.content import (
     require_aliases,
@@ -12,14 +10,7 @@ from ..policy.content import (
     require_within_limit,
 )
 from ..ports import Change, FileMetadata, StoredObject, Write
-from ..ports.own_writes import recognising_own_write
-from ..ports.quota import require_room
-from ..ports.storage_reads import (
-    create_new,
-    edit_existing,
-    raise_current_state,
-    require_version,
-)
+from ..ports.storage_reads import create_new, edit_existing, require_version
 from ..schemas import MemoryFile, WriteFile
 
 
@@ -62,24 +53,16 @@ async def write_as(
         )
         return Write(address.key, data, meta, change=change)
 
-    async def attempt() -> MemoryFile:
-        if expected is None:
-            await require_room(storage, address, context.limits.max_files_per_entity)
-            write = written(sources)
-            version = await create_new(storage, address, write)
-            return render_file(address.location, data, write.metadata, version)
+    if expected is None:
+        cap = context.limits.max_files_per_entity
+        stored = await create_new(storage, address, written(sources), cap=cap)
+    else:
         current: str = expected
 
         def replace(stored: StoredObject) -> Write:
             require_version(address, stored, current)
             return written((*stored.metadata.sources, *sources))
 
-        write, landed = await edit_existing(storage, address, replace)
-        if landed is None:
-            await raise_current_state(storage, address)
-        return render_file(address.location, data, write.metadata, landed)
-
-    own = partial(render_record, address.location)
-    file = await recognising_own_write(storage, address, context.call_key, attempt, own)
+        stored = await edit_existing(storage, address, replace, call=context.call_key)
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
-    return file
+    return render_stored(address.location, stored)
