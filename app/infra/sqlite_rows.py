@@ -14,7 +14,7 @@ from app.features.memory.ports import (
     Write,
 )
 
-COLUMNS = "description, aliases, sources, last_updated, version, expires_at"
+COLUMNS = "description, aliases, sources, last_updated, expires_at, version"
 """The columns a write sets besides key and data (``written_values``)."""
 
 
@@ -53,7 +53,7 @@ def written_values(write: Write, version: str) -> tuple[str | None, ...]:
     """The metadata and version columns of ``write`` landing as ``version``."""
     expires = write.metadata.expires_at
     moment = None if expires is None else format_timestamp(expires)
-    return (*meta_values(write.metadata), version, moment)
+    return (*meta_values(write.metadata), moment, version)
 
 
 def record_from(row: Any, data: bytes | None) -> VersionRecord:
@@ -70,14 +70,14 @@ def record_from(row: Any, data: bytes | None) -> VersionRecord:
 
 def stored_from(row: Any) -> StoredObject:
     """A ``SELECT data, {COLUMNS}`` row."""
-    meta = meta_from(row, 1, expires=row[6])
-    return StoredObject(data=bytes(row[0]), metadata=meta, version=row[5])
+    meta = meta_from(row, 1, expires=row[5])
+    return StoredObject(data=bytes(row[0]), metadata=meta, version=row[6])
 
 
 def listed_from(row: Any) -> ListedObject:
     """A ``SELECT key, {COLUMNS}`` row."""
     return ListedObject(
-        key=row[0], metadata=meta_from(row, 1, expires=row[6]), version=row[5]
+        key=row[0], metadata=meta_from(row, 1, expires=row[5]), version=row[6]
     )
 
 

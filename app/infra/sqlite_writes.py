@@ -45,7 +45,7 @@ INSERT_NEW = (
 """Parameters: key, data, ``written_values``."""
 UPDATE_AT = (
     "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
-    "sources = ?, last_updated = ?, version = ?, expires_at = ? "
+    "sources = ?, last_updated = ?, expires_at = ?, version = ? "
     "WHERE key = ? AND version = ?"
 )
 """Parameters: data, ``written_values``, key, expected version."""

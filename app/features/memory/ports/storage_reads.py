@@ -14,6 +14,7 @@ from tenchi.errors import AppError
 from app.shared import errors
 from app.shared.locations import is_url_segment
 
+from ..domain.expiry import Expiry
 from ..domain.keys import Address
 from . import EditsInPlace, ListedObject, Storage, StoredObject, VersionRecord, Write
 
@@ -22,15 +23,29 @@ CREATE_ATTEMPTS = 3
 """Creates tried while each loses to a file that is gone again when read."""
 
 
-async def load_existing(storage: Storage, address: Address) -> StoredObject:
-    stored = await storage.get(address.key)
+def live(stored: StoredObject | None, now: Expiry | None) -> StoredObject | None:
+    """``stored`` unless it expired (``now`` None: expiry not applied)."""
+    if stored is None or now is None or not now.expired(stored.metadata):
+        return stored
+    return None
+
+
+async def load_existing(
+    storage: Storage, address: Address, *, now: Expiry | None = None
+) -> StoredObject:
+    """The file, else MEMORY_NOT_FOUND; with ``now`` an expired file is none."""
+    stored = live(await storage.get(address.key), now)
     if stored is None:
         raise errors.memory_not_found_error(address.location)
     return stored
 
 
 async def edit_existing(
-    storage: Storage, address: Address, edit: Callable[[StoredObject], Write]
+    storage: Storage,
+    address: Address,
+    edit: Callable[[StoredObject], Write],
+    *,
+    now: Expiry | None = None,
 ) -> tuple[Write, str | None]:
     """``edit`` of the file as it is now, written guarded by the version it had.
 
@@ -39,12 +54,12 @@ async def edit_existing(
     Storage that edits in place (SQLite) does it in one trip and transaction.
     """
     if not isinstance(storage, EditsInPlace):
-        stored = await load_existing(storage, address)
+        stored = await load_existing(storage, address, now=now)
         write = edit(stored)
         return write, await storage.put_if_version(write, stored.version)
 
     def existing(stored: StoredObject | None) -> Write:
-        if stored is None:
+        if live(stored, now) is None or stored is None:
             raise errors.memory_not_found_error(address.location)
         return edit(stored)
 
@@ -76,26 +91,33 @@ def conflict_with(address: Address, stored: StoredObject) -> AppError:
     )
 
 
-async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
+async def raise_current_state(
+    storage: Storage, address: Address, *, now: Expiry | None = None
+) -> NoReturn:
     """After a failed precondition: the file is gone, or here is its new state."""
-    raise conflict_with(address, await load_existing(storage, address))
+    raise conflict_with(address, await load_existing(storage, address, now=now))
 
 
-async def create_new(storage: Storage, address: Address, write: Write) -> str:
+async def create_new(
+    storage: Storage, address: Address, write: Write, *, now: Expiry | None = None
+) -> str:
     """``write`` created where no file is, else VERSION_CONFLICT with the file there.
 
     A create can lose to a file that another caller deletes before its state
     is read: that create is tried again, now after the delete, rather than
-    answered "absent" (up to CREATE_ATTEMPTS writes).
+    answered "absent" (up to CREATE_ATTEMPTS writes). With ``now``, a file
+    expired by then is no file: the create replaces it, guarded by its version.
     """
+    expected: str | None = None
     for _ in range(CREATE_ATTEMPTS):
-        version = await storage.put_if_version(write, None)
+        version = await storage.put_if_version(write, expected)
         if version is not None:
             return version
         stored = await storage.get(address.key)
-        if stored is not None:
+        if stored is not None and live(stored, now) is not None:
             raise conflict_with(address, stored)
-    await raise_current_state(storage, address)
+        expected = None if stored is None else stored.version
+    await raise_current_state(storage, address, now=now)
 
 
 async def list_batches(

@@ -11,6 +11,7 @@ from ..domain import (
     render_record,
     render_stored,
 )
+from ..domain.expiry import Expiry
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -51,10 +52,12 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         return Write(address.key, data, meta, change=change)
 
     async def attempt() -> MemoryFile:
-        write, version = await edit_existing(storage, address, append)
+        write, version = await edit_existing(
+            storage, address, append, now=Expiry(context.clock)
+        )
         if version is not None:
             return render_file(address.location, write.data, write.metadata, version)
-        current = await load_existing(storage, address)
+        current = await load_existing(storage, address, now=Expiry(context.clock))
         if current.data != write.data or current.metadata != write.metadata:
             raise version_conflict_error(
                 address.location, current.data.decode(), current.version

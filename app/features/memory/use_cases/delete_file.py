@@ -1,6 +1,7 @@
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
+from ..domain.expiry import Expiry
 from ..policy import locate_file, require_text, require_writable
 from ..ports import Change, VersionRecord
 from ..ports.own_writes import recognising_own_write
@@ -16,12 +17,12 @@ async def delete_file(request: DeleteFile, context: AppContext) -> Deleted:
     storage, call = context.storage, context.call_key
 
     async def attempt() -> Deleted:
-        stored = await load_existing(storage, address)
+        stored = await load_existing(storage, address, now=Expiry(context.clock))
         require_version(address, stored, expected)
         at, event = context.clock(), context.audit_event
         change = Change("delete_file", context.source, at, call, event)
         if not await storage.delete_if_version(address.key, expected, change=change):
-            await raise_current_state(storage, address)
+            await raise_current_state(storage, address, now=Expiry(context.clock))
         return Deleted()
 
     def own(record: VersionRecord) -> Deleted | None:

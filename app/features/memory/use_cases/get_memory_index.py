@@ -6,6 +6,7 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import BuiltIndex, build_index
+from ..domain.expiry import Expiry
 from ..policy import granted_prefixes
 from ..ports import CachedListing, ListedObject
 from ..ports.storage_reads import list_all
@@ -57,9 +58,10 @@ async def index_from(
     listings = await asyncio.gather(
         *(_entity_listing(context, prefix, cached) for prefix, cached in entities)
     )
-    limits = context.limits
+    limits, now = context.limits, Expiry(context.clock)
+    listed = chain.from_iterable(listings)
     return build_index(
-        chain.from_iterable(listings),
+        (item for item in listed if not now.expired(item.metadata)),
         priority=limits.scope_priority,
         max_bytes=limits.index_max_bytes,
     )

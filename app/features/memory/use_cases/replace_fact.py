@@ -7,6 +7,7 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import Address, edited_metadata, render_file, render_record
+from ..domain.expiry import Expiry
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -60,7 +61,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
 
     file = await _written(context, address, replace)
     if file is None:  # every attempt lost its race
-        await raise_current_state(context.storage, address)
+        await raise_current_state(context.storage, address, now=Expiry(context.clock))
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return file
 
@@ -70,17 +71,18 @@ async def _written(
 ) -> MemoryFile | None:
     """``replace`` written, re-applied on newer content up to ATTEMPTS writes."""
     storage, call, location = context.storage, context.call_key, address.location
+    now = Expiry(context.clock)
     file: MemoryFile | None = None
     attempts, forgive = 0, not call  # a keyed call may be its own repeat
     while file is None and attempts < ATTEMPTS:
         try:
             edit = partial(replace, forgive=forgive)
-            write, version = await edit_existing(storage, address, edit)
+            write, version = await edit_existing(storage, address, edit, now=now)
             attempts += 1  # the write was tried: it landed or lost a race
             if version is not None:
                 file = render_file(location, write.data, write.metadata, version)
             elif not forgive:  # beaten, maybe by this call's own earlier attempt
-                await raise_current_state(storage, address)
+                await raise_current_state(storage, address, now=now)
         except AppError as error:
             if forgive or error.code not in SUPERSEDED:
                 raise

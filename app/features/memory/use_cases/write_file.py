@@ -1,11 +1,14 @@
+from datetime import datetime
 from functools import partial
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import render_file, render_record, with_source
+from ..domain.expiry import Expiry, written_expiry
 from ..policy import locate_file, require_utf8, require_writable
 from ..policy.content import (
+    asked_expiry,
     require_aliases,
     require_description,
     require_metadata_budget,
@@ -51,11 +54,15 @@ async def write_as(
     require_metadata_budget(description, aliases)
     data = require_within_limit(address, encoded, context.limits.max_file_bytes)
     expected = request.expected_version
-    storage, source = context.storage, context.source
+    storage, source, now = context.storage, context.source, Expiry(context.clock)
+    asked = asked_expiry(request)
+    area_seconds = context.limits.area_ttl.get(address.location.area)
 
-    def written(held: tuple[str, ...]) -> Write:
+    def written(held: tuple[str, ...], kept: datetime | None = None) -> Write:
+        stamp = context.clock()
+        expires = written_expiry(asked, kept, now=stamp, area_seconds=area_seconds)
         meta = FileMetadata(
-            description, aliases, with_source(held, source), context.clock()
+            description, aliases, with_source(held, source), stamp, expires
         )
         change = Change(
             operation, source, meta.last_updated, context.call_key, context.audit_event
@@ -66,17 +73,18 @@ async def write_as(
         if expected is None:
             await require_room(storage, address, context.limits.max_files_per_entity)
             write = written(sources)
-            version = await create_new(storage, address, write)
+            version = await create_new(storage, address, write, now=now)
             return render_file(address.location, data, write.metadata, version)
         current: str = expected
 
         def replace(stored: StoredObject) -> Write:
             require_version(address, stored, current)
-            return written((*stored.metadata.sources, *sources))
+            held = (*stored.metadata.sources, *sources)
+            return written(held, stored.metadata.expires_at)
 
-        write, landed = await edit_existing(storage, address, replace)
+        write, landed = await edit_existing(storage, address, replace, now=now)
         if landed is None:
-            await raise_current_state(storage, address)
+            await raise_current_state(storage, address, now=now)
         return render_file(address.location, data, write.metadata, landed)
 
     own = partial(render_record, address.location)

@@ -20,7 +20,7 @@ def render_hit(
     if entry is None:
         return None
     snip = snippet(document.texts(), terms)
-    row = entry.model_dump(exclude={"sources"})
+    row = entry.model_dump(exclude={"sources", "expires_at"})
     return SearchHit(**row, score=ranked.score, snippet=snip)
 
 

@@ -1,6 +1,7 @@
 """search_memory: the files of the caller's grants that hold every word."""
 
 from app.features.memory.domain import encode_cursor
+from app.features.memory.domain.expiry import Expiry
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
@@ -21,7 +22,9 @@ async def search_memory(request: SearchMemory, context: AppContext) -> SearchRes
     after = require_search_cursor(context.cursor_key, listing, request.cursor, reach)
     terms = query_terms(query)
     page = await context.search_index.search(SearchQuery(reach, terms, after, limit))
-    rendered = (render_hit(ranked, doc, terms) for ranked, doc in page.hits)
+    now = Expiry(context.clock)
+    live = [(r, doc) for r, doc in page.hits if not now.expired(doc.metadata)]
+    rendered = (render_hit(ranked, doc, terms) for ranked, doc in live)
     hits = [hit for hit in rendered if hit is not None]
     next_cursor = None
     if page.more and page.hits:
