@@ -121,6 +121,7 @@ list_scope_contract = _read(
     FileListing,
     params=ScopePath,
     query=FilesQuery,
+    errors=(invalid_argument, restricted_scope),
     name="list_scope",
     summary="One page of a whole scope, ascending by area and name.",
 )
@@ -130,6 +131,7 @@ list_area_contract = _read(
     FileListing,
     params=AreaPath,
     query=FilesQuery,
+    errors=(invalid_argument, restricted_scope),
     name="list_area",
     summary="One page of one area, ascending by name.",
 )
@@ -140,6 +142,7 @@ read_file_contract = _file_read(
     params=FilePath,
     query=ReadQuery,
     response_headers=VersionHeaders,
+    errors=(*FILE_READ_ERRORS, restricted_scope),  # include_expired: owners only
     name="read_file",
     summary="Read one file; its version is also the ETag.",
 )
