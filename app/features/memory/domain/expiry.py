@@ -1,9 +1,9 @@
 """When a file expires: what a write sets, what it keeps, and whether it is gone."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
-from ..ports import FileMetadata
+from ..ports import FileMetadata, ListedObject
 
 
 class Expiry:
@@ -49,3 +49,17 @@ def written_expiry(
     if kept is not None:
         return kept
     return None if area_seconds is None else now + timedelta(seconds=area_seconds)
+
+
+def unexpired(
+    listed: Iterable[ListedObject], now: Expiry
+) -> tuple[list[ListedObject], int]:
+    """The files of ``listed`` that have not expired, and how many have."""
+    live: list[ListedObject] = []
+    expired = 0
+    for item in listed:
+        if now.expired(item.metadata):
+            expired += 1
+        else:
+            live.append(item)
+    return live, expired

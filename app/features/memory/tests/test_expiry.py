@@ -15,6 +15,9 @@ from app.features.memory.schemas import (
 )
 from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.get_memory_index import get_memory_index
+from app.features.memory.use_cases.get_memory_index_if_changed import (
+    get_memory_index_if_changed,
+)
 from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.replace_fact import replace_fact
@@ -211,3 +214,20 @@ async def test_an_edit_of_an_expired_file_finds_no_file(
             context,
         )
     assert raised.value.code == "MEMORY_NOT_FOUND"
+
+
+async def test_the_index_tag_moves_when_a_file_expires(
+    clock: SetClock, storage: MemoryStorage
+) -> None:
+    """A held index tag is no longer current once one of its files expired."""
+    context = context_at(clock, storage)
+    await write_file(write(ttl_seconds=60), context)
+    before = await get_memory_index_if_changed(frozenset(), context)
+
+    unchanged = await get_memory_index_if_changed({before.tag}, context)
+    clock.now = START + timedelta(seconds=60)
+    after = await get_memory_index_if_changed({before.tag}, context)
+
+    assert unchanged.tag == before.tag
+    assert after.tag != before.tag
+    assert after.built is not None and after.built.rows == []
