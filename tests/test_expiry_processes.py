@@ -99,6 +99,18 @@ def test_an_expired_file_is_gone_from_the_other_process(
         )
         assert shown.status_code == 200 and shown.json()["expires_at"]
         assert names(listed) == ["brief", "kept", "pad"]
+        found = second.get(
+            "/v1/search", params={"q": "brief", "include_expired": "true"}
+        )
+        assert sorted(hit["name"] for hit in found.json()["hits"]) == [
+            "brief",
+            "kept",
+            "pad",
+        ]
+        not_owner = other.get(
+            "/v1/search", params={"q": "brief", "include_expired": "true"}
+        )
+        assert not_owner.status_code == 403
         assert refused.status_code == 403
         assert refused.json()["details"]["reason"] == "role_required"
 

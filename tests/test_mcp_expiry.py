@@ -52,6 +52,12 @@ async def test_an_expired_file_is_gone_for_agents(
         shown = ok(
             await session.call_tool("read_file", {**where, "include_expired": True})
         )
+        hidden = ok(await session.call_tool("search_memory", {"query": "brief"}))
+        found = ok(
+            await session.call_tool(
+                "search_memory", {"query": "brief", "include_expired": True}
+            )
+        )
         again = ok(await session.call_tool("write_file", args("old")))
     async with http_session(url, member) as session:
         refused = await session.call_tool(
@@ -63,6 +69,8 @@ async def test_an_expired_file_is_gone_for_agents(
     assert failed(missing, "MEMORY_NOT_FOUND")["name"] == "old"
     assert [entry["name"] for entry in listed["entries"]] == ["new"]
     assert shown["expires_at"] == PAST
+    assert [hit["name"] for hit in hidden["hits"]] == ["new"]
+    assert sorted(hit["name"] for hit in found["hits"]) == ["new", "old"]
     assert "expires_at" not in again
     details = failed(refused, "RESTRICTED_SCOPE")
     assert (details["reason"], details["required_roles"]) == (

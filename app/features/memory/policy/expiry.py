@@ -13,18 +13,20 @@ OWNER_ROLE = "owner"
 
 def hidden_after(
     identity: Identity,
-    scope: str,
+    scope: str | None,
     include_expired: bool,
     clock: Callable[[], datetime],
 ) -> Expiry | None:
     """What hides expired files from a read; None shows them (owners only).
 
-    A caller who asks to see expired files of a scope they do not own is
-    refused (RESTRICTED_SCOPE, role_required) rather than shown less.
+    A caller who asks to see expired files of a scope they do not own (of
+    any scope they hold, when ``scope`` is None) is refused (RESTRICTED_SCOPE,
+    role_required) rather than shown less.
     """
     if not include_expired:
         return Expiry(clock)
-    grant = identity.grants.get(scope)
-    if grant is not None and grant.role != OWNER_ROLE:
-        raise expired_role_required_error(scope)
+    for name in sorted(identity.grants) if scope is None else [scope]:
+        grant = identity.grants.get(name)
+        if grant is not None and grant.role != OWNER_ROLE:
+            raise expired_role_required_error(name)
     return None
