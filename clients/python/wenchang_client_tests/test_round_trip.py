@@ -132,6 +132,8 @@ def test_the_client_sets_keeps_and_clears_an_expiry(
             client.read_file("user", "scratch", "gone")
         shown = client.read_file("user", "scratch", "gone", include_expired=True)
         listed = client.list_prefix("user", "scratch")
+        hidden = client.search_memory("brief")
+        found = client.search_memory("brief", include_expired=True)
         cleared = client.write_file(
             "user",
             "scratch",
@@ -147,4 +149,5 @@ def test_the_client_sets_keeps_and_clears_an_expiry(
     assert gone.expires_at == "2020-01-01T00:00:00Z"
     assert shown.content == "- [stated] Brief.\n"
     assert [entry.name for entry in listed.entries] == ["later"]
+    assert (hidden.hits, [hit.name for hit in found.hits]) == ([], ["gone"])
     assert cleared.expires_at is None

@@ -146,9 +146,12 @@ class AsyncMemoryClient:
         area: str | None = None,
         limit: int = calls.SEARCH_LIMIT_DEFAULT,
         cursor: str | None = None,
+        include_expired: bool = False,
     ) -> SearchResults:
-        """Files of the caller's scopes holding every word of ``query``, best first."""
-        return await self._send(calls.search_memory(query, scope, area, limit, cursor))
+        """Files of the caller's scopes holding every word of ``query``, best first
+        (``include_expired``: expired files too, for owners of every scope)."""
+        call = calls.search_memory(query, scope, area, limit, cursor, include_expired)
+        return await self._send(call)
 
     async def read_audit(
         self,

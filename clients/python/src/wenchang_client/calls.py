@@ -82,10 +82,15 @@ def list_prefix(
 
 
 def search_memory(
-    query: str, scope: str | None, area: str | None, limit: int, cursor: str | None
+    query: str,
+    scope: str | None,
+    area: str | None,
+    limit: int,
+    cursor: str | None,
+    include_expired: bool = False,
 ) -> Call[SearchResults]:
     given = {"q": query, "limit": str(limit)}
-    given |= _given(scope=scope, area=area, cursor=cursor)
+    given |= _given(scope=scope, area=area, cursor=cursor) | _shown(include_expired)
     return Call("GET", path_of("search"), SearchResults, given)
 
 

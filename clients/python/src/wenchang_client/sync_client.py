@@ -146,9 +146,12 @@ class MemoryClient:
         area: str | None = None,
         limit: int = calls.SEARCH_LIMIT_DEFAULT,
         cursor: str | None = None,
+        include_expired: bool = False,
     ) -> SearchResults:
-        """Files of the caller's scopes holding every word of ``query``, best first."""
-        return self._send(calls.search_memory(query, scope, area, limit, cursor))
+        """Files of the caller's scopes holding every word of ``query``, best first
+        (``include_expired``: expired files too, for owners of every scope)."""
+        call = calls.search_memory(query, scope, area, limit, cursor, include_expired)
+        return self._send(call)
 
     def read_audit(
         self,
