@@ -101,13 +101,23 @@ async def http_session_of_every_operation(url: str, alice: str, bob: str) -> Non
 async def client_session(url: str, alice: str) -> None:
     async with AsyncMemoryClient(url, token=alice) as client:
         where = ("user", "notes", "client")
-        text = {"content": CLIENT_CONTENT, "description": DESCRIPTION}
+        content, description = CLIENT_CONTENT, DESCRIPTION
         written = await client.write_file(
-            *where, **text, aliases=[ALIAS], expected_version=None
+            *where,
+            content=content,
+            description=description,
+            aliases=[ALIAS],
+            expected_version=None,
         )
         await client.append_line(*where, line=LINE, expected_version=written.version)
         with contextlib.suppress(VersionConflictError):
-            await client.write_file(*where, **text, aliases=[], expected_version="x")
+            await client.write_file(
+                *where,
+                content=content,
+                description=description,
+                aliases=[],
+                expected_version="x",
+            )
         await client.read_file(*where)
 
 

@@ -323,3 +323,25 @@ async def test_settings_and_wiring_read_one_table_of_backend_urls(field: str) ->
 
     assert str(by_wiring.value).startswith("use ")
     assert str(by_wiring.value) in str(by_settings.value)
+
+
+def test_area_ttl_is_a_json_object_of_durations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each area's lifetime, in seconds, from a whole number and its unit."""
+    monkeypatch.setenv("WENCHANG_AREA_TTL", '{"scratch": "7d", "inbox": "90m"}')
+
+    assert load_settings().area_ttl == {"scratch": 604_800, "inbox": 5400}
+
+
+@pytest.mark.parametrize(
+    "value", ['{"scratch": "7"}', '{"scratch": "1.5h"}', '{"s": "0d"}', "7d", "[]"]
+)
+def test_a_malformed_area_ttl_refuses_to_start(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """A duration without a unit, a fraction, zero or another shape is refused."""
+    monkeypatch.setenv("WENCHANG_AREA_TTL", value)
+
+    with refused("WENCHANG_AREA_TTL"):
+        load_settings()

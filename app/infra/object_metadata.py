@@ -2,6 +2,7 @@
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import cast
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
@@ -13,15 +14,20 @@ DESCRIPTION = "description"
 ALIASES = "aliases"
 SOURCES = "sources"
 LAST_UPDATED = "last-updated"
+EXPIRES_AT = "expires-at"
+"""Present only on a file that expires (older objects never carry it)."""
 
 
 def metadata_to_map(metadata: FileMetadata) -> dict[str, str]:
-    return {
+    values = {
         DESCRIPTION: metadata.description,
         ALIASES: json.dumps(list(metadata.aliases)),
         SOURCES: json.dumps(sorted(set(metadata.sources))),
         LAST_UPDATED: format_timestamp(metadata.last_updated),
     }
+    if metadata.expires_at is not None:
+        values[EXPIRES_AT] = format_timestamp(metadata.expires_at)
+    return values
 
 
 def _strings(values: Mapping[str, object], key: str) -> tuple[str, ...]:
@@ -46,4 +52,10 @@ def metadata_from_map(values: Mapping[str, object]) -> FileMetadata:
         aliases=_strings(values, ALIASES),
         sources=_strings(values, SOURCES),
         last_updated=parse_timestamp(str(values[LAST_UPDATED])),
+        expires_at=_moment(values.get(EXPIRES_AT)),
     )
+
+
+def _moment(value: object) -> datetime | None:
+    # An empty value is what a store that cannot delete one key of a map leaves.
+    return parse_timestamp(str(value)) if value else None

@@ -10,7 +10,13 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -26,6 +32,7 @@ from app.infra.backend_urls import (
     backend_of,
     sqlite_path,
 )
+from app.server.area_ttl_setting import area_ttl
 from app.server.settings_problems import SettingsError, describe_problems
 from app.shared.identity import Grant, parse_grants
 
@@ -36,6 +43,7 @@ DEFAULT_RATE_LIMIT = 100_000
 the default never throttles an ordinary client (see docs/configuration.md)."""
 CommaList = Annotated[tuple[str, ...], NoDecode]
 RolesTable = Annotated[dict[str, list[str]], NoDecode]
+AreaTtl = Annotated[dict[str, int], NoDecode, BeforeValidator(area_ttl)]
 
 
 def _comma_list(value: object) -> object:
@@ -70,6 +78,7 @@ class Settings(BaseSettings):
     max_files_per_entity: int = Field(default=500, ge=0)
     scope_priority: CommaList = ()
     write_roles: RolesTable = Field(default_factory=dict[str, list[str]])
+    area_ttl: AreaTtl = Field(default_factory=dict[str, int])
     product: str | None = None
     tool_prefix: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
     prompt_purpose: str | None = None

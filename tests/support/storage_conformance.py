@@ -13,6 +13,7 @@ Failures name the adapter through the test id and the case through the test name
 
 import asyncio
 from collections.abc import Coroutine, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -75,6 +76,30 @@ class StorageConformance(StorageHistoryConformance):
         stored = await adapter.storage.get(KEY)
         assert stored is not None
         assert (stored.data, stored.metadata, stored.version) == (body, META, version)
+
+    async def test_expiry_round_trips_through_every_write_and_listing(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """``expires_at`` is stored with the rest: get, list and a guarded
+        replace keep what was written, and a write without it clears it."""
+        expires = datetime(2027, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
+        meta = replace(META, expires_at=expires)
+        storage = adapter.storage
+
+        first = await storage.put_if_version(Write(KEY, b"x", meta), None)
+        assert first is not None
+        stored = await storage.get(KEY)
+        assert stored is not None and stored.metadata == meta
+        listed = await storage.list_page("user/", start_after=None, limit=10)
+        assert [item.metadata.expires_at for item in listed] == [expires]
+
+        second = await storage.put_if_version(Write(KEY, b"y", META), first)
+        assert second is not None
+        stored = await storage.get(KEY)
+        assert stored is not None and stored.metadata.expires_at is None
+        await storage.put(Write(KEY, b"z", meta))
+        stored = await storage.get(KEY)
+        assert stored is not None and stored.metadata.expires_at == expires
 
     async def test_an_empty_body_round_trips(self, adapter: AdapterUnderTest) -> None:
         """An empty body is a body, not a missing object."""

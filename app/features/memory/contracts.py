@@ -27,6 +27,7 @@ from .schemas import (
     FileBody,
     FileListing,
     FilePath,
+    FilesQuery,
     FileVersion,
     IndexConditionHeaders,
     LineBody,
@@ -34,6 +35,7 @@ from .schemas import (
     MatchHeaders,
     MemoryFile,
     MemoryIndex,
+    ReadQuery,
     ReplaceBody,
     RestoreBody,
     ScopePath,
@@ -118,7 +120,8 @@ list_scope_contract = _read(
     "/files/{scope}",
     FileListing,
     params=ScopePath,
-    query=ListQuery,
+    query=FilesQuery,
+    errors=(invalid_argument, restricted_scope),
     name="list_scope",
     summary="One page of a whole scope, ascending by area and name.",
 )
@@ -127,7 +130,8 @@ list_area_contract = _read(
     "/files/{scope}/{area}",
     FileListing,
     params=AreaPath,
-    query=ListQuery,
+    query=FilesQuery,
+    errors=(invalid_argument, restricted_scope),
     name="list_area",
     summary="One page of one area, ascending by name.",
 )
@@ -136,7 +140,9 @@ read_file_contract = _file_read(
     FILE_PATH,
     MemoryFile,
     params=FilePath,
+    query=ReadQuery,
     response_headers=VersionHeaders,
+    errors=(*FILE_READ_ERRORS, restricted_scope),  # include_expired: owners only
     name="read_file",
     summary="Read one file; its version is also the ETag.",
 )

@@ -3,7 +3,7 @@
 from tenchi.contracts import contract
 
 from app.features.memory.contracts import TAGS
-from app.shared.errors import invalid_argument
+from app.shared.errors import invalid_argument, restricted_scope
 
 from .schemas import SearchQuery, SearchResults
 
@@ -12,7 +12,7 @@ search_memory_contract = contract(
     path="/search",
     query=SearchQuery,
     response=SearchResults,
-    errors=(invalid_argument,),
+    errors=(invalid_argument, restricted_scope),
     name="search_memory",
     summary="Files of every granted scope that contain all the query's words.",
     tags=TAGS,

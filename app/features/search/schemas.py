@@ -5,6 +5,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.features.memory.schemas import Cursor, OneLine, Segment, Strict
+from app.features.memory.schemas.fields import INCLUDE_EXPIRED
 
 SEARCH_LIMIT_DEFAULT = 10
 QUERY_DESCRIPTION = (
@@ -23,6 +24,7 @@ class SearchMemory(Strict):
     area: Segment | None = Field(default=None, description=SEARCH_AREA)
     limit: int = Field(default=SEARCH_LIMIT_DEFAULT, description=SEARCH_LIMIT)
     cursor: Cursor | None = Field(default=None, description=SEARCH_CURSOR)
+    include_expired: bool = Field(default=False, description=INCLUDE_EXPIRED)
 
 
 class SearchQuery(SearchMemory):

@@ -2,7 +2,12 @@
 
 from tenchi.tools import tool, tool_group, tool_handler
 
-from app.shared.errors import backend_unavailable, invalid_argument, unauthorized
+from app.shared.errors import (
+    backend_unavailable,
+    invalid_argument,
+    restricted_scope,
+    unauthorized,
+)
 
 from .schemas import SearchMemory, SearchResults
 from .use_cases.search_memory import search_memory
@@ -33,7 +38,7 @@ search_memory_tool = tool(
     request=SearchMemory,
     result=SearchResults,
     description=SEARCH_MEMORY_DESCRIPTION,
-    errors=(unauthorized, backend_unavailable, invalid_argument),
+    errors=(unauthorized, backend_unavailable, invalid_argument, restricted_scope),
     read_only=True,
     open_world=False,
 )

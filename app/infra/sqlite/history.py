@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS memory_objects (
     aliases TEXT NOT NULL,
     sources TEXT NOT NULL,
     last_updated TEXT NOT NULL,
-    version TEXT NOT NULL
+    version TEXT NOT NULL,
+    expires_at TEXT
 ) WITHOUT ROWID
 """
 # A database made before 2026-12 has more columns in ``memory_objects``
@@ -113,8 +114,15 @@ class HistoryRecorder:
 
 
 async def prepare_history(connection: aiosqlite.Connection) -> None:
-    """Add the history table when missing (or move an older layout into it)."""
+    """Add the history table when missing (or move an older layout into it),
+    and the ``expires_at`` column to a database made before files could expire."""
     try:
+        columns = await fetch_rows(connection, "PRAGMA table_info(memory_objects)", ())
+        if all(column[1] != "expires_at" for column in columns):
+            await connection.execute(
+                "ALTER TABLE memory_objects ADD COLUMN expires_at TEXT"
+            )
+            await connection.commit()
         await prepare_history_table(connection)
     except sqlite3.Error as exc:
         raise translate_sqlite_error(exc) from exc

@@ -14,7 +14,7 @@ from app.features.memory.ports import (
     Write,
 )
 
-COLUMNS = "description, aliases, sources, last_updated, version"
+COLUMNS = "description, aliases, sources, last_updated, expires_at, version"
 """The columns a write sets besides key and data (``written_values``)."""
 
 
@@ -49,9 +49,11 @@ def _strings(text: str) -> tuple[str, ...]:
     return tuple(json.loads(text))
 
 
-def written_values(write: Write, version: str) -> tuple[str, ...]:
+def written_values(write: Write, version: str) -> tuple[str | None, ...]:
     """The metadata and version columns of ``write`` landing as ``version``."""
-    return (*meta_values(write.metadata), version)
+    expires = write.metadata.expires_at
+    moment = None if expires is None else format_timestamp(expires)
+    return (*meta_values(write.metadata), moment, version)
 
 
 def record_from(row: Any, data: bytes | None) -> VersionRecord:
@@ -68,18 +70,23 @@ def record_from(row: Any, data: bytes | None) -> VersionRecord:
 
 def stored_from(row: Any) -> StoredObject:
     """A ``SELECT data, {COLUMNS}`` row."""
-    return StoredObject(data=bytes(row[0]), metadata=meta_from(row, 1), version=row[5])
+    meta = meta_from(row, 1, expires=row[5])
+    return StoredObject(data=bytes(row[0]), metadata=meta, version=row[6])
 
 
 def listed_from(row: Any) -> ListedObject:
     """A ``SELECT key, {COLUMNS}`` row."""
-    return ListedObject(key=row[0], metadata=meta_from(row, 1), version=row[5])
+    return ListedObject(
+        key=row[0], metadata=meta_from(row, 1, expires=row[5]), version=row[6]
+    )
 
 
-def meta_from(row: Any, offset: int) -> FileMetadata:
+def meta_from(row: Any, offset: int, *, expires: str | None = None) -> FileMetadata:
+    """Metadata columns from ``offset``; history rows keep no ``expires``."""
     return FileMetadata(
         description=row[offset],
         aliases=_strings(row[offset + 1]),
         sources=_strings(row[offset + 2]),
         last_updated=parse_timestamp(row[offset + 3]),
+        expires_at=parse_timestamp(expires) if expires else None,
     )

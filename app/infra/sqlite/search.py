@@ -49,7 +49,7 @@ def ranges(reach: Sequence[str]) -> Where:
 
 
 _PAGE = """
-SELECT key, data, description, aliases, sources, last_updated, version
+SELECT key, data, description, aliases, sources, last_updated, version, expires_at
 FROM memory_objects WHERE key IN (SELECT value FROM json_each(?))
 """
 
@@ -193,6 +193,7 @@ def _document(row: Any) -> SearchDocument:
             "aliases": row[3],
             "sources": row[4],
             "last-updated": row[5],
+            "expires-at": row[7],
         }
     )
     return SearchDocument(

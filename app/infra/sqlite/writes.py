@@ -34,17 +34,18 @@ from app.infra.sqlite.search_schema import FORGET
 
 REPLACE = (
     f"INSERT OR REPLACE INTO memory_objects (key, data, {COLUMNS}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 """Parameters: key, data, ``written_values``."""
 INSERT_NEW = (
     f"INSERT INTO memory_objects (key, data, {COLUMNS}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING"
 )
 """Parameters: key, data, ``written_values``."""
 UPDATE_AT = (
     "UPDATE memory_objects SET data = ?, description = ?, aliases = ?, "
-    "sources = ?, last_updated = ?, version = ? WHERE key = ? AND version = ?"
+    "sources = ?, last_updated = ?, expires_at = ?, version = ? "
+    "WHERE key = ? AND version = ?"
 )
 """Parameters: data, ``written_values``, key, expected version."""
 DELETE_AT = (

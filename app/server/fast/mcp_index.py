@@ -58,7 +58,11 @@ def _sorted_text(built: BuiltIndex) -> str | None:
     """
     try:
         entries = to_json(
-            [{key: row[key] for key in _ENTRY_KEYS} for row in built.rows],
+            # expires_at is in a row only when its file expires.
+            [
+                {key: row[key] for key in _ENTRY_KEYS if key in row}
+                for row in built.rows
+            ],
             ensure_ascii=True,
         )
         capped = to_json(

@@ -142,6 +142,11 @@ def _fields(models: Iterable[BaseModel]) -> dict[str, Any]:
         # generator step per field.
         fields.update(model.__dict__)
         fields.update(model.model_extra or {})
+        if (
+            "expires_at" in model.__dict__
+            and "expires_at" not in model.model_fields_set
+        ):
+            del fields["expires_at"]  # omitted keeps the expiry; null clears it
     return fields
 
 

@@ -13,6 +13,7 @@ entity id or a storage path. Definitions and builders live by concern:
 
 from .access import (
     audit_role_required_error,
+    expired_role_required_error,
     resolver_failure_error,
     restricted_scope,
     role_required_error,
@@ -67,6 +68,7 @@ __all__ = [
     "backend_unavailable",
     "backend_unavailable_error",
     "etag",
+    "expired_role_required_error",
     "file_quota_exceeded",
     "file_quota_exceeded_error",
     "history_absent_error",

@@ -50,6 +50,17 @@ def role_required_error(location: Location, roles: Iterable[str]) -> AppError:
     return _role_required(ROLE_GATED, location.scope, roles, location=location)
 
 
+EXPIRED_ROLE_GATED = (
+    "Showing expired files of scope {scope} needs the role {roles}, and the "
+    "caller's grant lacks it."
+)
+
+
+def expired_role_required_error(scope: str) -> AppError:
+    """include_expired asked by a caller who does not own ``scope``."""
+    return _role_required(EXPIRED_ROLE_GATED, scope, ("owner",), scope=scope)
+
+
 def audit_role_required_error(scope: str, roles: Iterable[str]) -> AppError:
     return _role_required(AUDIT_ROLE_GATED, scope, roles, scope=scope)
 

@@ -1,6 +1,8 @@
 """Both clients against a real server: results typed, errors typed, the
 precondition a version asks for on every mutation."""
 
+from datetime import UTC, datetime
+
 import pytest
 from wenchang_client import (
     AsyncMemoryClient,
@@ -98,3 +100,54 @@ def test_a_create_onto_an_existing_file_is_a_conflict(
             )
 
     assert raised.value.version == first.version
+
+
+def test_the_client_sets_keeps_and_clears_an_expiry(
+    live_server: LiveServer, token: str
+) -> None:
+    """ttl_seconds sets expires_at; an expiry in the past hides the file from
+    reads, save an owner's include_expired; "never" clears it."""
+    with MemoryClient(live_server.url, token) as client:
+        lasting = client.write_file(
+            "user",
+            "scratch",
+            "later",
+            content="",
+            description="",
+            aliases=[],
+            expected_version=None,
+            ttl_seconds=3600,
+        )
+        gone = client.write_file(
+            "user",
+            "scratch",
+            "gone",
+            content="- [stated] Brief.\n",
+            description="",
+            aliases=[],
+            expected_version=None,
+            expires_at=datetime(2020, 1, 1, tzinfo=UTC),
+        )
+        with pytest.raises(NotFoundError):
+            client.read_file("user", "scratch", "gone")
+        shown = client.read_file("user", "scratch", "gone", include_expired=True)
+        listed = client.list_prefix("user", "scratch")
+        hidden = client.search_memory("brief")
+        found = client.search_memory("brief", include_expired=True)
+        cleared = client.write_file(
+            "user",
+            "scratch",
+            "later",
+            content="",
+            description="",
+            aliases=[],
+            expected_version=lasting.version,
+            expires_at="never",
+        )
+
+    assert lasting.expires_at is not None
+    assert gone.expires_at == "2020-01-01T00:00:00Z"
+    assert shown.content == "- [stated] Brief.\n"
+    assert [entry.name for entry in listed.entries] == ["later"]
+    assert (hidden.hits, [hit.name for hit in found.hits]) == ([], ["gone"])
+    assert cleared.expires_at is None

@@ -23,7 +23,13 @@ from .keys import (
 )
 from .limits import MemoryLimits
 from .timestamps import format_timestamp, parse_timestamp
-from .views import render_entry, render_file, render_record, render_stored
+from .views import (
+    render_entries,
+    render_entry,
+    render_file,
+    render_record,
+    render_stored,
+)
 
 __all__ = [
     "SYSTEM_AREA",
@@ -47,6 +53,7 @@ __all__ = [
     "is_fact_line",
     "merged_aliases",
     "parse_timestamp",
+    "render_entries",
     "render_entry",
     "render_file",
     "render_record",

@@ -65,4 +65,5 @@ def edited_metadata(
         merged_aliases(old.aliases, changes.aliases),
         with_source(old.sources, source),
         now,
+        old.expires_at,  # an edit keeps the file's expiry
     )

@@ -7,6 +7,7 @@ from .timestamps import format_timestamp
 
 def exported_file(area: str, name: str, stored: StoredObject) -> ExportedFile:
     meta = stored.metadata
+    expires = meta.expires_at
     return ExportedFile(
         area=area,
         name=name,
@@ -16,6 +17,7 @@ def exported_file(area: str, name: str, stored: StoredObject) -> ExportedFile:
         sources=list(meta.sources),
         last_updated=format_timestamp(meta.last_updated),
         version=stored.version,
+        expires_at=None if expires is None else format_timestamp(expires),
     )
 
 

@@ -16,17 +16,20 @@ def index_tag(
     *,
     priority: Sequence[str],
     max_bytes: int,
+    expired: int = 0,
 ) -> str:
     """A strong ETag over every input the index body is a function of.
 
     ``entities`` pairs each granted prefix with its change marker; a write,
     import or purge of any of them replaces the marker, so the tag moves with
-    the body without the body being built.
+    the body without the body being built. ``expired`` counts the files
+    left out for having expired: under one marker that count only grows.
     """
-    material = json.dumps(
-        [INDEX_FORMAT, list(priority), max_bytes, [list(pair) for pair in entities]],
-        separators=(",", ":"),
-    )
+    parts: list[object] = [INDEX_FORMAT, list(priority), max_bytes]
+    parts.append([list(pair) for pair in entities])
+    if expired:  # a tag without expired files reads as it always did
+        parts.append(expired)
+    material = json.dumps(parts, separators=(",", ":"))
     return f'"ix-{hashlib.sha256(material.encode()).hexdigest()[:40]}"'
 
 

@@ -1,6 +1,7 @@
-"""The limits a deployment sets on memory: file size, index budget, page, file cap."""
+"""The limits a deployment sets on memory: sizes, budget, page, file cap, lifetimes."""
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -11,3 +12,5 @@ class MemoryLimits:
     max_files_per_entity: int = 500
     """0 means no cap."""
     scope_priority: tuple[str, ...] = ()
+    area_ttl: Mapping[str, int] = field(default_factory=dict[str, int])
+    """Seconds a file written to the area lives unless its write says otherwise."""

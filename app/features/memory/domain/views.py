@@ -1,12 +1,13 @@
 """What a caller sees of a stored object: a ``MemoryFile`` or a listing row."""
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from app.shared.locations import Location
 
 from ..ports import FileMetadata, ListedObject, StoredObject, VersionRecord
 from ..schemas import FileEntry, MemoryFile
+from .expiry import Expiry
 from .keys import split_key
 from .timestamps import format_timestamp
 
@@ -16,19 +17,20 @@ def render_file(
 ) -> MemoryFile:
     # Built from one dict: a keyword call through ``BaseModel.__init__`` costs
     # about twice as much, once per file or entry.
-    return MemoryFile.model_validate(
-        {
-            "scope": location.scope,
-            "area": location.area,
-            "name": location.name,
-            "content": data.decode(),
-            "version": version,
-            "description": meta.description,
-            "aliases": meta.aliases,
-            "sources": meta.sources,
-            "last_updated": format_timestamp(meta.last_updated),
-        }
-    )
+    values = {
+        "scope": location.scope,
+        "area": location.area,
+        "name": location.name,
+        "content": data.decode(),
+        "version": version,
+        "description": meta.description,
+        "aliases": meta.aliases,
+        "sources": meta.sources,
+        "last_updated": format_timestamp(meta.last_updated),
+    }
+    if meta.expires_at is not None:
+        values["expires_at"] = format_timestamp(meta.expires_at)
+    return MemoryFile.model_validate(values)
 
 
 def render_stored(location: Location, stored: StoredObject) -> MemoryFile:
@@ -52,6 +54,7 @@ class EntryRow(TypedDict):
     aliases: tuple[str, ...]
     sources: tuple[str, ...]
     last_updated: str
+    expires_at: NotRequired[str]
 
 
 def _strings(values: Sequence[str]) -> tuple[str, ...]:
@@ -62,7 +65,7 @@ def _strings(values: Sequence[str]) -> tuple[str, ...]:
 def entry_row(parts: tuple[str, str, str], listed: ListedObject) -> EntryRow:
     """The listing row's fields of the file at ``parts`` (its split key)."""
     meta = listed.metadata
-    return {
+    row: EntryRow = {
         "scope": parts[0],
         "area": parts[1],
         "name": parts[2],
@@ -72,6 +75,9 @@ def entry_row(parts: tuple[str, str, str], listed: ListedObject) -> EntryRow:
         "sources": _strings(meta.sources),
         "last_updated": format_timestamp(meta.last_updated),
     }
+    if meta.expires_at is not None:
+        row["expires_at"] = format_timestamp(meta.expires_at)
+    return row
 
 
 def render_entry(listed: ListedObject) -> FileEntry | None:
@@ -80,3 +86,13 @@ def render_entry(listed: ListedObject) -> FileEntry | None:
     if parts is None:
         return None
     return FileEntry.model_validate(entry_row(parts, listed))
+
+
+def render_entries(
+    listed: Sequence[ListedObject], hide: Expiry | None
+) -> list[FileEntry]:
+    """The listing rows of ``listed``, without the files ``hide`` finds expired."""
+    shown = (
+        listed if hide is None else [i for i in listed if not hide.expired(i.metadata)]
+    )
+    return [entry for entry in map(render_entry, shown) if entry is not None]

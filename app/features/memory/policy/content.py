@@ -2,6 +2,7 @@
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from app.shared.errors import (
     invalid_argument_error,
@@ -13,6 +14,7 @@ from app.shared.locations import Location
 
 from ..domain import Address, MetadataChanges, count_matches, is_fact_line
 from ..ports import FileMetadata, StoredObject
+from ..schemas import WriteFile
 from . import require_text
 
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -106,3 +108,23 @@ def require_metadata_budget(description: str, aliases: Sequence[str]) -> None:
             f"the {METADATA_BUDGET_BYTES}-byte limit; shorten the description or "
             "drop aliases",
         )
+
+
+def asked_expiry(
+    request: WriteFile,
+) -> tuple[bool, datetime | None, int | None]:
+    """What a write asks of the expiry: (``expires_at`` given, it, ``ttl_seconds``).
+
+    Both at once is refused: which one the caller meant cannot be known.
+    """
+    given = "expires_at" in request.model_fields_set
+    if given and request.ttl_seconds is not None:
+        raise invalid_argument_error(
+            "expires_at", "give expires_at or ttl_seconds, not both"
+        )
+    expires = request.expires_at
+    return (
+        given,
+        None if expires is None else expires.astimezone(UTC),
+        request.ttl_seconds,
+    )

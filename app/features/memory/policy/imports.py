@@ -47,6 +47,7 @@ def _restore(
         aliases=tuple(item.aliases),
         sources=tuple(sorted(set(item.sources or [source]))),
         last_updated=(item.last_updated or now).astimezone(UTC),
+        expires_at=None if item.expires_at is None else item.expires_at.astimezone(UTC),
     )
     return Restore(address, data, metadata)
 

@@ -18,6 +18,8 @@ class FileMetadata:
     aliases: tuple[str, ...]
     sources: tuple[str, ...]
     last_updated: datetime
+    expires_at: datetime | None = None
+    """From this instant (UTC) the file is gone for every reader."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from tenchi.errors import AppError
 from app.shared import errors
 from app.shared.locations import is_url_segment
 
+from ..domain.expiry import Expiry
 from ..domain.keys import Address
 from . import (
     Change,
@@ -34,8 +35,18 @@ CREATE_ATTEMPTS = 3
 """Creates tried while each loses to a file that is gone again when read."""
 
 
-async def load_existing(storage: Storage, address: Address) -> StoredObject:
-    stored = await storage.get(address.key)
+def live(stored: StoredObject | None, now: Expiry | None) -> StoredObject | None:
+    """``stored`` unless it expired (``now`` None: expiry not applied)."""
+    if stored is None or now is None or not now.expired(stored.metadata):
+        return stored
+    return None
+
+
+async def load_existing(
+    storage: Storage, address: Address, *, now: Expiry | None = None
+) -> StoredObject:
+    """The file, else MEMORY_NOT_FOUND; with ``now`` an expired file is none."""
+    stored = live(await storage.get(address.key), now)
     if stored is None:
         raise errors.memory_not_found_error(address.location)
     return stored
@@ -47,20 +58,22 @@ async def edit_existing(
     edit: Callable[[StoredObject], Write],
     *,
     call: str = "",
+    now: Expiry | None = None,
 ) -> StoredObject:
     """``edit`` of the file as it is now, written guarded by the version it had.
 
     MEMORY_NOT_FOUND when there is no file, else what ``edit`` raises; a lost
     race is VERSION_CONFLICT with the file as it is now, unless it holds exactly
     what ``edit`` wrote. The keyed call ``call`` refused over its own landed
-    change answers that change. Returns the file as the edit left it.
+    change answers that change. With ``now`` an expired file is none. Returns
+    the file as the edit left it.
     """
 
     async def attempt() -> StoredObject:
-        write, version = await _edited(storage, address, edit)
+        write, version = await _edited(storage, address, edit, now)
         if version is not None:
             return StoredObject(write.data, write.metadata, version)
-        current = await load_existing(storage, address)
+        current = await load_existing(storage, address, now=now)
         if current.data != write.data or current.metadata != write.metadata:
             raise conflict_with(address, current)
         return current
@@ -74,13 +87,14 @@ async def try_edit(
     edit: Callable[[StoredObject], Write],
     *,
     call: str = "",
+    now: Expiry | None = None,
 ) -> StoredObject | None:
     """``edit_existing``, but None when the write lost a race (to edit again).
 
     A keyed call beaten by, or refused over, its own landed change answers it.
     """
     try:
-        write, version = await _edited(storage, address, edit)
+        write, version = await _edited(storage, address, edit, now)
     except AppError as error:
         if error.code not in SUPERSEDED:
             raise
@@ -95,19 +109,22 @@ async def try_edit(
 
 
 async def _edited(
-    storage: Storage, address: Address, edit: Callable[[StoredObject], Write]
+    storage: Storage,
+    address: Address,
+    edit: Callable[[StoredObject], Write],
+    now: Expiry | None,
 ) -> tuple[Write, str | None]:
     """The write and its new version, None when the file changed in between.
 
     Storage that edits in place (SQLite) does it in one trip and transaction.
     """
     if not isinstance(storage, EditsInPlace):
-        stored = await load_existing(storage, address)
+        stored = await load_existing(storage, address, now=now)
         write = edit(stored)
         return write, await storage.put_if_version(write, stored.version)
 
     def existing(stored: StoredObject | None) -> Write:
-        if stored is None:
+        if live(stored, now) is None or stored is None:
             raise errors.memory_not_found_error(address.location)
         return edit(stored)
 
@@ -139,40 +156,55 @@ def conflict_with(address: Address, stored: StoredObject) -> AppError:
     )
 
 
-async def raise_current_state(storage: Storage, address: Address) -> NoReturn:
+async def raise_current_state(
+    storage: Storage, address: Address, *, now: Expiry | None = None
+) -> NoReturn:
     """After a failed precondition: the file is gone, or here is its new state."""
-    raise conflict_with(address, await load_existing(storage, address))
+    raise conflict_with(address, await load_existing(storage, address, now=now))
 
 
 async def create_new(
-    storage: Storage, address: Address, write: Write, *, cap: int = 0
+    storage: Storage,
+    address: Address,
+    write: Write,
+    *,
+    cap: int = 0,
+    now: Expiry | None = None,
 ) -> StoredObject:
     """``write`` created where no file is, else VERSION_CONFLICT with the file there.
 
     Only with room under the entity's ``cap`` (``quota.require_room``). A
     create can lose to a file that another caller deletes before its state is
     read: that create is tried again, now after the delete, rather than
-    answered "absent" (up to CREATE_ATTEMPTS writes). A keyed call refused over
-    its own landed create answers it.
+    answered "absent" (up to CREATE_ATTEMPTS writes). With ``now``, a file
+    expired by then is no file: the create replaces it, guarded by its version.
+    A keyed call refused over its own landed create answers it.
     """
 
     async def attempt() -> StoredObject:
         await require_room(storage, address, cap)
+        expected: str | None = None
         for _ in range(CREATE_ATTEMPTS):
-            version = await storage.put_if_version(write, None)
+            version = await storage.put_if_version(write, expected)
             if version is not None:
                 return StoredObject(write.data, write.metadata, version)
             stored = await storage.get(address.key)
-            if stored is not None:
+            if stored is not None and live(stored, now) is not None:
                 raise conflict_with(address, stored)
-        await raise_current_state(storage, address)
+            expected = None if stored is None else stored.version
+        await raise_current_state(storage, address, now=now)
 
     call = write.change.call if write.change else ""
     return await recognising_own_write(storage, address, call, attempt, as_file)
 
 
 async def delete_existing(
-    storage: Storage, address: Address, expected: str, change: Change
+    storage: Storage,
+    address: Address,
+    expected: str,
+    change: Change,
+    *,
+    now: Expiry | None = None,
 ) -> None:
     """The file deleted, guarded by the ``expected`` version.
 
@@ -182,10 +214,10 @@ async def delete_existing(
     """
 
     async def attempt() -> bool:
-        stored = await load_existing(storage, address)
+        stored = await load_existing(storage, address, now=now)
         require_version(address, stored, expected)
         if not await storage.delete_if_version(address.key, expected, change=change):
-            await raise_current_state(storage, address)
+            await raise_current_state(storage, address, now=now)
         return True
 
     def own(record: VersionRecord) -> bool | None:

@@ -63,3 +63,14 @@ NEW_DESCRIPTION = "A new one-line description; omit to keep the stored one."
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+ExpiresAtArg = Annotated[
+    UtcMoment | None,
+    Field(description="When the file expires; null: never. Omit to keep it."),
+]
+TtlSecondsArg = Annotated[
+    int | None,
+    Field(ge=1, le=3_153_600_000, description="Expire this many seconds from now."),
+]
+INCLUDE_EXPIRED = "Also show expired files (scope owners only)."

@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from .fields import (
     ADDED_ALIASES,
     CURSOR,
+    INCLUDE_EXPIRED,
     LISTED_AREA,
     NEW_DESCRIPTION,
     Aliases,
@@ -15,6 +16,7 @@ from .fields import (
     ContentArg,
     Cursor,
     DescriptionArg,
+    ExpiresAtArg,
     LineArg,
     NameArg,
     OneLine,
@@ -23,8 +25,14 @@ from .fields import (
     Segment,
     Strict,
     Text,
+    TtlSecondsArg,
     Version,
 )
+
+
+def _absent(value: object) -> bool:
+    # Shown only on a file that expires: a file that never does reads as before.
+    return value is None
 
 
 class FileEntry(BaseModel):
@@ -36,6 +44,7 @@ class FileEntry(BaseModel):
     aliases: list[str]
     sources: list[str]
     last_updated: str
+    expires_at: str | None = Field(default=None, exclude_if=_absent)
 
 
 class MemoryFile(BaseModel):
@@ -48,6 +57,7 @@ class MemoryFile(BaseModel):
     aliases: list[str]
     sources: list[str]
     last_updated: str
+    expires_at: str | None = Field(default=None, exclude_if=_absent)
 
 
 class CappedArea(BaseModel):
@@ -78,13 +88,15 @@ class FileArgs(Strict):
     name: NameArg
 
 
-class ReadFile(FileArgs): ...
+class ReadFile(FileArgs):
+    include_expired: bool = Field(default=False, description=INCLUDE_EXPIRED)
 
 
 class ListPrefix(Strict):
     scope: ScopeArg
     area: Segment | None = Field(default=None, description=LISTED_AREA)
     cursor: Cursor | None = Field(default=None, description=CURSOR)
+    include_expired: bool = Field(default=False, description=INCLUDE_EXPIRED)
 
 
 class WriteFile(FileArgs):
@@ -95,6 +107,8 @@ class WriteFile(FileArgs):
         Version | None,
         Field(description="null creates the file; else the version you read."),
     ]
+    expires_at: ExpiresAtArg = None
+    ttl_seconds: TtlSecondsArg = None
 
 
 class AppendLine(FileArgs):

@@ -11,11 +11,13 @@ from .fields import (
     ContentArg,
     Cursor,
     DescriptionArg,
+    ExpiresAtArg,
     LineArg,
     OneLine,
     Segment,
     Strict,
     Text,
+    TtlSecondsArg,
     Version,
 )
 
@@ -40,10 +42,20 @@ class ListQuery(Strict):
     cursor: Cursor | None = None
 
 
+class FilesQuery(ListQuery):
+    include_expired: bool = False
+
+
+class ReadQuery(Strict):
+    include_expired: bool = False
+
+
 class FileBody(Strict):
     content: ContentArg
     description: DescriptionArg
     aliases: Aliases
+    expires_at: ExpiresAtArg = None
+    ttl_seconds: TtlSecondsArg = None
 
 
 class LineBody(Strict):

@@ -45,6 +45,8 @@ class ExportedFile(BaseModel):
     sources: list[str]
     last_updated: str
     version: str
+    expires_at: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Only on a file that expires: an export without any reads as before."""
 
 
 class ExportMemory(EntityPrefix):
@@ -98,6 +100,8 @@ class ImportedFile(Strict):
     last_updated: UtcMoment | None = None
     version: Version | None = None
     """Ignored: an import always creates new versions."""
+    expires_at: UtcMoment | None = None
+    """Restored as given: an expired file stays expired."""
 
 
 class ImportMode(StrEnum):

@@ -9,7 +9,7 @@ the Storage *port*, never of a use case.
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from tenchi.errors import AppError, ErrorDef
@@ -40,7 +40,17 @@ from .scripted_storage import rewrite as rewrite
 CURSOR_KEY = b"use-case-tests-cursor-key"
 START = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 ALICE = ("user=alice:owner", "team=t-1:member")
-LOCATION = {"scope": "user", "area": "notes", "name": "tea"}
+
+
+class Where(TypedDict):
+    """A file's location as keyword arguments of a request model."""
+
+    scope: str
+    area: str
+    name: str
+
+
+LOCATION: Where = {"scope": "user", "area": "notes", "name": "tea"}
 
 
 class TickingClock:

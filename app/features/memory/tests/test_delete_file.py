@@ -46,7 +46,8 @@ async def test_delete_file_at_the_current_version_removes_it(
     assert deleted == Deleted()
     assert deleted.model_dump() == {"ok": True}
     assert (
-        await read_file(ReadFile(**LOCATION | {"name": "coffee"}), context) == sibling
+        await read_file(ReadFile(scope="user", area="notes", name="coffee"), context)
+        == sibling
     )
     with pytest.raises(AppError) as caught:
         await read_file(ReadFile(**LOCATION), context)

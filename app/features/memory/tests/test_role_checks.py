@@ -19,9 +19,9 @@ from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 from app.shared.errors import restricted_scope
 
-from .conftest import as_identity, create, make_context, snapshot
+from .conftest import Where, as_identity, create, make_context, snapshot
 
-WHERE = {"scope": "team", "area": "notes", "name": "tea"}
+WHERE: Where = {"scope": "team", "area": "notes", "name": "tea"}
 OWNER = "team=t-1:owner"
 MEMBER = "team=t-1:member"
 

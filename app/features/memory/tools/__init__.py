@@ -100,10 +100,14 @@ read_file_tool = _memory_tool(
     ReadFile,
     MemoryFile,
     READ_FILE_DESCRIPTION,
-    (*READ_ERRORS, memory_not_found),
+    (*READ_ERRORS, memory_not_found, restricted_scope),
 )
 list_prefix_tool = _memory_tool(
-    "list_prefix", ListPrefix, FileListing, LIST_PREFIX_DESCRIPTION, READ_ERRORS
+    "list_prefix",
+    ListPrefix,
+    FileListing,
+    LIST_PREFIX_DESCRIPTION,
+    (*READ_ERRORS, restricted_scope),  # include_expired is for owners only
 )
 write_file_tool = _memory_tool(
     "write_file",

@@ -2,6 +2,7 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import appended, edited_metadata, render_stored
+from ..domain.expiry import Expiry
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -40,6 +41,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         change = Change("append_line", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 
-    stored = await edit_existing(storage, address, append, call=call)
+    now = Expiry(context.clock)
+    stored = await edit_existing(storage, address, append, call=call, now=now)
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return render_stored(address.location, stored)

@@ -6,6 +6,7 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import BuiltIndex, build_index
+from ..domain.expiry import Expiry, unexpired
 from ..policy import granted_prefixes
 from ..ports import CachedListing, ListedObject
 from ..ports.storage_reads import list_all
@@ -54,14 +55,24 @@ async def index_from(
     context: AppContext, entities: Iterable[tuple[str, CachedListing]]
 ) -> BuiltIndex:
     """The index of ``entities``, each listed from storage unless cached."""
+    live, _ = await live_files(context, entities)
+    return index_of(context, live)
+
+
+async def live_files(
+    context: AppContext, entities: Iterable[tuple[str, CachedListing]]
+) -> tuple[list[ListedObject], int]:
+    """The unexpired files of ``entities``, and how many have expired."""
     listings = await asyncio.gather(
         *(_entity_listing(context, prefix, cached) for prefix, cached in entities)
     )
+    return unexpired(chain.from_iterable(listings), Expiry(context.clock))
+
+
+def index_of(context: AppContext, live: Iterable[ListedObject]) -> BuiltIndex:
     limits = context.limits
     return build_index(
-        chain.from_iterable(listings),
-        priority=limits.scope_priority,
-        max_bytes=limits.index_max_bytes,
+        live, priority=limits.scope_priority, max_bytes=limits.index_max_bytes
     )
 
 

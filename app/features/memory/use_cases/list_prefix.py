@@ -1,15 +1,18 @@
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
-from ..domain import encode_cursor, render_entry
+from ..domain import encode_cursor, render_entries
 from ..policy import locate_prefix, require_issued_cursor
+from ..policy.expiry import hidden_after
 from ..schemas import FileListing, ListPrefix
 
 
 async def list_prefix(request: ListPrefix, context: AppContext) -> FileListing:
-    """One page of a scope or area, ascending by key; an empty cursor means none."""
+    """One page of a scope or area, ascending by key, expired files left out
+    (owners may ask for them); an empty cursor means none."""
     identity = require_identity(context.identity)
     prefix = locate_prefix(identity, request.scope, request.area)
+    hide = hidden_after(identity, request.scope, request.include_expired, context.clock)
     start_after: str | None = None
     if request.cursor:
         position = require_issued_cursor(context.cursor_key, prefix, request.cursor)
@@ -19,7 +22,7 @@ async def list_prefix(request: ListPrefix, context: AppContext) -> FileListing:
         prefix, start_after=start_after, limit=size + 1
     )
     shown = page[:size]
-    entries = [entry for entry in map(render_entry, shown) if entry is not None]
+    entries = render_entries(shown, hide)
     next_cursor = None
     if len(page) > size:
         next_cursor = encode_cursor(

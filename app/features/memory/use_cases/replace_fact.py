@@ -7,6 +7,7 @@ from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import Address, edited_metadata, render_stored
+from ..domain.expiry import Expiry
 from ..policy import locate_file, require_text, require_writable
 from ..policy.content import (
     require_edit_fits,
@@ -59,7 +60,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
 
     stored = await _written(context, address, replace)
     if stored is None:  # every attempt lost its race
-        await raise_current_state(context.storage, address)
+        await raise_current_state(context.storage, address, now=Expiry(context.clock))
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return render_stored(location, stored)
 
@@ -68,7 +69,7 @@ async def _written(
     context: AppContext, address: Address, replace: Edit
 ) -> StoredObject | None:
     """``replace`` written, re-applied on newer content up to ATTEMPTS writes."""
-    storage, call = context.storage, context.call_key
+    storage, call, now = context.storage, context.call_key, Expiry(context.clock)
     stored: StoredObject | None = None
     attempts, forgive = 0, not call  # a keyed call may be its own repeat
     while stored is None and attempts < ATTEMPTS:
@@ -76,7 +77,7 @@ async def _written(
             edit = partial(replace, forgive=forgive)
             # Only the unforgiving attempt may meet this call's own landed write.
             own_call = "" if forgive else call
-            stored = await try_edit(storage, address, edit, call=own_call)
+            stored = await try_edit(storage, address, edit, call=own_call, now=now)
             attempts += 1  # the write was tried: it landed or lost a race
         except AppError as error:
             if forgive or error.code != "VERSION_CONFLICT":

@@ -1,9 +1,13 @@
+from datetime import datetime
+
 from app.server.context import AppContext
 from app.shared.identity import require_identity
 
 from ..domain import render_stored, with_source
+from ..domain.expiry import Expiry, written_expiry
 from ..policy import locate_file, require_utf8, require_writable
 from ..policy.content import (
+    asked_expiry,
     require_aliases,
     require_description,
     require_metadata_budget,
@@ -42,11 +46,15 @@ async def write_as(
     require_metadata_budget(description, aliases)
     data = require_within_limit(address, encoded, context.limits.max_file_bytes)
     expected = request.expected_version
-    storage, source = context.storage, context.source
+    storage, source, now = context.storage, context.source, Expiry(context.clock)
+    asked = asked_expiry(request)
+    area_seconds = context.limits.area_ttl.get(address.location.area)
 
-    def written(held: tuple[str, ...]) -> Write:
+    def written(held: tuple[str, ...], kept: datetime | None = None) -> Write:
+        stamp = context.clock()
+        expires = written_expiry(asked, kept, now=stamp, area_seconds=area_seconds)
         meta = FileMetadata(
-            description, aliases, with_source(held, source), context.clock()
+            description, aliases, with_source(held, source), stamp, expires
         )
         change = Change(
             operation, source, meta.last_updated, context.call_key, context.audit_event
@@ -55,14 +63,16 @@ async def write_as(
 
     if expected is None:
         cap = context.limits.max_files_per_entity
-        stored = await create_new(storage, address, written(sources), cap=cap)
+        stored = await create_new(storage, address, written(sources), cap=cap, now=now)
     else:
         current: str = expected
 
         def replace(stored: StoredObject) -> Write:
             require_version(address, stored, current)
-            return written((*stored.metadata.sources, *sources))
+            held = (*stored.metadata.sources, *sources)
+            return written(held, stored.metadata.expires_at)
 
-        stored = await edit_existing(storage, address, replace, call=context.call_key)
+        call = context.call_key
+        stored = await edit_existing(storage, address, replace, call=call, now=now)
     await context.index_cache.invalidate(address.entity_prefix, after_write=True)
     return render_stored(address.location, stored)

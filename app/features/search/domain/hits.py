@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 
+from app.features.memory.domain.expiry import Expiry
 from app.features.memory.domain.views import render_entry
 from app.features.memory.ports import ListedObject
 from app.features.search.schemas import SearchHit
@@ -20,8 +21,22 @@ def render_hit(
     if entry is None:
         return None
     snip = snippet(document.texts(), terms)
-    row = entry.model_dump(exclude={"sources"})
+    row = entry.model_dump(exclude={"sources", "expires_at"})
     return SearchHit(**row, score=ranked.score, snippet=snip)
+
+
+def render_hits(
+    hits: Sequence[tuple[Ranked, SearchDocument]],
+    terms: Sequence[Term],
+    hide: Expiry | None,
+) -> list[SearchHit]:
+    """A page's hits, without the files ``hide`` finds expired."""
+    rendered = (
+        render_hit(ranked, document, terms)
+        for ranked, document in hits
+        if hide is None or not hide.expired(document.metadata)
+    )
+    return [hit for hit in rendered if hit is not None]
 
 
 def search_listing(reach: Sequence[str], query: str) -> str:

@@ -2,7 +2,9 @@
 synchronous and the asynchronous client (which only send them)."""
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from wenchang_client.models import (
     AuditEvents,
@@ -26,6 +28,27 @@ from wenchang_client.wire import Call, path_of, precondition
 SEARCH_LIMIT_DEFAULT = 10
 
 
+@dataclass(frozen=True)
+class Expiry:
+    """What a whole write says of the file's expiry; by default it keeps it.
+
+    ``expires_at`` "never" clears it; ``ttl_seconds`` counts from the write.
+    """
+
+    expires_at: datetime | Literal["never"] | None = None
+    ttl_seconds: int | None = None
+
+    def fields(self) -> dict[str, object]:
+        given: dict[str, object] = {}
+        if self.expires_at == "never":
+            given["expires_at"] = None
+        elif self.expires_at is not None:
+            given["expires_at"] = self.expires_at.isoformat()
+        if self.ttl_seconds is not None:
+            given["ttl_seconds"] = self.ttl_seconds
+        return given
+
+
 def _given(**values: str | None) -> dict[str, str]:
     return {key: value for key, value in values.items() if value}
 
@@ -40,22 +63,34 @@ def memory_index(etag: str | None) -> Call[MemoryIndex]:
     return Call("GET", path_of("index"), MemoryIndex, headers=headers)
 
 
-def read_file(scope: str, area: str, name: str) -> Call[MemoryFile]:
-    return Call("GET", _file(scope, area, name), MemoryFile)
+def _shown(include_expired: bool) -> dict[str, str]:
+    return {"include_expired": "true"} if include_expired else {}
 
 
-def list_prefix(scope: str, area: str | None, cursor: str | None) -> Call[FileListing]:
+def read_file(
+    scope: str, area: str, name: str, include_expired: bool = False
+) -> Call[MemoryFile]:
+    return Call("GET", _file(scope, area, name), MemoryFile, _shown(include_expired))
+
+
+def list_prefix(
+    scope: str, area: str | None, cursor: str | None, include_expired: bool = False
+) -> Call[FileListing]:
     checked = require_url_segments(scope=scope, area=area)
-    return Call(
-        "GET", path_of("files", *checked.values()), FileListing, _given(cursor=cursor)
-    )
+    given = _given(cursor=cursor) | _shown(include_expired)
+    return Call("GET", path_of("files", *checked.values()), FileListing, given)
 
 
 def search_memory(
-    query: str, scope: str | None, area: str | None, limit: int, cursor: str | None
+    query: str,
+    scope: str | None,
+    area: str | None,
+    limit: int,
+    cursor: str | None,
+    include_expired: bool = False,
 ) -> Call[SearchResults]:
     given = {"q": query, "limit": str(limit)}
-    given |= _given(scope=scope, area=area, cursor=cursor)
+    given |= _given(scope=scope, area=area, cursor=cursor) | _shown(include_expired)
     return Call("GET", path_of("search"), SearchResults, given)
 
 
@@ -100,8 +135,14 @@ def write_file(
     description: str,
     aliases: Sequence[str],
     expected_version: str | None,
+    expiry: Expiry = Expiry(),
 ) -> Call[MemoryFile]:
-    body = {"content": content, "description": description, "aliases": list(aliases)}
+    body: dict[str, object] = {
+        "content": content,
+        "description": description,
+        "aliases": list(aliases),
+    }
+    body |= expiry.fields()
     return _mutation("PUT", _file(*where), MemoryFile, expected_version, body)
 
 

@@ -39,6 +39,8 @@ class FileEntry(_Answer):
     aliases: list[str]
     sources: list[str]
     last_updated: str
+    expires_at: str | None = None
+    """When the file expires (UTC); absent on a file that never does."""
 
 
 class MemoryFile(_Answer):
@@ -53,6 +55,8 @@ class MemoryFile(_Answer):
     aliases: list[str]
     sources: list[str]
     last_updated: str
+    expires_at: str | None = None
+    """When the file expires (UTC); absent on a file that never does."""
 
 
 class CappedArea(_Answer):

@@ -10,7 +10,7 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Literal, Self
 
 import httpx
 from pydantic import BaseModel
@@ -121,13 +121,22 @@ class MemoryClient:
         self._index = (etag, index.model_copy(deep=True)) if etag else None
         return index
 
-    def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
-        return self._send(calls.read_file(scope, area, name))
+    def read_file(
+        self, scope: str, area: str, name: str, *, include_expired: bool = False
+    ) -> MemoryFile:
+        """The file; ``include_expired`` (scope owners) also reads an expired one."""
+        return self._send(calls.read_file(scope, area, name, include_expired))
 
     def list_prefix(
-        self, scope: str, area: str | None = None, cursor: str | None = None
+        self,
+        scope: str,
+        area: str | None = None,
+        cursor: str | None = None,
+        *,
+        include_expired: bool = False,
     ) -> FileListing:
-        return self._send(calls.list_prefix(scope, area, cursor))
+        call = calls.list_prefix(scope, area, cursor, include_expired)
+        return self._send(call)
 
     def search_memory(
         self,
@@ -137,9 +146,12 @@ class MemoryClient:
         area: str | None = None,
         limit: int = calls.SEARCH_LIMIT_DEFAULT,
         cursor: str | None = None,
+        include_expired: bool = False,
     ) -> SearchResults:
-        """Files of the caller's scopes holding every word of ``query``, best first."""
-        return self._send(calls.search_memory(query, scope, area, limit, cursor))
+        """Files of the caller's scopes holding every word of ``query``, best first
+        (``include_expired``: expired files too, for owners of every scope)."""
+        call = calls.search_memory(query, scope, area, limit, cursor, include_expired)
+        return self._send(call)
 
     def read_audit(
         self,
@@ -166,10 +178,17 @@ class MemoryClient:
         description: str,
         aliases: Sequence[str],
         expected_version: str | None,
+        expires_at: datetime | Literal["never"] | None = None,
+        ttl_seconds: int | None = None,
     ) -> MemoryFile:
-        """Create (``expected_version=None``) or replace the file."""
+        """Create (``expected_version=None``) or replace the file.
+
+        The file expires at ``expires_at`` or ``ttl_seconds`` from now;
+        ``expires_at="never"`` clears an expiry; neither keeps the stored one.
+        """
+        expiry = calls.Expiry(expires_at, ttl_seconds)
         call = calls.write_file(
-            (scope, area, name), content, description, aliases, expected_version
+            (scope, area, name), content, description, aliases, expected_version, expiry
         )
         return self._send(call)
 
