@@ -12,6 +12,7 @@ from tenchi.routes import RouteGroup, route_group
 from tenchi.server import create_app
 
 from app.infra.token_file_resolver import TokenFileResolver
+from app.server.change_stream import ChangeStream
 from app.server.fast import fast_paths_on
 from app.server.fast.passthrough import served
 from app.server.front_door import FrontDoor
@@ -70,6 +71,7 @@ def build_app(
                 resolver=resolver,
                 on_refusal=telemetry.observe_refusal if telemetry else None,
             ),
+            Middleware(ChangeStream, resolver=resolver, context=running),
         ),
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),

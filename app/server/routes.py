@@ -4,6 +4,7 @@ from tenchi.rate_limits import RATE_LIMITED
 from tenchi.routes import route_group
 
 from app.features.audit.routes import routes as audit_routes
+from app.features.changes.routes import routes as change_routes
 from app.features.memory.routes import routes as memory_routes
 from app.features.memory_tool.routes import routes as memory_tool_routes
 from app.features.search.routes import routes as search_routes
@@ -30,6 +31,7 @@ api_routes = route_group(
     index_route,
     memory_routes,
     search_routes,
+    change_routes,
     audit_routes,
     memory_tool_routes,
     prefix="/v1",

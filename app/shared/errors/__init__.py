@@ -20,6 +20,7 @@ from .access import (
     unauthorized,
 )
 from .catalogue import GUIDANCE, KINDS, Category, Kind
+from .feed import cursor_expired, cursor_expired_error
 from .files import (
     file_quota_exceeded,
     file_quota_exceeded_error,
@@ -66,6 +67,8 @@ __all__ = [
     "audit_unavailable_error",
     "backend_unavailable",
     "backend_unavailable_error",
+    "cursor_expired",
+    "cursor_expired_error",
     "etag",
     "file_quota_exceeded",
     "file_quota_exceeded_error",
