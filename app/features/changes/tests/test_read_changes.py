@@ -11,6 +11,7 @@ from app.features.changes.use_cases.read_changes import read_changes
 from app.features.memory.schemas import DeleteFile
 from app.features.memory.tests.conftest import (
     START,
+    ScriptedStorage,
     TickingClock,
     as_identity,
     create,
@@ -21,7 +22,7 @@ from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory_storage import MemoryStorage
-from app.shared.errors import cursor_expired, invalid_argument
+from app.shared.errors import backend_unavailable, cursor_expired, invalid_argument
 
 
 async def test_changes_list_each_landed_mutation_in_order_without_content() -> None:
@@ -119,3 +120,12 @@ async def test_a_cursor_is_expired_once_the_entity_was_scrubbed() -> None:
     with pytest.raises(AppError) as raised:
         await read_changes(ReadChanges(scope="user", after=page.next_cursor), context)
     assert raised.value.definition is cursor_expired
+
+
+async def test_storage_without_a_change_log_is_unavailable_for_the_feed() -> None:
+    """GCS keeps no change log yet; ScriptedStorage has none either."""
+    context = make_context(storage=ScriptedStorage())
+    with pytest.raises(AppError) as raised:
+        await read_changes(ReadChanges(scope="user"), context)
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "unsupported"
