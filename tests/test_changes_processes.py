@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from wenchang_client import AsyncMemoryClient, InvalidArgumentError
 
 from app.infra.token_file import create_token
 from app.shared.identity import parse_grants
@@ -135,3 +136,20 @@ async def test_a_stream_with_a_foreign_cursor_is_refused_before_it_starts(
             "/v1/changes", params={"scope": "user"}, headers=STREAM
         )
         assert anonymous.status_code == 401
+
+
+async def test_the_typed_client_reads_the_same_pages(
+    servers: tuple[tuple[ServerProcess, ...], dict[str, str]],
+) -> None:
+    (one, two), tokens = servers
+    async with (
+        httpx.AsyncClient(base_url=two.url, timeout=30) as writer,
+        AsyncMemoryClient(one.url, token=tokens["bob"]) as client,
+    ):
+        start = await client.read_changes("user")
+        version = await write(writer, "bobs", tokens["bob"])
+        page = await client.read_changes("user", after=start.next_cursor)
+        assert [(c.name, c.version) for c in page.changes] == [("bobs", version)]
+        with pytest.raises(InvalidArgumentError) as raised:
+            await client.read_changes("user", after="not-a-cursor")
+        assert raised.value.argument == "cursor"

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from wenchang_client import calls
 from wenchang_client.models import (
     AuditEvents,
+    ChangesPage,
     Deleted,
     FileListing,
     FileVersion,
@@ -140,6 +141,14 @@ class AsyncMemoryClient:
     ) -> SearchResults:
         """Files of the caller's scopes holding every word of ``query``, best first."""
         return await self._send(calls.search_memory(query, scope, area, limit, cursor))
+
+    async def read_changes(
+        self, scope: str, *, after: str | None = None
+    ) -> ChangesPage:
+        """Changes of the caller's files in ``scope`` after the cursor ``after``
+        (None: from the oldest kept), oldest first; CursorExpiredError when
+        they are no longer kept."""
+        return await self._send(calls.read_changes(scope, after))
 
     async def read_audit(
         self,

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from wenchang_client.models import (
     AuditEvents,
+    ChangesPage,
     Deleted,
     FileListing,
     FileVersion,
@@ -57,6 +58,11 @@ def search_memory(
     given = {"q": query, "limit": str(limit)}
     given |= _given(scope=scope, area=area, cursor=cursor)
     return Call("GET", path_of("search"), SearchResults, given)
+
+
+def read_changes(scope: str, after: str | None) -> Call[ChangesPage]:
+    given = {"scope": scope} | _given(after=after)
+    return Call("GET", path_of("changes"), ChangesPage, given)
 
 
 def read_audit(
