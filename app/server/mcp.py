@@ -25,6 +25,7 @@ from app.server.fast import fast_paths_on
 from app.server.fast.mcp_direct import DirectCalls
 from app.server.mcp_calls import MemoryCalls, call_request_id
 from app.server.mcp_refusal_audit import McpRefusalAudit, caller
+from app.server.mcp_resources import add_file_resources
 from app.server.mcp_settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp_state_key import share_request_state_key
 from app.server.mcp_tools import direct_results, served_tools
@@ -149,6 +150,7 @@ def build_memory_mcp(
         description="How to use memory; the same text as the server instructions.",
         mime_type="text/markdown",
     )(lambda: prompt)
+    add_file_resources(server, authenticate=authenticate, context=context)
     refusals = McpRefusalAudit(tools)
     calls = MemoryCalls(
         order=tuple(binding.tool.name for binding in tools),
