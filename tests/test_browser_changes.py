@@ -8,20 +8,17 @@ page's own edits do not.
 from playwright.sync_api import Page, expect
 
 from tests.support.browser import check_page
-from tests.test_browser_ui import (
-    Site,
-    browser,  # noqa: F401  (fixture)
-    open_file,
-    page,  # noqa: F401  (fixture)
-    sign_in,
-    site,  # noqa: F401  (fixture)
-    write,
-)
+from tests.test_browser_ui import Site, open_file, sign_in, write
+
+# The browser suite's fixtures, shared: one module-scoped server and browser.
+from tests.test_browser_ui import browser as browser
+from tests.test_browser_ui import page as page
+from tests.test_browser_ui import site as site
 
 
 def test_an_open_file_shows_that_someone_else_changed_it(
-    page: Page,  # noqa: F811
-    site: Site,  # noqa: F811
+    page: Page,
+    site: Site,
 ) -> None:
     first = write(site, "user/live/plan", "- [stated] Plan A.\n")
     sign_in(page, site)
