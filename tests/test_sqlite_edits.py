@@ -9,7 +9,7 @@ does not disturb the writes batched with it.
 import sqlite3
 from collections.abc import AsyncGenerator
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from app.features.memory.ports import (
     StoredObject,
     Write,
 )
+from app.infra.sqlite.change_log import ChangeLog
 from app.infra.sqlite.history import HistoryRecorder
 from app.infra.sqlite.storage import SqliteStorage
 from app.infra.sqlite.writes import Landing
@@ -182,7 +183,7 @@ async def test_a_lone_job_that_raises_after_writing_leaves_nothing(
     transactions = opened.storage.group_commit.transactions
     marker = await opened.markers.read("user/alice/")
 
-    landing = Landing(HistoryRecorder(HistoryRetention()))
+    landing = Landing(HistoryRecorder(HistoryRetention()), ChangeLog(timedelta(days=7)))
 
     def job(db: sqlite3.Connection) -> int:
         # A recorded change with all that lands with it: history, the marker.

@@ -15,6 +15,7 @@ from app.infra.tokens.token_file_resolver import TokenFileResolver
 from app.server.fast import fast_paths_on
 from app.server.fast.passthrough import served
 from app.server.heap import frozen_after_start
+from app.server.http.change_stream import ChangeStream
 from app.server.http.front_door import FrontDoor
 from app.server.http.hooks import RateLimit, create_bearer_hook
 from app.server.http.refusal_audit import RefusalAudit
@@ -70,6 +71,7 @@ def build_app(
                 resolver=resolver,
                 on_refusal=telemetry.observe_refusal if telemetry else None,
             ),
+            Middleware(ChangeStream, resolver=resolver, context=running),
         ),
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),

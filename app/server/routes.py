@@ -4,6 +4,7 @@ from tenchi.rate_limits import RATE_LIMITED
 from tenchi.routes import route_group
 
 from app.features.audit.routes import bindings as audit_bindings
+from app.features.changes.routes import bindings as change_bindings
 from app.features.memory.routes import bindings as memory_bindings
 from app.features.memory_tool.routes import bindings as memory_tool_bindings
 from app.features.search.routes import bindings as search_bindings
@@ -31,6 +32,7 @@ api_routes = route_group(
     index_route,
     bound(*memory_bindings),
     bound(*search_bindings),
+    bound(*change_bindings),
     bound(*audit_bindings),
     bound(*memory_tool_bindings),
     prefix="/v1",

@@ -45,6 +45,7 @@ def history_retention(settings: Settings) -> HistoryRetention:
     return HistoryRetention(
         max_versions=settings.history_max_versions,
         max_days=settings.history_max_days,
+        changes_seconds=int(settings.changes_retention),
     )
 
 

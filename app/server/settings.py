@@ -111,6 +111,8 @@ class Settings(BaseSettings):
     history_max_versions: int = Field(default=100, gt=0, le=100_000)
     history_max_days: int = Field(default=90, ge=0, le=36_500)
     history_tools: bool = True
+    changes_retention: float = Field(default=7 * 86_400, ge=60, le=365 * 86_400)
+    """How long the change feed keeps changes (``7d``; ``docs/changes.md``)."""
     fast_paths: Literal["on", "off"] = "on"
     """``off`` serves every request by the declared path (``app.server.fast``)."""
     public_url: str | None = Field(
@@ -135,7 +137,12 @@ class Settings(BaseSettings):
     def _split(cls, value: object) -> object:
         return _comma_list(value)
 
-    @field_validator("oauth_access_ttl", "oauth_unused_client_ttl", mode="before")
+    @field_validator(
+        "oauth_access_ttl",
+        "oauth_unused_client_ttl",
+        "changes_retention",
+        mode="before",
+    )
     @classmethod
     def _duration(cls, value: object) -> object:
         return parse_duration(value) if isinstance(value, str) else value

@@ -23,6 +23,7 @@ from tenchi.errors import AppError
 from app.features.memory.ports import FileMetadata, Storage, Write
 from app.shared.errors import backend_unavailable
 from tests.support.storage_adapters import AdapterUnderTest
+from tests.support.storage_change_conformance import StorageChangeFeedConformance
 from tests.support.storage_history_conformance import StorageHistoryConformance
 
 RACERS = 32
@@ -56,7 +57,7 @@ async def keys(storage: Storage, prefix: str = "") -> list[str]:
     return [item.key for item in listed]
 
 
-class StorageConformance(StorageHistoryConformance):
+class StorageConformance(StorageHistoryConformance, StorageChangeFeedConformance):
     """Every case of the Storage port contract; supply ``adapter``."""
 
     async def test_get_of_a_missing_key_is_none(

@@ -5,12 +5,14 @@ import fcntl
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
 from urllib.parse import unquote
 
 from app.features.memory import ports
 from app.infra.durable_files import replace_file, sync_directory, write_new
+from app.infra.filesystem.change_log import FileChangeLog
 from app.infra.filesystem.commits import names_version, tidy
 from app.infra.filesystem.history import archive, history_directory, scrub_history
 from app.infra.filesystem.key_history import KeyHistories
@@ -56,7 +58,17 @@ class FilesystemStorage:
     ) -> None:
         self._root = root
         self._lock_timeout = lock_timeout
-        self._history = KeyHistories(root, retention or ports.HistoryRetention())
+        retention = retention or ports.HistoryRetention()
+        self._history = KeyHistories(root, retention)
+        kept = timedelta(seconds=retention.changes_seconds)
+        self._changes = FileChangeLog(root, kept, self._landed)
+
+    def _landed(self, key: str, version: str) -> bool:
+        directory, stem = self._location(key)
+        current = read_record(directory / f"{stem}{SIDECAR}")
+        if current is not None and current.entry.version == version:
+            return True
+        return self._history.version(key, version) is not None
 
     async def _run[T](self, function: Callable[..., T], *arguments: object) -> T:
         try:
@@ -93,6 +105,8 @@ class FilesystemStorage:
         make_directories(self._root, key)
         body = directory / f"{stem}%{version}"
         write_new(body, write.data)
+        if change is not None:
+            self._changes.intend(key, version, change)
         try:
             sync_directory(directory)  # the body's name, before a sidecar names it
             replace_file(sidecar, record_document(entry, change))
@@ -134,6 +148,7 @@ class FilesystemStorage:
                 archive(
                     history_directory(self._root, key), key, dead, current.entry.version
                 )
+                self._changes.intend(key, dead.version, change)
             sidecar.unlink()
             try:
                 sync_directory(directory)
@@ -181,6 +196,7 @@ class FilesystemStorage:
             return
         with self._locked(fcntl.LOCK_EX):
             scrub_history(self._root, prefix)
+            self._changes.scrub(prefix)
             if not top.is_dir():
                 return
             scrub_objects(self._root, top)
@@ -221,6 +237,17 @@ class FilesystemStorage:
 
     async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         return await self._run(self._version, key, version)
+
+    def _change_page(
+        self, prefix: str, after: int, now: datetime, limit: int
+    ) -> ports.ChangeLogPage:
+        with self._locked(fcntl.LOCK_SH):
+            return self._changes.page(prefix, after, now, limit)
+
+    async def changes_after(
+        self, prefix: str, after: int, *, now: datetime, limit: int
+    ) -> ports.ChangeLogPage:
+        return await self._run(self._change_page, prefix, after, now, limit)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -3,8 +3,10 @@
 import bisect
 import itertools
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from app.features.memory import ports
+from app.features.memory.domain.keys import entity_prefix_of_key
 from app.infra.history_records import expired, tombstone, without_data, written
 
 
@@ -21,6 +23,8 @@ class MemoryStorage:
         self._versions = itertools.count(1)
         self._history: dict[str, list[ports.VersionRecord]] = {}
         self._retention = retention or ports.HistoryRetention()
+        self._changes: dict[str, list[ports.LoggedChange]] = {}
+        self._last: dict[str, int] = {}
 
     async def get(self, key: str) -> ports.StoredObject | None:
         return self._objects.get(key)
@@ -65,6 +69,28 @@ class MemoryStorage:
         newest_first = history[::-1]
         for position in expired(newest_first, self._retention, change.at):
             history.remove(newest_first[position])
+        self._log(key, record.version, change)
+
+    def _log(self, key: str, version: str, change: ports.Change) -> None:
+        prefix = entity_prefix_of_key(key)
+        seq = self._last.get(prefix, 0) + 1
+        self._last[prefix] = seq
+        entry = ports.LoggedChange(
+            seq, key, change.operation, change.actor, change.at, version
+        )
+        log = self._changes.setdefault(prefix, [])
+        log.append(entry)
+        cutoff = change.at - timedelta(seconds=self._retention.changes_seconds)
+        while len(log) > 1 and log[0].at < cutoff:
+            del log[0]
+
+    async def changes_after(
+        self, prefix: str, after: int, *, now: datetime, limit: int
+    ) -> ports.ChangeLogPage:
+        since = now - timedelta(seconds=self._retention.changes_seconds)
+        kept = [entry for entry in self._changes.get(prefix, ()) if entry.at >= since]
+        page = [entry for entry in kept if entry.seq > after][:limit]
+        return ports.ChangeLogPage(page, self._last.get(prefix, 0))
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
@@ -115,3 +141,5 @@ class MemoryStorage:
         # A deleted object is unreferenced at once; only its history remains.
         for key in [key for key in self._history if key.startswith(prefix)]:
             del self._history[key]
+        for entity in [entity for entity in self._changes if entity.startswith(prefix)]:
+            del self._changes[entity], self._last[entity]

@@ -15,12 +15,14 @@ one transaction (``sqlite_group_commit``); ``synchronous=FULL`` keeps them.
 import sqlite3
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiosqlite
 
 from app.features.memory.ports import (
     Change,
+    ChangeLogPage,
     HistoryRetention,
     ListedObject,
     StoredObject,
@@ -29,6 +31,12 @@ from app.features.memory.ports import (
 )
 from app.infra.change_markers import prepare_markers
 from app.infra.sqlite.audit_events import Staged, shares_database
+from app.infra.sqlite.change_log import (
+    SCRUB,
+    ChangeLog,
+    change_page,
+    prepare_change_log,
+)
 from app.infra.sqlite.connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -85,7 +93,8 @@ class SqliteStorage:
         """Runs every write job (tests and the bench read its counter)."""
         self.search_index = search_index
         """Ranks the files of this database, indexing the pending ones first."""
-        self._landing = Landing(HistoryRecorder(retention))
+        log = ChangeLog(timedelta(seconds=retention.changes_seconds))
+        self._landing = Landing(HistoryRecorder(retention), log)
         self._staged: Staged | None = None
 
     async def share_audit_log(self, path: str, staged: Staged) -> bool:
@@ -95,7 +104,8 @@ class SqliteStorage:
         """
         if await shares_database(self._db, path):
             self._staged = staged
-            self._landing = Landing(self._landing.history, stages_events=True)
+            history, log = self._landing.history, self._landing.log
+            self._landing = Landing(history, log, stages_events=True)
         return self._staged is not None
 
     async def _write(self, job: Job) -> bool:
@@ -159,6 +169,12 @@ class SqliteStorage:
     async def get_version(self, key: str, version: str) -> VersionRecord | None:
         return await history_version(self._db, key, version)
 
+    async def changes_after(
+        self, prefix: str, after: int, *, now: datetime, limit: int
+    ) -> ChangeLogPage:
+        since = now - self._landing.log.retention
+        return await change_page(self._db, prefix, after, since=since, limit=limit)
+
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
     ) -> Sequence[ListedObject]:
@@ -195,6 +211,7 @@ class SqliteStorage:
 def _scrub(db: sqlite3.Connection, bounds: tuple[str, str]) -> Any:
     try:
         db.execute("DELETE FROM memory_history WHERE key >= ? AND key < ?", bounds)
+        db.execute(SCRUB, bounds)
         db.execute("VACUUM")
         return db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except sqlite3.Error as exc:
@@ -218,6 +235,7 @@ async def open_sqlite_storage(
         path, schema=OBJECTS_TABLE, synchronous=synchronous
     ) as connection:
         await prepare_history(connection)
+        await prepare_change_log(connection)
         await prepare_search(connection)
         await prepare_markers(connection)
         with open_point_reads(path, connection) as reads:

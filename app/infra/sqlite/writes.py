@@ -6,7 +6,8 @@ if that statement landed, what lands with it (``Landing.written``, or
 ``Landing.deleted``):
 
 1. the version record, when the write carries a ``Change``
-   (``sqlite_history.HistoryRecorder``: the record and its key's pruning);
+   (``sqlite_history.HistoryRecorder``: the record and its key's pruning),
+   and the entity's change-log entry (``sqlite_change_log.ChangeLog``);
 2. search: a written file is marked pending (a search indexes it first), a
    deleted one's postings and mark are dropped (``sqlite_search_schema``);
 3. the entity's change marker is replaced (``change_markers.BUMP``);
@@ -27,6 +28,7 @@ from app.features.memory.domain import format_timestamp
 from app.features.memory.ports import Change, Write
 from app.infra.change_markers import BUMP, marker_of_key, new_marker
 from app.infra.sqlite.audit_events import STAGE, staged_record
+from app.infra.sqlite.change_log import ChangeLog
 from app.infra.sqlite.history import HistoryRecorder
 from app.infra.sqlite.history_pack import pack
 from app.infra.sqlite.rows import COLUMNS, meta_values, new_version
@@ -61,6 +63,7 @@ class Landing:
     """What lands with every file change of one storage (see the module)."""
 
     history: HistoryRecorder
+    log: ChangeLog
     stages_events: bool = False
     """The audit log shares this database (``SqliteStorage.share_audit_log``)."""
 
@@ -77,6 +80,7 @@ class Landing:
             record = _fields(write.key, version, change, meta, at)
             record.update(deleted=0, size=len(write.data), data=pack(write.data))
             self.history.record(db, record)
+            self.log.append(db, write.key, version, change)
         db.execute(MARK_PENDING, (write.key,))
         return self._marked(db, write.key, version, change)
 
@@ -92,9 +96,11 @@ class Landing:
         if change is not None:
             stamp = format_timestamp(change.at)
             meta = (description, aliases, sources, stamp)
-            record = _fields(key, new_version(), change, meta, stamp)
+            tombstone = new_version()
+            record = _fields(key, tombstone, change, meta, stamp)
             record.update(deleted=1, size=0, data=b"")
             self.history.record(db, record)
+            self.log.append(db, key, tombstone, change)
         for statement in FORGET:
             db.execute(statement, (key,))
         return self._marked(db, key, version, change)

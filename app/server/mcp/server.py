@@ -26,6 +26,7 @@ from app.server.mcp.approval_gate import ApprovalGate, approve_listed
 from app.server.mcp.calls import MemoryCalls, call_request_id
 from app.server.mcp.prompt import build_memory_prompt
 from app.server.mcp.refusal_audit import McpRefusalAudit, caller
+from app.server.mcp.resources import add_file_resources
 from app.server.mcp.server_info import SERVER_NAME, ServerInfo, wenchang_version
 from app.server.mcp.settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp.state_key import share_request_state_key
@@ -150,6 +151,7 @@ def build_memory_mcp(
         description="How to use memory; the same text as the server instructions.",
         mime_type="text/markdown",
     )(lambda: prompt)
+    add_file_resources(server, authenticate=authenticate, context=context)
     refusals = McpRefusalAudit(tools)
     calls = MemoryCalls(
         order=tuple(binding.tool.name for binding in tools),

@@ -21,6 +21,7 @@ from .access import (
     unauthorized,
 )
 from .catalogue import GUIDANCE, KINDS, Category, Kind
+from .feed import cursor_expired, cursor_expired_error
 from .files import (
     file_quota_exceeded,
     file_quota_exceeded_error,
@@ -67,6 +68,8 @@ __all__ = [
     "audit_unavailable_error",
     "backend_unavailable",
     "backend_unavailable_error",
+    "cursor_expired",
+    "cursor_expired_error",
     "etag",
     "expired_role_required_error",
     "file_quota_exceeded",

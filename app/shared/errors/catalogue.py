@@ -43,6 +43,7 @@ KINDS: dict[str, Kind] = {
     "INVALID_ARGUMENT": Kind("InvalidArgumentError", Category.RECOVERABLE),
     "MEMORY_NOT_FOUND": Kind("NotFoundError", Category.RECOVERABLE),
     "PRECONDITION_REQUIRED": Kind("PreconditionRequiredError", Category.RECOVERABLE),
+    "CURSOR_EXPIRED": Kind("CursorExpiredError", Category.RECOVERABLE),
     "RESTRICTED_SCOPE": Kind("RestrictedScopeError", Category.PERMANENT),
     "UNAUTHORIZED": Kind("ResolverFailureError", Category.PERMANENT),
     "IMPORT_CONFLICT": Kind("ImportConflictError", Category.PERMANENT),

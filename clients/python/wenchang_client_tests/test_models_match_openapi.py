@@ -16,6 +16,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "FileEntry": models.FileEntry,
     "CappedArea": models.CappedArea,
     "SearchHit": models.SearchHit,
+    "FileChange": models.FileChange,
     "VersionEntry": models.VersionEntry,
     "AuditEventView": models.AuditEvent,
 }
@@ -23,6 +24,7 @@ RESPONSES: dict[tuple[str, str], type[BaseModel]] = {
     ("/v1/index", "get"): models.MemoryIndex,
     ("/v1/files/{scope}", "get"): models.FileListing,
     ("/v1/search", "get"): models.SearchResults,
+    ("/v1/changes", "get"): models.ChangesPage,
     ("/v1/audit", "get"): models.AuditEvents,
     ("/v1/files/{scope}/{area}/{name}/versions", "get"): models.VersionListing,
     ("/v1/files/{scope}/{area}/{name}/versions/{version}", "get"): models.FileVersion,

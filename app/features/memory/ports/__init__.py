@@ -89,6 +89,48 @@ class HistoryRetention:
 
     max_versions: int = 100
     max_days: int = 90
+    changes_seconds: int = 7 * 86_400
+    """How long the change feed keeps a change (``ChangeFeed``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedChange:
+    """One recorded mutation in its entity's change log; ``seq`` counts from 1."""
+
+    seq: int
+    key: str
+    operation: str
+    actor: str
+    at: datetime
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeLogPage:
+    """Changes after a position, and ``last``: the newest seq the entity's log
+    had issued before they were read (0: none, or all scrubbed)."""
+
+    changes: Sequence[LoggedChange]
+    last: int
+
+
+@runtime_checkable
+class ChangeFeed(Protocol):
+    """Storage that logs every recorded mutation per entity, in commit order.
+
+    Each mutation given a ``change`` appends one entry to its entity's log in
+    the mutation's own atomic step, numbered one past the entity's previous
+    entry: no gaps, no reordering. Entries older than the retention the
+    storage was opened with (``HistoryRetention.changes_seconds``) are pruned
+    as later writes land, never the entity's newest; ``scrub`` erases them.
+    """
+
+    async def changes_after(
+        self, prefix: str, after: int, *, now: datetime, limit: int
+    ) -> ChangeLogPage:
+        """Up to ``limit`` entries of the entity ``prefix`` with seq > ``after``,
+        oldest first, of those still within the retention at ``now``."""
+        ...
 
 
 class Storage(Protocol):

@@ -8,6 +8,7 @@ from typing import Literal
 
 from wenchang_client.models import (
     AuditEvents,
+    ChangesPage,
     Deleted,
     FileListing,
     FileVersion,
@@ -92,6 +93,11 @@ def search_memory(
     given = {"q": query, "limit": str(limit)}
     given |= _given(scope=scope, area=area, cursor=cursor) | _shown(include_expired)
     return Call("GET", path_of("search"), SearchResults, given)
+
+
+def read_changes(scope: str, after: str | None) -> Call[ChangesPage]:
+    given = {"scope": scope} | _given(after=after)
+    return Call("GET", path_of("changes"), ChangesPage, given)
 
 
 def read_audit(

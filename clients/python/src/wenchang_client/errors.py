@@ -15,7 +15,8 @@ one. The hierarchy, by what a caller should do::
     │   ├── InvalidArgumentError        .argument
     │   │   └── RequestValidationError  (VALIDATION_ERROR) .errors
     │   ├── NotFoundError               .reason
-    │   └── PreconditionRequiredError
+    │   ├── PreconditionRequiredError
+    │   └── CursorExpiredError          (410)
     ├── PermanentError                  do not retry
     │   ├── RestrictedScopeError        .reason .required_roles
     │   ├── ResolverFailureError
@@ -53,6 +54,7 @@ __all__ = [
     "ApiMismatchError",
     "AuditUnavailableError",
     "BackendUnavailableError",
+    "CursorExpiredError",
     "FileQuotaExceededError",
     "HostNotAllowedError",
     "IdempotencyConflictError",
@@ -140,6 +142,10 @@ class NotFoundError(RecoverableError, code="MEMORY_NOT_FOUND"):
 
 
 class PreconditionRequiredError(RecoverableError, code="PRECONDITION_REQUIRED"): ...
+
+
+class CursorExpiredError(RecoverableError, code="CURSOR_EXPIRED"):
+    """The change feed no longer keeps the changes after the cursor."""
 
 
 class RequestTooLargeError(PermanentError, code="REQUEST_TOO_LARGE"):

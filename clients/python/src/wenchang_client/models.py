@@ -94,6 +94,22 @@ class SearchResults(_Answer):
     next_cursor: str | None
 
 
+class FileChange(_Answer):
+    cursor: str
+    at: str
+    operation: str
+    scope: str
+    area: str
+    name: str
+    version: str
+    actor: str
+
+
+class ChangesPage(_Answer):
+    changes: list[FileChange]
+    next_cursor: str
+
+
 class VersionEntry(_Answer):
     version: str
     operation: str

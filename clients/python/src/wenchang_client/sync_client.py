@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from wenchang_client import calls
 from wenchang_client.models import (
     AuditEvents,
+    ChangesPage,
     Deleted,
     FileListing,
     FileVersion,
@@ -152,6 +153,12 @@ class MemoryClient:
         (``include_expired``: expired files too, for owners of every scope)."""
         call = calls.search_memory(query, scope, area, limit, cursor, include_expired)
         return self._send(call)
+
+    def read_changes(self, scope: str, *, after: str | None = None) -> ChangesPage:
+        """Changes of the caller's files in ``scope`` after the cursor ``after``
+        (None: from the oldest kept), oldest first; CursorExpiredError when
+        they are no longer kept."""
+        return self._send(calls.read_changes(scope, after))
 
     def read_audit(
         self,

@@ -94,19 +94,52 @@ export const api = {
   audit: (query) => call("GET", "/v1/audit", { query }),
 };
 
+// The change feed of one scope as a stream (fetch, since EventSource cannot send the
+// token): calls onChange with each change that lands from now on, until stop() is called.
+export function watchChanges(scope, onChange) {
+  const controller = new AbortController();
+  const url = new URL("/v1/changes", window.location.origin);
+  url.searchParams.set("scope", scope);
+  const headers = { Accept: "text/event-stream", Authorization: `Bearer ${token()}` };
+  (async () => {
+    const response = await fetch(url, {
+      headers, credentials: "omit", cache: "no-store", signal: controller.signal,
+    });
+    if (!response.ok || !response.body) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split("\n").find((line) => line.startsWith("data: "));
+        if (data) onChange(safeJson(data.slice(6)));
+      }
+    }
+  })().catch(() => {
+    // Aborted, or the stream broke: the page simply stops watching.
+  });
+  return { stop: () => controller.abort() };
+}
+
 // Which optional parts of the API this server has: read from its public OpenAPI document,
 // so a view appears only when the endpoint it calls exists.
 let features = null;
 
 export async function available() {
   if (features) return features;
-  const found = { history: false, search: false, audit: false };
+  const found = { history: false, search: false, audit: false, changes: false };
   try {
     const response = await fetch("/openapi.json", { credentials: "omit", cache: "no-store" });
     const paths = Object.keys((await response.json()).paths || {});
     found.history = paths.some((p) => p.endsWith("/versions") || p.endsWith("/restore"));
     found.search = paths.includes("/v1/search");
     found.audit = paths.includes("/v1/audit");
+    found.changes = paths.includes("/v1/changes");
   } catch {
     // Without the document, show only what every server has.
   }

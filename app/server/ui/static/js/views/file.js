@@ -1,5 +1,5 @@
 // One file: rendered (sanitised) and raw, its metadata, and the small version-guarded edits.
-import { ApiError, api } from "../api.js";
+import { ApiError, api, watchChanges } from "../api.js";
 import { announce, chips, errorBox, field, fileHash, h, markdown, replaceChildren, when } from "../dom.js";
 
 const LABELS = ["stated", "observed", "inferred", "system"];
@@ -74,6 +74,7 @@ function replaceForm(view, where, file, keep) {
 }
 
 async function mutate(view, where, kept, request, done) {
+  stopWatching(); // this page's own change is not someone else's
   try {
     const { data } = await request();
     announce(`${done}. New version ${data.version}.`);
@@ -93,6 +94,7 @@ function deleteDialog(view, where, file) {
   cancel.addEventListener("click", () => dialog.close());
   confirm.addEventListener("click", async () => {
     dialog.close();
+    stopWatching();
     try {
       await api.remove(where.scope, where.area, where.name, file.version);
       announce(`Deleted ${where.name}.`);
@@ -159,4 +161,42 @@ export async function showFile(view, where, { notice, keep } = {}) {
       appendForm(view, where, file, keep), replaceForm(view, where, file, keep)),
     dialog);
   view.done();
+  if (features.changes) watchFile(view, where, file);
+}
+
+// Someone else's change to the open file shows at once: a notice, and a way to the new version.
+// The page's own edits reload the view, which ends this watch first.
+let watching = null;
+
+function stopWatching() {
+  watching?.stop();
+  watching = null;
+}
+
+function watchFile(view, where, file) {
+  stopWatching();
+  const watch = watchChanges(where.scope, (change) => {
+    if (!view.live()) return watch.stop();
+    if (!change || change.area !== where.area || change.name !== where.name) return;
+    if (change.version === file.version) return;
+    watch.stop();
+    const reload = h("button", { type: "button" }, "Show the current version");
+    reload.addEventListener("click", () => showFile(view, where));
+    const verb = change.operation === "delete_file" ? "deleted" : "changed";
+    const notice = h("div", { class: "notice", role: "status", id: "changed-notice" },
+      h("p", {}, `This file was ${verb} by ${change.actor} (${change.operation}) since you opened it.`),
+      reload);
+    view.main.querySelector(".page-head")?.after(notice);
+  });
+  const ended = setInterval(() => {
+    if (!view.live() || watching?.stop !== stop) {
+      watch.stop();
+      clearInterval(ended);
+    }
+  }, 1000);
+  const stop = () => {
+    watch.stop();
+    clearInterval(ended);
+  };
+  watching = { stop };
 }

@@ -1,0 +1,1 @@
+"""The change feed's use cases."""

@@ -1,0 +1,111 @@
+"""The filesystem change log: one small file per entry, numbered per entity.
+
+An entity's entries live in ``root/.changes/<scope>/<entity>/``, each file
+named by its zero-padded ``seq``. A recorded mutation writes its entry, naming
+the version it is about to commit, durably *before* its commit point (the
+sidecar's rename, or its removal for a delete), under the storage's exclusive
+lock. So only the newest entry can name a version that never landed (a crash
+between the two): a landed version is the key's current one or in its
+history. The next write of the entity checks its newest entry and reuses that
+seq when it did not land; a reader (under the shared lock) leaves it out.
+Numbers thus stay gapless and in commit order, and no entry is lost.
+"""
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from app.features.memory.domain import format_timestamp, parse_timestamp
+from app.features.memory.domain.keys import entity_prefix_of_key
+from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
+from app.infra.durable_files import replace_file
+from app.infra.filesystem.layout import encode_segment
+
+CHANGES_DIR = ".changes"
+PRUNE_PER_WRITE = 8
+
+type Landed = Callable[[str, str], bool]
+"""Whether ``version`` of ``key`` landed (current, or in the key's history)."""
+
+
+def log_directory(root: Path, prefix: str) -> Path:
+    parts = [encode_segment(part) for part in prefix.split("/") if part]
+    return root.joinpath(CHANGES_DIR, *parts)
+
+
+def _seqs(directory: Path) -> list[int]:
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(int(name) for name in names if name.isdigit())
+
+
+def _read(directory: Path, seq: int) -> LoggedChange:
+    fields = json.loads((directory / f"{seq:012d}").read_bytes())
+    return LoggedChange(
+        seq,
+        fields["key"],
+        fields["operation"],
+        fields["actor"],
+        parse_timestamp(fields["at"]),
+        fields["version"],
+    )
+
+
+class FileChangeLog:
+    """Writes and reads the entities' logs; callers hold the storage's lock."""
+
+    def __init__(self, root: Path, retention: timedelta, landed: Landed) -> None:
+        self._root, self.retention, self._landed = root, retention, landed
+
+    def _newest(self, directory: Path) -> int:
+        """The newest landed seq of the log (a crashed write's entry excluded)."""
+        seqs = _seqs(directory)
+        if not seqs:
+            return 0
+        entry = _read(directory, seqs[-1])
+        return entry.seq if self._landed(entry.key, entry.version) else entry.seq - 1
+
+    def intend(self, key: str, version: str, change: Change) -> None:
+        """The entry of a write about to commit ``version`` (exclusive lock)."""
+        directory = log_directory(self._root, entity_prefix_of_key(key))
+        directory.mkdir(parents=True, exist_ok=True)
+        seq = self._newest(directory) + 1
+        entry = {
+            "key": key,
+            "operation": change.operation,
+            "actor": change.actor,
+            "at": format_timestamp(change.at),
+            "version": version,
+        }
+        replace_file(directory / f"{seq:012d}", json.dumps(entry).encode())
+        cutoff = change.at - self.retention
+        for old in _seqs(directory)[:PRUNE_PER_WRITE]:
+            if old >= seq or _read(directory, old).at >= cutoff:
+                break
+            (directory / f"{old:012d}").unlink(missing_ok=True)
+
+    def page(self, prefix: str, after: int, now: datetime, limit: int) -> ChangeLogPage:
+        """Entries after ``after`` within the retention (shared lock held)."""
+        directory = log_directory(self._root, prefix)
+        newest = self._newest(directory)
+        since = now - self.retention
+        entries: list[LoggedChange] = []
+        for seq in _seqs(directory):
+            if seq <= after or seq > newest:
+                continue
+            entry = _read(directory, seq)
+            if entry.at >= since:
+                entries.append(entry)
+                if len(entries) == limit:
+                    break
+        return ChangeLogPage(entries, newest)
+
+    def scrub(self, prefix: str) -> None:
+        """Erase the logs of the entities under ``prefix`` (a whole segment)."""
+        if prefix.endswith("/"):
+            shutil.rmtree(log_directory(self._root, prefix), ignore_errors=True)

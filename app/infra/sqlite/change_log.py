@@ -1,0 +1,101 @@
+"""The SQLite change log: one row per recorded mutation, numbered per entity.
+
+``ChangeLog.append`` runs inside the write's own transaction (``sqlite_writes``
+``Landing``), right after its version record: the entry commits with the
+mutation or not at all. Its ``seq`` is one past the entity's newest entry, and
+SQLite lets one writer at a time into the file, across processes, so an
+entity's entries are numbered in commit order without a gap, and a reader
+never sees a later number before an earlier one. The same step prunes a few
+entries older than the retention, never the newest (it carries the count on).
+"""
+
+import sqlite3
+from datetime import datetime, timedelta
+
+import aiosqlite
+
+from app.features.memory.domain import format_timestamp, parse_timestamp
+from app.features.memory.domain.keys import entity_prefix_of_key
+from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
+from app.infra.sqlite.connection import fetch_rows, translate_sqlite_error
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_changes (
+    prefix TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    at TEXT NOT NULL,
+    version TEXT NOT NULL,
+    PRIMARY KEY (prefix, seq)
+) WITHOUT ROWID
+"""
+_NEWEST = "SELECT max(seq) FROM memory_changes WHERE prefix = ?"
+_INSERT = "INSERT INTO memory_changes VALUES (?, ?, ?, ?, ?, ?, ?)"
+_PRUNE = """
+DELETE FROM memory_changes WHERE prefix = :prefix AND seq IN (
+    SELECT seq FROM memory_changes WHERE prefix = :prefix AND seq < :seq
+    AND julianday(at) < julianday(:at) - :days ORDER BY seq LIMIT 8)
+"""
+_PAGE = (
+    "SELECT seq, key, operation, actor, at, version FROM memory_changes "
+    "WHERE prefix = ? AND seq > ? AND julianday(at) >= julianday(?) "
+    "ORDER BY seq LIMIT ?"
+)
+SCRUB = "DELETE FROM memory_changes WHERE prefix >= ? AND prefix < ?"
+
+
+class ChangeLog:
+    """Appends a landed change to its entity's log (on the write thread)."""
+
+    __slots__ = ("_days", "retention")
+
+    def __init__(self, retention: timedelta) -> None:
+        self.retention = retention
+        self._days = retention / timedelta(days=1)
+
+    def append(
+        self, db: sqlite3.Connection, key: str, version: str, change: Change
+    ) -> None:
+        prefix = entity_prefix_of_key(key)
+        newest = db.execute(_NEWEST, (prefix,)).fetchone()[0]
+        seq = int(newest or 0) + 1
+        at = format_timestamp(change.at)
+        db.execute(
+            _INSERT, (prefix, seq, key, change.operation, change.actor, at, version)
+        )
+        if newest is not None:
+            db.execute(
+                _PRUNE, {"prefix": prefix, "seq": seq, "at": at, "days": self._days}
+            )
+
+
+async def prepare_change_log(connection: aiosqlite.Connection) -> None:
+    """Add the change log table when missing."""
+    try:
+        await connection.executescript(_SCHEMA)
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+
+
+async def change_page(
+    connection: aiosqlite.Connection,
+    prefix: str,
+    after: int,
+    *,
+    since: datetime,
+    limit: int,
+) -> ChangeLogPage:
+    """The entries of ``prefix`` after ``after`` kept since ``since``, and the
+    newest seq read before them (``ChangeLogPage``)."""
+    # The newest seq first: whatever the page then misses below it was pruned.
+    newest = await fetch_rows(connection, _NEWEST, (prefix,))
+    rows = await fetch_rows(
+        connection, _PAGE, (prefix, after, format_timestamp(since), limit)
+    )
+    entries = [
+        LoggedChange(int(seq), key, operation, actor, parse_timestamp(at), version)
+        for seq, key, operation, actor, at, version in rows
+    ]
+    return ChangeLogPage(entries, int(newest[0][0] or 0))

@@ -1,0 +1,136 @@
+"""Change-log behaviours of the Storage port (``ChangeFeed``), once for all adapters.
+
+Mixed into ``StorageConformance``: each recorded mutation that lands appends one
+entry to its entity's log, numbered from 1 in commit order without gaps, also
+under racing writers and across clients of the same data; unrecorded or
+losing writes append none; retention prunes old entries but never the newest;
+a scrub erases the log.
+"""
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from app.features.memory.ports import (
+    ChangeFeed,
+    ChangeLogPage,
+    HistoryRetention,
+    Storage,
+    Write,
+)
+from tests.support.storage_adapters import AdapterUnderTest
+from tests.support.storage_history_conformance import KEY, META, NOW, change
+
+ENTITY = "user/alice/"
+LATER = NOW + timedelta(minutes=1)
+
+
+def feed_of(storage: Storage) -> ChangeFeed:
+    if not isinstance(storage, ChangeFeed):
+        pytest.skip(f"{type(storage).__name__} keeps no change log yet")
+    return storage
+
+
+async def log(storage: Storage, prefix: str = ENTITY, after: int = 0) -> ChangeLogPage:
+    return await feed_of(storage).changes_after(prefix, after, now=LATER, limit=1000)
+
+
+class StorageChangeFeedConformance:
+    """Change-log cases of the Storage port contract; supply ``adapter``."""
+
+    async def test_each_recorded_mutation_appends_one_entry_in_order(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        storage = adapter.storage
+        feed_of(storage)
+        first = await storage.put_if_version(
+            Write(KEY, b"one\n", META, change=change("write_file")), None
+        )
+        assert first is not None
+        assert await storage.put_if_version(Write(KEY, b"x", META), None) is None
+        await storage.put(Write("user/alice/notes/seeded.md", b"s", META))
+        second = await storage.put_if_version(
+            Write(KEY, b"two\n", META, change=change("append_line", "http")), first
+        )
+        assert second is not None
+        assert await storage.delete_if_version(
+            KEY, second, change=change("delete_file", "mcp")
+        )
+        page = await log(storage)
+        tomb = (await storage.list_versions(KEY, after=None, limit=1))[0]
+        assert [(e.seq, e.key, e.operation, e.actor, e.at) for e in page.changes] == [
+            (1, KEY, "write_file", "claude-desktop", NOW),
+            (2, KEY, "append_line", "http", NOW),
+            (3, KEY, "delete_file", "mcp", NOW),
+        ]
+        assert [e.version for e in page.changes] == [first, second, tomb.version]
+        assert page.last == 3
+        assert (await log(storage, after=2)).changes == page.changes[2:]
+
+    async def test_racing_writers_number_their_entries_without_gaps(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Writes of one entity through two clients: 1..n, each once."""
+        feed_of(adapter.storage)
+        async with adapter.sibling() as other:
+
+            async def write(storage: Storage, index: int) -> str | None:
+                key = f"user/alice/notes/n{index}.md"
+                return await storage.put_if_version(
+                    Write(key, b"x", META, change=change("write_file")), None
+                )
+
+            writes = [write(adapter.storage if i % 2 else other, i) for i in range(16)]
+            versions = await asyncio.gather(*writes)
+            seen = await log(other)
+        page = await log(adapter.storage)
+        assert [e.seq for e in page.changes] == list(range(1, 17))
+        assert sorted(e.version for e in page.changes) == sorted(
+            v for v in versions if v is not None
+        )
+        assert seen.changes == page.changes
+
+    async def test_each_entity_has_a_log_of_its_own(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        storage = adapter.storage
+        feed_of(storage)
+        for key in (KEY, "user/bob/notes/tea.md", "team/alice/notes/tea.md"):
+            await storage.put(Write(key, b"x", META, change=change("write_file")))
+        for prefix, key in (
+            (ENTITY, KEY),
+            ("user/bob/", "user/bob/notes/tea.md"),
+            ("team/alice/", "team/alice/notes/tea.md"),
+        ):
+            page = await log(storage, prefix)
+            assert [(e.seq, e.key) for e in page.changes] == [(1, key)]
+        assert (await log(storage, "user/carol/")) == ChangeLogPage([], 0)
+
+    async def test_retention_prunes_old_entries_but_never_the_newest(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        feed_of(adapter.storage)
+        retention = HistoryRetention(changes_seconds=86_400)
+        async with adapter.retaining(retention) as storage:
+            old = NOW - timedelta(days=3)
+            for index in range(3):
+                write = Write(KEY, bytes([index]), META, change("write_file", at=old))
+                await storage.put(write)
+            aged = await feed_of(storage).changes_after(ENTITY, 0, now=NOW, limit=9)
+            assert aged == ChangeLogPage([], 3)  # kept, but past the retention
+            await storage.put(Write(KEY, b"new", META, change=change("write_file")))
+            page = await feed_of(storage).changes_after(ENTITY, 0, now=NOW, limit=9)
+            assert [e.seq for e in page.changes] == [4]
+            assert page.last == 4
+
+    async def test_scrub_erases_the_log_of_the_prefix(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        storage = adapter.storage
+        feed_of(storage)
+        await storage.put(Write(KEY, b"x", META, change=change("write_file")))
+        await storage.put(Write("user/bob/n.md", b"x", META, change=change("w")))
+        await storage.scrub(ENTITY)
+        assert await log(storage) == ChangeLogPage([], 0)
+        assert (await log(storage, "user/bob/")).last == 1

@@ -1,0 +1,47 @@
+"""The memory browser shows at once that someone else changed the open file.
+
+docs/browser.md: an open file watches the change feed; another writer's change
+to it brings a notice naming who changed it and a way to the new version; the
+page's own edits do not.
+"""
+
+from playwright.sync_api import Page, expect
+
+from tests.support.browser import check_page
+from tests.test_browser_ui import Site, open_file, sign_in, write
+
+# The browser suite's fixtures, shared: one module-scoped server and browser.
+from tests.test_browser_ui import browser as browser
+from tests.test_browser_ui import page as page
+from tests.test_browser_ui import site as site
+
+
+def test_an_open_file_shows_that_someone_else_changed_it(
+    page: Page,
+    site: Site,
+) -> None:
+    first = write(site, "user/live/plan", "- [stated] Plan A.\n")
+    sign_in(page, site)
+    open_file(page, site, "user/live/plan")
+    expect(page.locator(".markdown")).to_contain_text("Plan A.")
+    page.get_by_role("textbox", name="Fact").fill("Mine.")
+    page.get_by_role("button", name="Append").click()
+    expect(page.locator(".markdown")).to_contain_text("Mine.")
+    mine = page.locator("code.version").inner_text()
+    assert mine != first["version"]
+    expect(page.locator("#changed-notice")).to_have_count(0)
+
+    with site.api(site.other_writer) as http:
+        changed = http.post(
+            "/files/user/live/plan/lines",
+            json={"line": "- [stated] Plan B."},
+            headers={"If-Match": f'"{mine}"'},
+        )
+    assert changed.status_code == 200, changed.text
+
+    notice = page.locator("#changed-notice")
+    expect(notice).to_contain_text("changed by other-agent (append_line)")
+    check_page(page, "file-changed-elsewhere")
+    page.get_by_role("button", name="Show the current version").click()
+    expect(page.locator(".markdown")).to_contain_text("Plan B.")
+    expect(page.locator("#changed-notice")).to_have_count(0)
