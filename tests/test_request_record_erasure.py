@@ -5,6 +5,7 @@ record's scope): afterwards a key of that entity reserves afresh, whoever the
 caller, while a neighbouring entity's records (``user/alice2/``) still replay.
 """
 
+import uuid
 from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -88,7 +89,9 @@ async def again(store: RequestRecords, scope: str, key: str) -> object:
 async def test_erasing_an_entity_frees_its_keys_and_keeps_its_neighbours(
     opener: Opener,
 ) -> None:
-    alice, neighbour = "user/alice/", "user/alice2/"
+    # Fresh names: the Redis server is shared by the session's other tests.
+    entity = f"alice-{uuid.uuid4().hex[:8]}"
+    alice, neighbour = f"user/{entity}/", f"user/{entity}2/"
     async with opener() as store:
         for caller in ("caller-a", "caller-b"):
             await settle(store, record_scope(alice, caller), f"{alice}key")

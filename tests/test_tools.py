@@ -43,13 +43,14 @@ MUTATION = COMMON | {
 }
 ERRORS = {
     "get_memory_index": COMMON,
-    "read_file": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
-    "list_prefix": COMMON | {"INVALID_ARGUMENT"},
+    # RESTRICTED_SCOPE on reads: include_expired is for owners only.
+    "read_file": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND", "RESTRICTED_SCOPE"},
+    "list_prefix": COMMON | {"INVALID_ARGUMENT", "RESTRICTED_SCOPE"},
     "write_file": MUTATION | {"OVERSIZE_WRITE", "FILE_QUOTA_EXCEEDED"},
     "append_line": MUTATION | {"OVERSIZE_WRITE"},
     "replace_fact": MUTATION | {"OVERSIZE_WRITE", "REPLACE_FACT_MATCH"},
     "delete_file": MUTATION,
-    "search_memory": COMMON | {"INVALID_ARGUMENT"},
+    "search_memory": COMMON | {"INVALID_ARGUMENT", "RESTRICTED_SCOPE"},
     "list_versions": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
     "read_version": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
     "restore_version": MUTATION | {"OVERSIZE_WRITE", "FILE_QUOTA_EXCEEDED"},

@@ -26,7 +26,12 @@ def compiled(schema: Mapping[str, object]) -> Check | None:
         validate = cast(
             Callable[[object], object],
             fastjsonschema.compile(  # pyright: ignore[reportUnknownMemberType]
-                dict(schema), use_default=False, detailed_exceptions=False
+                # Formats (an expiry's date-time) are annotations to the SDK's
+                # jsonschema check, which asserts none: assert none here either.
+                dict(schema),
+                use_default=False,
+                use_formats=False,
+                detailed_exceptions=False,
             ),
         )
     except fastjsonschema.JsonSchemaDefinitionException:
