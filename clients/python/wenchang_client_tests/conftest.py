@@ -45,7 +45,20 @@ class LiveServer:
             text=True,
             check=True,
         )
-        return created.stdout.strip().splitlines()[-1]
+        token = created.stdout.strip().splitlines()[-1]
+        _wait_until_accepted(self.url, token)
+        return token
+
+
+def _wait_until_accepted(url: str, token: str) -> None:
+    """The server re-reads its token file at most once a second: a token created
+    just now is accepted within that second, so wait for it rather than race it."""
+    deadline = time.monotonic() + 5.0
+    headers = {"Authorization": f"Bearer {token}"}
+    while httpx.get(f"{url}/v1/index", headers=headers).status_code == 401:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the server did not accept a token created for it")
+        time.sleep(0.1)
 
 
 def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
