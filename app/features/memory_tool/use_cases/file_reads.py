@@ -14,8 +14,9 @@ from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.read_file import read_file
 from app.server.context import AppContext
 
-from ..domain.paths import Place
-from ..policy import can_list_area
+from ..domain.paths import Place, ToolRefusal
+from ..domain.texts import missing
+from ..policy import can_list_area, require_writable
 
 
 async def read_or_none(
@@ -64,3 +65,13 @@ async def look(context: AppContext, scope: str, place: Place) -> Found:
     if not can_list_area(name):
         return Found(None, [])
     return Found(None, await entries(context, scope, name))
+
+
+async def require_file_to_edit(context: AppContext, scope: str, place: Place) -> None:
+    """A file the command may edit is there, else the refusal the reference gives."""
+    found = await look(context, scope, place)
+    if not found.exists and not place.is_root:
+        raise ToolRefusal(missing(place.path))
+    if found.file is None:
+        raise ToolRefusal(f"The path {place.path} is not a file.")
+    require_writable(place.file[0], place.path)

@@ -4,10 +4,10 @@ by the version it was read at."""
 from app.server.context import AppContext
 
 from ..domain.paths import ToolRefusal
-from ..domain.texts import bad_insert_line, lines_keeping_cr, missing
-from ..policy import place_of, require_writable, required
+from ..domain.texts import bad_insert_line, lines_keeping_cr
+from ..policy import place_of, required
 from ..schemas import RunMemoryCommand
-from .file_reads import look
+from .file_reads import require_file_to_edit
 from .file_writes import edit
 
 
@@ -15,12 +15,7 @@ async def insert_memory(command: RunMemoryCommand, context: AppContext) -> str:
     place = place_of(command)
     at = required(command.insert_line, command, "insert_line")
     text = required(command.insert_text, command, "insert_text")
-    found = await look(context, command.scope, place)
-    if not found.exists and not place.is_root:
-        raise ToolRefusal(missing(place.path))
-    if found.file is None:
-        raise ToolRefusal(f"The path {place.path} is not a file.")
-    require_writable(place.file[0], place.path)
+    await require_file_to_edit(context, command.scope, place)
 
     def change(content: str) -> str:
         lines = lines_keeping_cr(content)
