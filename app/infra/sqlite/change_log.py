@@ -33,10 +33,15 @@ CREATE TABLE IF NOT EXISTS memory_changes (
 """
 _NEWEST = "SELECT max(seq) FROM memory_changes WHERE prefix = ?"
 _INSERT = "INSERT INTO memory_changes VALUES (?, ?, ?, ?, ?, ?, ?)"
+# Only the entity's 8 oldest entries are looked at: entries are appended in time
+# order, so when the oldest is still retained none after it is due. (Filtering by
+# age before the LIMIT scanned every retained entry of the entity on each write.)
 _PRUNE = """
 DELETE FROM memory_changes WHERE prefix = :prefix AND seq IN (
-    SELECT seq FROM memory_changes WHERE prefix = :prefix AND seq < :seq
-    AND julianday(at) < julianday(:at) - :days ORDER BY seq LIMIT 8)
+    SELECT seq FROM (
+        SELECT seq, at FROM memory_changes WHERE prefix = :prefix AND seq < :seq
+        ORDER BY seq LIMIT 8)
+    WHERE julianday(at) < julianday(:at) - :days)
 """
 _PAGE = (
     "SELECT seq, key, operation, actor, at, version FROM memory_changes "
