@@ -40,6 +40,7 @@ from app.features.memory.schemas import (
     LineBody,
     MatchHeaders,
     MemoryFile,
+    ReadQuery,
     ReplaceBody,
     VersionHeaders,
 )
@@ -106,7 +107,10 @@ def _file(written: sql.Written) -> MemoryFile:
     return MemoryFile(**written.as_dict())
 
 
-async def read_file(*, params: FilePath, context: FloorContext) -> MemoryFile:
+async def read_file(
+    *, params: FilePath, query: ReadQuery, context: FloorContext
+) -> MemoryFile:
+    del query  # include_expired: the floor stores no expiry
     location, key = _key(params, context)
     row = await sql.select(context.db, key)
     if row is None:
