@@ -41,10 +41,10 @@ def free_port() -> int:
         return port
 
 
-def _environment(extra: Mapping[str, str]) -> dict[str, str]:
+def _environment(extra: Mapping[str, str], root: Path = ROOT) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WENCHANG_")}
     env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(ROOT), env.get("PYTHONPATH")])
+        filter(None, [str(root), env.get("PYTHONPATH")])
     )
     env.update(extra)
     return env
@@ -110,9 +110,14 @@ class Server:
 
 
 def launch_server(
-    name: str, target: str, *, workdir: Path, env: Mapping[str, str]
+    name: str,
+    target: str,
+    *,
+    workdir: Path,
+    env: Mapping[str, str],
+    root: Path = ROOT,
 ) -> Server:
-    """Start ``uvicorn target``; it is not yet healthy (see ``wait_healthy``)."""
+    """Start ``uvicorn target`` from the source tree ``root``; not yet healthy."""
     port = free_port()
     log = workdir / f"{name}.log"
     command = [sys.executable, "-m", "uvicorn", target, "--host", LOOPBACK]
@@ -122,7 +127,7 @@ def launch_server(
         process = subprocess.Popen(
             _pinned(SERVER_CORE, command),
             cwd=workdir,
-            env=_environment(env),
+            env=_environment(env, root),
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,

@@ -37,3 +37,32 @@ def test_bench_smoke_prints_the_ratio_table_without_errors(tmp_path: Path) -> No
     assert "default ÷ RATE_LIMIT=0" in table
     assert "304 ÷ full" in table
     assert "Costs outside Wenchang's code" in table
+
+
+def test_bench_versus_runs_two_trees_side_by_side() -> None:
+    """`python -m bench.versus <tree>` serves both trees and prints their ratios.
+
+    Against this very tree (a clean clone has no other checkout); each side
+    seeds its own database with its own tree's seed code.
+    """
+    command = [sys.executable, "-m", "bench.versus", str(ROOT), "--rounds", "1"]
+    command += ["--duration", "0.1", "--ops", "read_file,append_line"]
+
+    finished = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=SMOKE_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    for op in ("read_file", "append_line"):
+        for c in (1, 16):
+            row = next(
+                line
+                for line in finished.stdout.splitlines()
+                if line.startswith(f"| {op} | {c} |")
+            )
+            assert row.endswith("| 0 |"), row  # no request failed
