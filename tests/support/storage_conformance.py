@@ -25,6 +25,7 @@ from app.shared.errors import backend_unavailable
 from tests.support.storage_adapters import AdapterUnderTest
 from tests.support.storage_change_conformance import StorageChangeFeedConformance
 from tests.support.storage_history_conformance import StorageHistoryConformance
+from tests.support.storage_rename_conformance import StorageRenameConformance
 
 RACERS = 32
 KEY = "user/alice/notes/tea.md"
@@ -57,7 +58,9 @@ async def keys(storage: Storage, prefix: str = "") -> list[str]:
     return [item.key for item in listed]
 
 
-class StorageConformance(StorageHistoryConformance, StorageChangeFeedConformance):
+class StorageConformance(
+    StorageHistoryConformance, StorageChangeFeedConformance, StorageRenameConformance
+):
     """Every case of the Storage port contract; supply ``adapter``."""
 
     async def test_get_of_a_missing_key_is_none(

@@ -36,6 +36,7 @@ from .schemas import (
     MemoryFile,
     MemoryIndex,
     ReadQuery,
+    RenameBody,
     ReplaceBody,
     RestoreBody,
     ScopePath,
@@ -263,5 +264,22 @@ delete_file_contract = contract(
     errors=(invalid_argument, *MUTATION_ERRORS),
     name="delete_file",
     summary="Delete a file at the version you read.",
+    tags=TAGS,
+)
+
+rename_file_contract = contract(
+    method="POST",
+    path=f"{FILE_PATH}/rename",
+    params=FilePath,
+    request=RenameBody,
+    headers=MatchHeaders,
+    response=MemoryFile,
+    response_headers=VersionHeaders,
+    errors=(invalid_argument, *MUTATION_ERRORS),
+    name="rename_file",
+    summary=(
+        "Move a file, with its history, to another area or name in its scope "
+        '(If-Match: "<version>"); an existing file there is a 412.'
+    ),
     tags=TAGS,
 )

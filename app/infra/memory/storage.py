@@ -61,6 +61,35 @@ class MemoryStorage:
             self._record(key, tombstone(version, current.metadata, change), change)
         return True
 
+    async def rename_if_version(
+        self,
+        source: str,
+        destination: str,
+        expected: str,
+        *,
+        replacing: str | None,
+        change: ports.Change,
+    ) -> str | None:
+        current, taken = self._objects.get(source), self._objects.get(destination)
+        if current is None or current.version != expected:
+            return None
+        if (taken.version if taken else None) != replacing:
+            return None
+        del self._objects[source]
+        self._keys.pop(bisect.bisect_left(self._keys, source))
+        moved = self._history.pop(source, [])
+        self._history[destination] = [*self._history.get(destination, ()), *moved]
+        version = str(next(self._versions))
+        if taken is None:
+            bisect.insort(self._keys, destination)
+        self._objects[destination] = ports.StoredObject(
+            current.data, current.metadata, version
+        )
+        write = ports.Write(destination, current.data, current.metadata, change)
+        self._log(source, version, change)
+        self._record(destination, written(version, write, change), change)
+        return version
+
     def _record(
         self, key: str, record: ports.VersionRecord, change: ports.Change
     ) -> None:

@@ -54,6 +54,7 @@ from app.infra.sqlite.history import (
     prepare_history,
 )
 from app.infra.sqlite.point_reads import PointReads, open_point_reads
+from app.infra.sqlite.renames import RenameJob
 from app.infra.sqlite.rows import (
     COLUMNS,
     listed_from,
@@ -75,7 +76,7 @@ from app.infra.sqlite.writes import (
 )
 from app.shared.errors import backend_unavailable_error
 
-type Job = StatementJob | DeleteJob | EditJob
+type Job = StatementJob | DeleteJob | EditJob | RenameJob
 
 
 class SqliteStorage:
@@ -157,6 +158,20 @@ class SqliteStorage:
         self, key: str, expected: str, *, change: Change | None = None
     ) -> bool:
         return await self._write(DeleteJob(self._landing, key, expected, change))
+
+    async def rename_if_version(
+        self,
+        source: str,
+        destination: str,
+        expected: str,
+        *,
+        replacing: str | None,
+        change: Change,
+    ) -> str | None:
+        version = new_version()
+        keys, versions = (source, destination), (expected, replacing, version)
+        job = RenameJob(self._landing, keys, versions, change)
+        return version if await self._write(job) else None
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int

@@ -245,8 +245,13 @@ async def _replay[ResultT](
     """
     if receipt.version is None:
         return TypeAdapter(result_type).validate_python({})
-    where = ReadFile.model_validate(request.model_dump(include=_LOCATION))
+    fields = request.model_dump(include=_LOCATION | _NEW_LOCATION.keys())
+    for moved, field in _NEW_LOCATION.items():  # a rename's file is at its new path
+        if moved in fields:
+            fields[field] = fields.pop(moved)
+    where = ReadFile.model_validate(fields)
     return cast(ResultT, await read_file(where, context))
 
 
 _LOCATION = {"scope", "area", "name"}
+_NEW_LOCATION = {"new_area": "area", "new_name": "name"}

@@ -8,6 +8,7 @@ from ..contracts import (
     list_versions_contract,
     read_file_contract,
     read_version_contract,
+    rename_file_contract,
     replace_fact_contract,
     restore_version_contract,
     write_file_contract,
@@ -18,6 +19,7 @@ from ..use_cases.list_prefix import list_prefix
 from ..use_cases.list_versions import list_versions
 from ..use_cases.read_file import read_file
 from ..use_cases.read_version import read_version
+from ..use_cases.rename_file import rename_file
 from ..use_cases.replace_fact import replace_fact
 from ..use_cases.restore_version import restore_version
 from ..use_cases.write_file import write_file
@@ -37,4 +39,5 @@ bindings = (
     Binding(list_versions_contract, list_versions),
     Binding(read_version_contract, read_version),
     Binding(restore_version_contract, restore_version, present=present_write),
+    Binding(rename_file_contract, rename_file),
 )

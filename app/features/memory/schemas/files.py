@@ -132,3 +132,9 @@ class ReplaceFact(FileArgs):
 
 class DeleteFile(FileArgs):
     expected_version: SeenVersion
+
+
+class RenameFile(FileArgs):
+    new_area: Annotated[Segment, Field(description="The area to move it to.")]
+    new_name: Annotated[Segment, Field(description="Its name there, without .md.")]
+    expected_version: SeenVersion

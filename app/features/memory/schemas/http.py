@@ -71,6 +71,13 @@ class ReplaceBody(Strict):
     description: OneLine | None = None
 
 
+class RenameBody(Strict):
+    """Where the file moves to; the path names it where it is now."""
+
+    new_area: Segment = Field(alias="area")
+    new_name: Segment = Field(alias="name")
+
+
 ETAG_PATTERN = r'^"[\x21\x23-\x7e]{1,256}"$'
 
 
