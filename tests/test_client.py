@@ -8,6 +8,7 @@ import json
 import uuid
 from collections.abc import AsyncGenerator, Generator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -660,3 +661,36 @@ async def test_the_index_is_revalidated_with_its_etag(
     after = await client.get_memory_index()
     assert recorder.statuses[-1] == 200
     assert sorted(entry.name for entry in after.entries) == ["coffee", "tea"]
+
+
+async def test_the_owners_index_with_expired_files_is_held_apart(
+    client: AsyncMemoryClient, recorder: Recorder
+) -> None:
+    """include_expired=True lists an expired file; each view is revalidated
+    with its own tag, so one view is never answered with the other's index."""
+    await client.write_file(
+        "user",
+        "notes",
+        "old",
+        content="- [stated] Old.\n",
+        description="",
+        aliases=[],
+        expected_version=None,
+        expires_at=datetime(2020, 1, 1, tzinfo=UTC),
+    )
+    hidden = await client.get_memory_index()
+    shown = await client.get_memory_index(include_expired=True)
+    first_shown = recorder.sent[-1]
+    again = await client.get_memory_index(include_expired=True)
+    held_shown = recorder.sent[-1].headers["If-None-Match"]
+    default_again = await client.get_memory_index()
+
+    assert hidden.entries == [] and "if-none-match" not in first_shown.headers
+    assert [(e.name, e.expires_at) for e in shown.entries] == [
+        ("old", "2020-01-01T00:00:00Z")
+    ]
+    assert first_shown.url.params["include_expired"] == "true"
+    assert [e.name for e in again.entries] == ["old"]
+    assert recorder.statuses[-4:] == [200, 200, 304, 304]
+    assert recorder.sent[-1].headers["If-None-Match"] != held_shown
+    assert default_again.entries == []

@@ -4,8 +4,8 @@ A file written with ``ttl_seconds`` through one process, or into an area with a
 default lifetime (``WENCHANG_AREA_TTL``), shows ``expires_at``; from that
 instant the other process no longer serves it (read 404, absent from list,
 index and search) with no sweeper running, an owner still reads it with
-``include_expired=true`` while a member is refused, and a create-only write
-takes its place.
+``include_expired=true`` (a file, a listing, the index, search) while a member
+is refused, and a create-only write takes its place.
 """
 
 import time
@@ -94,6 +94,7 @@ def test_an_expired_file_is_gone_from_the_other_process(
             "/v1/files/user/notes/brief", params={"include_expired": "true"}
         )
         listed = second.get("/v1/files/user", params={"include_expired": "true"})
+        assert_index_views_apart(second, other)
         refused = other.get(
             "/v1/files/user/notes/brief", params={"include_expired": "true"}
         )
@@ -118,3 +119,28 @@ def test_an_expired_file_is_gone_from_the_other_process(
         assert again.status_code == 201
         assert "expires_at" not in again.json()
         assert first.get("/v1/files/user/notes/brief").status_code == 200
+
+
+def assert_index_views_apart(owner: httpx.Client, member: httpx.Client) -> None:
+    """The owner's index with expired files, and the default one, each answer
+    304 only to their own ETag."""
+    shown = {"include_expired": "true"}
+    default = owner.get("/v1/index")
+    owned = owner.get("/v1/index", params=shown)
+    assert names(default) == ["kept"]
+    assert sorted(names(owned)) == ["brief", "kept", "pad"]
+    assert default.headers["etag"] != owned.headers["etag"]
+    crossed = owner.get(
+        "/v1/index", params=shown, headers={"If-None-Match": default.headers["etag"]}
+    )
+    held = owner.get(
+        "/v1/index", params=shown, headers={"If-None-Match": owned.headers["etag"]}
+    )
+    back = owner.get("/v1/index", headers={"If-None-Match": owned.headers["etag"]})
+    assert (crossed.status_code, held.status_code, back.status_code) == (200, 304, 200)
+    assert sorted(names(crossed)) == ["brief", "kept", "pad"] and names(back) == [
+        "kept"
+    ]
+    refused = member.get("/v1/index", params=shown)
+    assert refused.status_code == 403
+    assert refused.json()["details"]["reason"] == "role_required"

@@ -1,5 +1,5 @@
 """Expiry through the MCP tools: write_file sets it, an expired file is gone
-for read_file and list_prefix, and include_expired is for scope owners."""
+for read_file, list_prefix and the index, and include_expired is for scope owners."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -58,10 +58,17 @@ async def test_an_expired_file_is_gone_for_agents(
                 "search_memory", {"query": "brief", "include_expired": True}
             )
         )
+        indexed = ok(await session.call_tool("get_memory_index", {}))
+        owned = ok(
+            await session.call_tool("get_memory_index", {"include_expired": True})
+        )
         again = ok(await session.call_tool("write_file", args("old")))
     async with http_session(url, member) as session:
         refused = await session.call_tool(
             "read_file", {**where, "include_expired": True}
+        )
+        index_refused = await session.call_tool(
+            "get_memory_index", {"include_expired": True}
         )
 
     assert lasting["expires_at"] > PAST
@@ -71,7 +78,10 @@ async def test_an_expired_file_is_gone_for_agents(
     assert shown["expires_at"] == PAST
     assert [hit["name"] for hit in hidden["hits"]] == ["new"]
     assert sorted(hit["name"] for hit in found["hits"]) == ["new", "old"]
+    assert [entry["name"] for entry in indexed["entries"]] == ["new"]
+    assert sorted(entry["name"] for entry in owned["entries"]) == ["new", "old"]
     assert "expires_at" not in again
+    assert failed(index_refused, "RESTRICTED_SCOPE")["reason"] == "role_required"
     details = failed(refused, "RESTRICTED_SCOPE")
     assert (details["reason"], details["required_roles"]) == (
         "role_required",

@@ -199,7 +199,9 @@ async def test_mcp_http_lists_the_tools_in_order(server: Server) -> None:
         "aliases",
         "expected_version",
     }
-    assert by_name["get_memory_index"].input_schema["properties"] == {}
+    assert set(by_name["get_memory_index"].input_schema["properties"]) == {
+        "include_expired"
+    }
     assert set(by_name["append_line"].input_schema["required"]) == {
         "scope",
         "area",

@@ -45,7 +45,7 @@ async def test_index_answer_is_the_models_dump_and_sorted_text(
     async def use_case(**_: Any) -> BuiltIndex:
         return index
 
-    answer = await index_result(use_case)(None)  # type: ignore[arg-type]
+    answer = await index_result(use_case)(None, {})  # type: ignore[arg-type]
     dump = index.index.model_dump(mode="json", by_alias=True)
     assert dump["capped"] if max_bytes < 1000 else not dump["capped"]
     assert answer.result == dump

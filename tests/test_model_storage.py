@@ -53,6 +53,7 @@ from app.features.memory.schemas import (
     DeleteFile,
     FileEntry,
     FileListing,
+    GetMemoryIndex,
     ListPrefix,
     MemoryFile,
     MemoryIndex,
@@ -584,7 +585,7 @@ async def _call(op: Op, context: AppContext) -> object:
         "list": lambda: list_prefix(
             ListPrefix(scope=op.scope, area=op.area, cursor=op.cursor), context
         ),
-        "index": lambda: get_memory_index(context),
+        "index": lambda: get_memory_index(GetMemoryIndex(), context),
         "write": lambda: write_file(
             WriteFile(
                 scope=op.scope,

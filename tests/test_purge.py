@@ -32,6 +32,7 @@ from app.features.memory.ports import (
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
+    GetMemoryIndex,
     PurgeMemory,
     ReadFile,
     WriteFile,
@@ -144,7 +145,9 @@ async def seed_canary(context: AppContext) -> None:
             canary,
         )
     await seed_past_canary(canary)
-    assert len((await get_memory_index(canary)).entries) == CANARY_FILES
+    assert (
+        len((await get_memory_index(GetMemoryIndex(), canary)).entries) == CANARY_FILES
+    )
     # A search fills the search corpus caches (and reads SQLite's postings).
     found = await search_memory(SearchMemory(query="canary", limit=50), canary)
     assert len(found.hits) == CANARY_FILES
@@ -321,7 +324,7 @@ async def test_purge_fails_loudly_when_objects_keep_changing(tmp_path: Path) -> 
     """After five passes with something left it raises, and still drops the cache."""
     async with racing_context(tmp_path, rewrites=PURGE_MAX_PASSES) as context:
         alice = caller(context, "alice")
-        assert len((await get_memory_index(alice)).entries) == 3
+        assert len((await get_memory_index(GetMemoryIndex(), alice)).entries) == 3
 
         with pytest.raises(AppError) as raised:
             await purge_memory(purge("alice"), context)

@@ -24,6 +24,7 @@ from app.features.memory.ports import FileMetadata, Write
 from app.features.memory.schemas import (
     AppendLine,
     ExportMemory,
+    GetMemoryIndex,
     ImportMemory,
     MemoryExport,
     ReadFile,
@@ -333,20 +334,20 @@ async def test_import_and_invalidate_index_refresh_a_cached_index(
 ) -> None:
     """import drops the entity's cached listing; so does memory.invalidate_index."""
     alice = as_alice(context)
-    assert (await get_memory_index(alice)).entries == []
+    assert (await get_memory_index(GetMemoryIndex(), alice)).entries == []
     await import_memory(
         document({"area": "notes", "name": "a", "content": ""}), context
     )
-    listed = await get_memory_index(alice)
+    listed = await get_memory_index(GetMemoryIndex(), alice)
     metadata = FileMetadata("", (), ("task",), datetime(2025, 1, 1, tzinfo=UTC))
     await context.storage.put(
         Write(file_key("user", "alice", "notes", "b"), b"", metadata)
     )
-    stale = await get_memory_index(alice)
+    stale = await get_memory_index(GetMemoryIndex(), alice)
 
     result = await invalidate_index(ENTITY, context)
 
-    fresh = await get_memory_index(alice)
+    fresh = await get_memory_index(GetMemoryIndex(), alice)
     assert [e.name for e in listed.entries] == [e.name for e in stale.entries] == ["a"]
     assert sorted(e.name for e in fresh.entries) == ["a", "b"]
     assert (result.scope, result.entity_id) == ("user", "alice")

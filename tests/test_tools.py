@@ -42,8 +42,8 @@ MUTATION = COMMON | {
     "VERSION_CONFLICT",
 }
 ERRORS = {
-    "get_memory_index": COMMON,
     # RESTRICTED_SCOPE on reads: include_expired is for owners only.
+    "get_memory_index": COMMON | {"RESTRICTED_SCOPE"},
     "read_file": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND", "RESTRICTED_SCOPE"},
     "list_prefix": COMMON | {"INVALID_ARGUMENT", "RESTRICTED_SCOPE"},
     "write_file": MUTATION | {"OVERSIZE_WRITE", "FILE_QUOTA_EXCEEDED"},

@@ -29,6 +29,7 @@ from app.features.memory.schemas import (
     DeleteFile,
     FileListing,
     FileVersion,
+    GetMemoryIndex,
     ListPrefix,
     ListVersions,
     MemoryFile,
@@ -68,7 +69,7 @@ class UseCaseTransport:
 
     async def get_memory_index(self) -> MemoryIndex:
         with translate_errors():
-            return await get_memory_index(self._context)
+            return await get_memory_index(GetMemoryIndex(), self._context)
 
     async def read_file(self, scope: str, area: str, name: str) -> MemoryFile:
         with translate_errors():

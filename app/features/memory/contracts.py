@@ -110,8 +110,10 @@ _file_read = partial(_read, errors=FILE_READ_ERRORS)
 get_memory_index_contract = contract(
     method="GET",
     path="/index",
+    query=ReadQuery,
     headers=IndexConditionHeaders,
     responses=(memory_index, index_not_modified),
+    errors=(invalid_argument, restricted_scope),  # include_expired: owners only
     name="get_memory_index",
     summary="The metadata index of every file the caller's grants reach.",
     tags=TAGS,

@@ -195,7 +195,7 @@ class DirectCalls:
                 raw = await binding.use_case(**kwargs, context=context)
                 answer = DirectAnswer(tool.serialized(raw), "")
             else:
-                answer = await direct(context)
+                answer = await direct(context, kwargs)
         except AppError as exc:
             if not declaration.declares_error(exc.definition):
                 return _wire(failure("failed", FAILED))

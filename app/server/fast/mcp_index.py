@@ -13,6 +13,7 @@ holds the answers and the audit trail equal to the SDK's path.
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -32,8 +33,9 @@ class DirectAnswer:
     text: str
 
 
-DirectResult = Callable[[AppContext], Awaitable[DirectAnswer]]
-"""A tool's answer, from a use case run as its served binding runs it."""
+DirectResult = Callable[[AppContext, dict[str, Any]], Awaitable[DirectAnswer]]
+"""A tool's answer to its use case's keyword arguments (its parsed request),
+from the use case run as its served binding runs it."""
 
 
 def index_result(
@@ -41,8 +43,8 @@ def index_result(
 ) -> DirectResult:
     """The index tool's answer from ``use_case`` (audited as the tool is)."""
 
-    async def result(context: AppContext) -> DirectAnswer:
-        built = await use_case(context=context)
+    async def result(context: AppContext, kwargs: dict[str, Any]) -> DirectAnswer:
+        built = await use_case(**kwargs, context=context)
         dump: object = json.loads(index_json(built))
         return DirectAnswer(dump, _sorted_text(built) or _dumped(dump))
 

@@ -24,7 +24,12 @@ from app.features.memory.domain import BuiltIndex
 from app.features.memory.domain.index_answers import IndexAnswer
 from app.features.memory.domain.index_tags import held_tags
 from app.features.memory.routes.headers import tag_headers
-from app.features.memory.schemas import CappedArea, IndexConditionHeaders
+from app.features.memory.schemas import (
+    CappedArea,
+    GetMemoryIndex,
+    IndexConditionHeaders,
+    ReadQuery,
+)
 from app.features.memory.use_cases.get_memory_index_if_changed import (
     get_memory_index_if_changed,
 )
@@ -56,15 +61,16 @@ def present_index(answer: IndexAnswer) -> PresentedResponse:
 
 
 async def get_memory_index(
-    headers: IndexConditionHeaders, context: AppContext
+    query: ReadQuery, headers: IndexConditionHeaders, context: AppContext
 ) -> IndexAnswer:
     """The operation ``get_memory_index`` over HTTP, conditional and audited."""
+    request = GetMemoryIndex(include_expired=query.include_expired)
     return await audited(
         context,
         "get_memory_index",
         None,
         lambda called: get_memory_index_if_changed(
-            held_tags(headers.if_none_match), called
+            held_tags(headers.if_none_match), request, called
         ),
         mutates=False,
     )

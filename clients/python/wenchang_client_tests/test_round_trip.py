@@ -134,6 +134,8 @@ def test_the_client_sets_keeps_and_clears_an_expiry(
         listed = client.list_prefix("user", "scratch")
         hidden = client.search_memory("brief")
         found = client.search_memory("brief", include_expired=True)
+        indexed = client.get_memory_index()
+        owned = client.get_memory_index(include_expired=True)
         cleared = client.write_file(
             "user",
             "scratch",
@@ -150,4 +152,6 @@ def test_the_client_sets_keeps_and_clears_an_expiry(
     assert shown.content == "- [stated] Brief.\n"
     assert [entry.name for entry in listed.entries] == ["later"]
     assert (hidden.hits, [hit.name for hit in found.hits]) == ([], ["gone"])
+    assert [entry.name for entry in indexed.entries] == ["later"]
+    assert sorted(entry.name for entry in owned.entries) == ["gone", "later"]
     assert cleared.expires_at is None

@@ -17,6 +17,7 @@ def index_tag(
     priority: Sequence[str],
     max_bytes: int,
     expired: int = 0,
+    with_expired: bool = False,
 ) -> str:
     """A strong ETag over every input the index body is a function of.
 
@@ -24,11 +25,15 @@ def index_tag(
     import or purge of any of them replaces the marker, so the tag moves with
     the body without the body being built. ``expired`` counts the files
     left out for having expired: under one marker that count only grows.
+    ``with_expired`` (an owner's view, expired files shown) is a part of its
+    own, so that view and the default one never share a tag.
     """
     parts: list[object] = [INDEX_FORMAT, list(priority), max_bytes]
     parts.append([list(pair) for pair in entities])
     if expired:  # a tag without expired files reads as it always did
         parts.append(expired)
+    if with_expired:
+        parts.append("with-expired")
     material = json.dumps(parts, separators=(",", ":"))
     return f'"ix-{hashlib.sha256(material.encode()).hexdigest()[:40]}"'
 

@@ -92,6 +92,10 @@ class ReadFile(FileArgs):
     include_expired: bool = Field(default=False, description=INCLUDE_EXPIRED)
 
 
+class GetMemoryIndex(Strict):
+    include_expired: bool = Field(default=False, description=INCLUDE_EXPIRED)
+
+
 class ListPrefix(Strict):
     scope: ScopeArg
     area: Segment | None = Field(default=None, description=LISTED_AREA)

@@ -8,6 +8,7 @@ from tenchi.errors import AppError
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.schemas import (
     AppendLine,
+    GetMemoryIndex,
     ListPrefix,
     ReadFile,
     ReplaceFact,
@@ -93,7 +94,7 @@ async def test_ttl_sets_expires_at_and_the_file_vanishes_at_that_instant(
     assert raised.value.code == "MEMORY_NOT_FOUND"
     listing = await list_prefix(ListPrefix(scope="user"), context)
     assert listing.entries == []
-    assert (await get_memory_index(context)).entries == []
+    assert (await get_memory_index(GetMemoryIndex(), context)).entries == []
 
 
 async def test_a_create_only_write_replaces_an_expired_file(
@@ -222,11 +223,13 @@ async def test_the_index_tag_moves_when_a_file_expires(
     """A held index tag is no longer current once one of its files expired."""
     context = context_at(clock, storage)
     await write_file(write(ttl_seconds=60), context)
-    before = await get_memory_index_if_changed(frozenset(), context)
+    before = await get_memory_index_if_changed(frozenset(), GetMemoryIndex(), context)
 
-    unchanged = await get_memory_index_if_changed({before.tag}, context)
+    unchanged = await get_memory_index_if_changed(
+        {before.tag}, GetMemoryIndex(), context
+    )
     clock.now = START + timedelta(seconds=60)
-    after = await get_memory_index_if_changed({before.tag}, context)
+    after = await get_memory_index_if_changed({before.tag}, GetMemoryIndex(), context)
 
     assert unchanged.tag == before.tag
     assert after.tag != before.tag

@@ -4,6 +4,7 @@ import pytest
 
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.schemas import (
+    GetMemoryIndex,
     MemoryIndex,
 )
 from app.features.memory.use_cases.get_memory_index import get_memory_index
@@ -22,7 +23,7 @@ async def test_get_memory_index_lists_every_granted_scope(context: AppContext) -
     written = await create(context, "x", description="Drinks", aliases=["cha"])
     await create(context, "y", scope="team", area="people", name="bo")
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == ["team/people/bo", "user/notes/tea"]
     assert index.entries[1].model_dump() == written.model_dump(exclude={"content"})
@@ -44,7 +45,7 @@ async def test_get_memory_index_orders_system_then_priority_then_the_rest() -> N
     ]:
         await put(context.storage, path, seconds=seconds)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == [
         "org/system/rules",
@@ -65,7 +66,7 @@ async def test_get_memory_index_follows_the_order_of_scope_priority() -> None:
     await put(context.storage, "team/notes/t", seconds=8)
     await put(context.storage, "org/notes/o", seconds=1)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == ["org/notes/o", "user/notes/u", "team/notes/t"]
 
@@ -79,7 +80,7 @@ async def test_get_memory_index_puts_unlisted_scopes_in_one_tier() -> None:
     await put(context.storage, "org/notes/mid", seconds=2)
     await put(context.storage, "user/notes/new", seconds=3)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == ["user/notes/new", "org/notes/mid", "user/notes/old"]
 
@@ -90,7 +91,7 @@ async def test_get_memory_index_breaks_ties_by_path() -> None:
     for path in ["user/a/x", "org/b/x", "user/a-b/x", "user/a/x-y"]:
         await put(context.storage, path)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == ["org/b/x", "user/a-b/x", "user/a/x-y", "user/a/x"]
 
@@ -101,7 +102,7 @@ async def test_get_memory_index_orders_by_microseconds() -> None:
     await put(context.storage, "user/notes/older", seconds=0.000001)
     await put(context.storage, "user/notes/newer", seconds=0.000002)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == ["user/notes/newer", "user/notes/older"]
     assert index.entries[0].last_updated == "2026-03-01T12:00:00.000002Z"
@@ -118,7 +119,7 @@ async def test_get_memory_index_entry_cost_is_compact_utf8_json() -> None:
     context = budget(len(ENTRY.encode()))
     await put(context.storage, "user/notes/a", description="茶")
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert [json.loads(ENTRY)] == [entry.model_dump() for entry in index.entries]
     assert index.capped == []
@@ -129,7 +130,7 @@ async def test_get_memory_index_budget_one_byte_short_caps_the_entry() -> None:
     context = budget(len(ENTRY.encode()) - 1)
     await put(context.storage, "user/notes/a", description="茶")
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert index.entries == []
     assert capped(index) == [("user", "notes", 1)]
@@ -142,7 +143,7 @@ async def test_get_memory_index_stops_at_the_first_entry_that_does_not_fit() -> 
     await put(context.storage, "user/notes/b", seconds=2, description="x" * 500)
     await put(context.storage, "user/notes/c", seconds=1, description="茶")
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(index) == ["user/notes/a"]
     assert capped(index) == [("user", "notes", 2)]
@@ -163,7 +164,7 @@ async def test_get_memory_index_counts_capped_rows_by_scope_then_area() -> None:
     ):
         await put(context.storage, path, seconds=seconds)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert index.entries == []
     assert capped(index) == [
@@ -186,11 +187,11 @@ async def test_get_memory_index_body_is_the_index_models_own_json(limit: int) ->
     await put(context.storage, "org/system/b", seconds=2, description="\u2028x")
     await put(context.storage, "team/alpha/c", seconds=1, description="\\ é")
 
-    answer = await get_memory_index_if_changed(frozenset(), context)
+    answer = await get_memory_index_if_changed(frozenset(), GetMemoryIndex(), context)
 
     assert answer.built is not None
     index, body = answer.built.index, index_json(answer.built)
-    assert index == await get_memory_index(context)
+    assert index == await get_memory_index(GetMemoryIndex(), context)
     assert body == index.model_dump_json().encode()
     assert MemoryIndex.model_validate_json(body) == index
 
@@ -201,7 +202,7 @@ async def test_get_memory_index_never_shows_another_entity(context: AppContext) 
     bob = as_identity(context, "user=bob:owner")
     await create(bob, "bob's", name="bob-only")
 
-    index = await get_memory_index(bob)
+    index = await get_memory_index(GetMemoryIndex(), bob)
 
     assert paths(index) == ["user/notes/bob-only"]
 
@@ -210,7 +211,7 @@ async def test_get_memory_index_without_grants_is_empty() -> None:
     """An identity with no grants sees an empty, complete index."""
     context = make_context(grants=())
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert index == MemoryIndex(entries=[], capped=[])
 
@@ -222,6 +223,6 @@ async def test_get_memory_index_never_reads_file_bodies() -> None:
     await create(context, "x")
     gets = storage.gets
 
-    await get_memory_index(context)
+    await get_memory_index(GetMemoryIndex(), context)
 
     assert storage.gets == gets

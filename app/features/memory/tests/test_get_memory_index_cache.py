@@ -5,6 +5,7 @@ import pytest
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
+    GetMemoryIndex,
     MemoryFile,
     ReplaceFact,
     WriteFile,
@@ -81,13 +82,13 @@ async def test_get_memory_index_cache_is_invalidated_by_every_write(
     """A cached index is dropped by any write through the use cases."""
     context = make_context(index_cache=MemoryIndexCache(ttl=60, clock=lambda: 0.0))
     file = await create(context, "old")
-    cached = await get_memory_index(context)
+    cached = await get_memory_index(GetMemoryIndex(), context)
     await put(context.storage, "user/notes/behind-the-cache")
-    assert await get_memory_index(context) == cached
+    assert await get_memory_index(GetMemoryIndex(), context) == cached
 
     await mutate(context, file)
 
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
     assert index != cached
     assert "user/notes/behind-the-cache" in paths(index)
 
@@ -98,11 +99,11 @@ async def test_get_memory_index_cache_expires_after_its_ttl() -> None:
     cache = MemoryIndexCache(ttl=30, clock=lambda: now[0])
     context = make_context(index_cache=cache)
     await create(context, "x")
-    await get_memory_index(context)
+    await get_memory_index(GetMemoryIndex(), context)
     await put(context.storage, "user/notes/behind-the-cache")
 
     now[0] = 30.0
-    index = await get_memory_index(context)
+    index = await get_memory_index(GetMemoryIndex(), context)
 
     assert "user/notes/behind-the-cache" in paths(index)
 
@@ -115,8 +116,8 @@ async def test_get_memory_index_never_caches_a_listing_older_than_a_write() -> N
     )
     storage.after_lists = [lambda: create(context, "x", name="during")]
 
-    during = await get_memory_index(context)
-    after = await get_memory_index(context)
+    during = await get_memory_index(GetMemoryIndex(), context)
+    after = await get_memory_index(GetMemoryIndex(), context)
 
     assert paths(during) == []
     assert paths(after) == ["user/notes/during"]

@@ -8,6 +8,7 @@ from app.features.memory.policy import locate_entity
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
+    GetMemoryIndex,
     ListPrefix,
     ReadFile,
     ReplaceFact,
@@ -41,7 +42,7 @@ APPEND = {"line": "- [stated] x", "expected_version": "1"}
 REPLACE = {"old_string": "a", "new_string": "b", "expected_version": "1"}
 
 CALLS: dict[str, Call] = {
-    "get_memory_index": get_memory_index,
+    "get_memory_index": lambda c: get_memory_index(GetMemoryIndex(), c),
     "read_file": lambda c: read_file(ReadFile.model_validate(WHERE), c),
     "list_prefix": lambda c: list_prefix(ListPrefix(scope="user"), c),
     "write_file": lambda c: write_file(WriteFile.model_validate(WHERE | WRITE), c),
@@ -142,4 +143,4 @@ async def test_a_reader_never_writes(
 
     assert caught.value.details["reason"] == "role_required"
     assert "reader" not in caught.value.details["required_roles"]
-    assert (await get_memory_index(context)).entries == []
+    assert (await get_memory_index(GetMemoryIndex(), context)).entries == []

@@ -23,6 +23,7 @@ from ..schemas import (
     DeleteFile,
     FileListing,
     FileVersion,
+    GetMemoryIndex,
     ListPrefix,
     ListVersions,
     MemoryFile,
@@ -89,9 +90,10 @@ def _memory_tool[RequestT, ResultT](
 
 get_memory_index_tool = tool(
     "get_memory_index",
+    request=GetMemoryIndex,
     result=MemoryIndex,
     description=GET_MEMORY_INDEX_DESCRIPTION,
-    errors=(unauthorized, backend_unavailable),
+    errors=(unauthorized, backend_unavailable, restricted_scope),  # include_expired
     read_only=True,
     open_world=False,
 )

@@ -8,22 +8,28 @@ from app.shared.identity import require_identity
 from ..domain import BuiltIndex, build_index
 from ..domain.expiry import Expiry, unexpired
 from ..policy import granted_prefixes
+from ..policy.expiry import hidden_after
 from ..ports import CachedListing, ListedObject
 from ..ports.storage_reads import list_all
-from ..schemas import MemoryIndex
+from ..schemas import GetMemoryIndex, MemoryIndex
 
 
-async def get_memory_index(context: AppContext) -> MemoryIndex:
-    """Metadata of every file the caller's grants reach, ordered and budgeted."""
-    return (await built_memory_index(context)).index
+async def get_memory_index(request: GetMemoryIndex, context: AppContext) -> MemoryIndex:
+    """Metadata of every file the caller's grants reach, ordered and budgeted;
+    expired files only when an owner of every granted scope asks for them."""
+    return (await built_memory_index(request, context)).index
 
 
-async def built_memory_index(context: AppContext) -> BuiltIndex:
+async def built_memory_index(
+    request: GetMemoryIndex, context: AppContext
+) -> BuiltIndex:
     """``get_memory_index`` as plain rows and JSON text, no model built."""
     identity = require_identity(context.identity)
+    hide = hidden_after(identity, None, request.include_expired, context.clock)
     prefixes = granted_prefixes(identity)
     cached = await cached_listings(context, prefixes)
-    return await index_from(context, zip(prefixes, cached, strict=True))
+    live, _ = await live_files(context, zip(prefixes, cached, strict=True), hide)
+    return index_of(context, live)
 
 
 async def cached_listings(
@@ -51,22 +57,18 @@ async def cached_listings(
         raise
 
 
-async def index_from(
-    context: AppContext, entities: Iterable[tuple[str, CachedListing]]
-) -> BuiltIndex:
-    """The index of ``entities``, each listed from storage unless cached."""
-    live, _ = await live_files(context, entities)
-    return index_of(context, live)
-
-
 async def live_files(
-    context: AppContext, entities: Iterable[tuple[str, CachedListing]]
+    context: AppContext,
+    entities: Iterable[tuple[str, CachedListing]],
+    hide: Expiry | None,
 ) -> tuple[list[ListedObject], int]:
-    """The unexpired files of ``entities``, and how many have expired."""
+    """The files of ``entities`` ``hide`` leaves shown (each listed from
+    storage unless cached), and how many it hid for having expired."""
     listings = await asyncio.gather(
         *(_entity_listing(context, prefix, cached) for prefix, cached in entities)
     )
-    return unexpired(chain.from_iterable(listings), Expiry(context.clock))
+    files = chain.from_iterable(listings)
+    return (list(files), 0) if hide is None else unexpired(files, hide)
 
 
 def index_of(context: AppContext, live: Iterable[ListedObject]) -> BuiltIndex:

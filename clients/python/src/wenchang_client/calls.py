@@ -59,13 +59,15 @@ def _file(scope: str, area: str, name: str, *tail: str) -> str:
     return path_of("files", *checked.values(), *tail)
 
 
-def memory_index(etag: str | None) -> Call[MemoryIndex]:
-    headers = {"If-None-Match": etag} if etag else {}
-    return Call("GET", path_of("index"), MemoryIndex, headers=headers)
-
-
 def _shown(include_expired: bool) -> dict[str, str]:
     return {"include_expired": "true"} if include_expired else {}
+
+
+def memory_index(etag: str | None, include_expired: bool = False) -> Call[MemoryIndex]:
+    headers = {"If-None-Match": etag} if etag else {}
+    return Call(
+        "GET", path_of("index"), MemoryIndex, _shown(include_expired), headers=headers
+    )
 
 
 def read_file(

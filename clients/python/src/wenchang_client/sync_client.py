@@ -63,7 +63,9 @@ class MemoryClient:
         self._observers = tuple(attempt_observers)
         # The last index and its ETag; a copy, so a caller editing the model it
         # was given cannot change what a later 304 returns.
-        self._index: tuple[str, MemoryIndex] | None = None
+        # The held index of each view (with expired files or not): the two
+        # have tags of their own, so neither is revalidated with the other's.
+        self._index: dict[bool, tuple[str, MemoryIndex]] = {}
 
     def __enter__(self) -> Self:
         return self
@@ -110,16 +112,20 @@ class MemoryClient:
     def _send[T: BaseModel](self, call: Call[T]) -> T:
         return decode(call, self._exchange(call))
 
-    def get_memory_index(self) -> MemoryIndex:
-        """The caller's index, revalidated: unchanged, it costs a 304 and no body."""
-        held = self._index
-        call = calls.memory_index(held[0] if held else None)
+    def get_memory_index(self, *, include_expired: bool = False) -> MemoryIndex:
+        """The caller's index, revalidated: unchanged, it costs a 304 and no body.
+        ``include_expired`` (owners of every granted scope) lists expired files."""
+        held = self._index.get(include_expired)
+        call = calls.memory_index(held[0] if held else None, include_expired)
         response = self._exchange(call)
         if response.status_code == 304 and held is not None:
             return held[1].model_copy(deep=True)
         index = decode(call, response)
         etag = response.headers.get("etag")
-        self._index = (etag, index.model_copy(deep=True)) if etag else None
+        if etag:
+            self._index[include_expired] = (etag, index.model_copy(deep=True))
+        else:
+            self._index.pop(include_expired, None)
         return index
 
     def read_file(
