@@ -104,7 +104,7 @@ async def context(tmp_path: Path) -> AsyncGenerator[AppContext]:
 
 
 def test_every_task_is_named_and_described() -> None:
-    """The four operator tasks are declared, each with a description."""
+    """The operator tasks are declared, each with a description."""
     names = [item.name for item in tasks]
 
     assert names == [
@@ -112,6 +112,8 @@ def test_every_task_is_named_and_described() -> None:
         "memory.import",
         "memory.purge",
         "memory.invalidate_index",
+        "memory.export_markdown",
+        "memory.import_markdown",
     ]
     assert all(item.description for item in tasks)
 

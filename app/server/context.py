@@ -11,6 +11,7 @@ from app.features.audit.ports import AuditLog, PendingEvent
 from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
+from app.features.memory.ports.markdown_tree import MarkdownTrees
 from app.features.memory.ports.request_records import RequestRecords
 from app.features.search.ports import SearchIndex
 from app.server.auditing import audited, mark_audited
@@ -37,6 +38,8 @@ class AppContext:
     """The server's retry guard (``routes.binding``); no use case reads it."""
     rate_limits: RateLimitStore
     """The server's per-caller allowance (``hooks``); no use case reads it."""
+    markdown_trees: MarkdownTrees
+    """Opens a markdown tree on this machine (the markdown export and import)."""
     limits: MemoryLimits = field(default_factory=MemoryLimits)
     policy: ScopePolicy = field(default_factory=ScopePolicy)
     audit_policy: AuditPolicy = field(default_factory=AuditPolicy)

@@ -14,6 +14,7 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.features.memory.ports.request_records import RequestRecords
+from app.infra.markdown_tree import open_markdown_tree
 from app.infra.port_wiring import (
     IDEMPOTENCY_STORES,
     RATE_LIMIT_STORES,
@@ -74,6 +75,7 @@ def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContex
         cursor_key=cursor_key_from(settings),
         idempotency=ports.idempotency,
         rate_limits=ports.rate_limits,
+        markdown_trees=open_markdown_tree,
         limits=limits_from(settings),
         policy=ScopePolicy(write_roles=settings.write_policy),
         audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),

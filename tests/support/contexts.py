@@ -7,6 +7,7 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import IndexCache, Storage
 from app.features.search.ports import SearchIndex
+from app.infra.markdown_tree import open_markdown_tree
 from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.port_wiring import search_index_of
@@ -38,6 +39,7 @@ def context_over(
         cursor_key=cursor_key,
         idempotency=MemoryIdempotencyStore(),
         rate_limits=ProcessRateLimitStore(),
+        markdown_trees=open_markdown_tree,
         limits=limits or MemoryLimits(),
         policy=policy or ScopePolicy(),
         clock=clock,

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import FileMetadata, Storage, Write
+from app.features.memory.ports import Change, FileMetadata, Storage, Write
 from app.shared.errors import backend_unavailable
 from tests.support.storage_adapters import AdapterUnderTest
 from tests.support.storage_change_conformance import StorageChangeFeedConformance
@@ -104,6 +104,22 @@ class StorageConformance(
         await storage.put(Write(KEY, b"z", meta))
         stored = await storage.get(KEY)
         assert stored is not None and stored.metadata.expires_at == expires
+
+    async def test_a_write_naming_its_version_keeps_it_where_storage_can(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """A restore's ``Write.version`` is what get and history answer, except
+        on GCS, whose generations are the backend's own."""
+        change = Change("memory.import_markdown", "task", META.last_updated)
+        write = Write(KEY, b"x", META, change=change, version="restored-1")
+
+        version = await adapter.storage.put_if_version(write, None)
+
+        assert version is not None
+        stored = await adapter.storage.get(KEY)
+        assert stored is not None and stored.version == version
+        assert await adapter.storage.get_version(KEY, version) is not None
+        assert (version == "restored-1") == (adapter.kind != "gcs")
 
     async def test_an_empty_body_round_trips(self, adapter: AdapterUnderTest) -> None:
         """An empty body is a body, not a missing object."""

@@ -1,6 +1,8 @@
 from tenchi.tasks import task, task_group
 
+from .use_cases.export_markdown import export_markdown
 from .use_cases.export_memory import export_memory
+from .use_cases.import_markdown import import_markdown
 from .use_cases.import_memory import import_memory
 from .use_cases.invalidate_index import invalidate_index
 from .use_cases.purge_memory import purge_memory
@@ -36,6 +38,26 @@ purge_task = task(
         "invalidates the index cache and scrubs storage."
     ),
 )
+export_markdown_task = task(
+    "memory.export_markdown",
+    export_markdown,
+    description=(
+        "Write every file of one entity in one scope as {path}/{scope}/{area}/"
+        "{name}.md: YAML front matter (description, aliases, sources, "
+        "last_updated, expires_at, version) between --- lines, then the content "
+        "exactly. Files already holding the same bytes are not rewritten."
+    ),
+)
+import_markdown_task = task(
+    "memory.import_markdown",
+    import_markdown,
+    description=(
+        "Read a tree memory.export_markdown wrote back into one entity, keeping "
+        "the versions it names where storage can. Every file is checked before "
+        "any is written; mode as for memory.import; files storage already holds "
+        "exactly are left alone; dry_run only reports."
+    ),
+)
 invalidate_index_task = task(
     "memory.invalidate_index",
     invalidate_index,
@@ -45,4 +67,11 @@ invalidate_index_task = task(
     ),
 )
 
-tasks = task_group(export_task, import_task, purge_task, invalidate_index_task)
+tasks = task_group(
+    export_task,
+    import_task,
+    purge_task,
+    invalidate_index_task,
+    export_markdown_task,
+    import_markdown_task,
+)

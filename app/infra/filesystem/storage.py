@@ -99,7 +99,8 @@ class FilesystemStorage:
         key, change = write.key, write.change
         directory, stem = self._location(key)
         sidecar = directory / f"{stem}{SIDECAR}"
-        current, version = read_record(sidecar), secrets.token_hex(10)
+        current = read_record(sidecar)
+        version = write.version or secrets.token_hex(10)
         self._history.archive_current(key, current)
         entry = ports.ListedObject(key, write.metadata, version)
         make_directories(self._root, key)

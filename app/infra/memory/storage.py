@@ -30,7 +30,14 @@ class MemoryStorage:
         return self._objects.get(key)
 
     async def put(self, write: ports.Write) -> str:
-        key, change, version = write.key, write.change, str(next(self._versions))
+        key, change = write.key, write.change
+        version = write.version or str(next(self._versions))
+        if version.isdigit() and version == write.version:
+            # A restored number: the counter moves past it, so no later write
+            # of the key is given it again.
+            self._versions = itertools.count(
+                max(int(version), next(self._versions)) + 1
+            )
         if key not in self._objects:
             bisect.insort(self._keys, key)
         self._objects[key] = ports.StoredObject(

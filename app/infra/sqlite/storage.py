@@ -130,7 +130,7 @@ class SqliteStorage:
         return stored_from(rows[0]) if rows else None
 
     async def put(self, write: Write) -> str:
-        version = new_version()
+        version = write.version or new_version()
         parameters = (write.key, write.data, *written_values(write, version))
         await self._write(
             StatementJob(self._landing, REPLACE, parameters, write, version)
@@ -138,7 +138,7 @@ class SqliteStorage:
         return version
 
     async def put_if_version(self, write: Write, expected: str | None) -> str | None:
-        version = new_version()
+        version = write.version or new_version()
         values = written_values(write, version)
         if expected is None:
             sql, parameters = INSERT_NEW, (write.key, write.data, *values)

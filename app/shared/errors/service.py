@@ -69,15 +69,19 @@ import_conflict = ErrorDef(
 )
 
 
-def import_conflict_error(existing: Sequence[str]) -> AppError:
+def import_conflict_error(
+    existing: Sequence[str], *, count: int | None = None
+) -> AppError:
+    """``existing`` names them (or, with ``count``, the first ``count`` of them)."""
     shown = list(existing[:MAX_LISTED_NAMES])
+    total = len(existing) if count is None else count
     return memory_error(
         import_conflict,
-        f"{len(existing)} of the imported files already exist (e.g. "
+        f"{total} of the imported files already exist (e.g. "
         f"{', '.join(shown)}); nothing was written. Import with mode skip to "
         "keep them or mode overwrite to replace them.",
         existing=shown,
-        existing_count=len(existing),
+        existing_count=total,
     )
 
 

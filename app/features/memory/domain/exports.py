@@ -2,6 +2,7 @@
 
 from ..ports import StoredObject, VersionRecord
 from ..schemas import ExportedFile, ExportedRecord
+from .front_matter import render
 from .timestamps import format_timestamp
 
 
@@ -35,3 +36,19 @@ def exported_record(record: VersionRecord) -> ExportedRecord:
         aliases=list(meta.aliases),
         sources=list(meta.sources),
     )
+
+
+def markdown_file(stored: StoredObject) -> bytes:
+    """The file as ``memory.export_markdown`` writes it: front matter (the
+    metadata and version, ``expires_at`` only when set), then the content."""
+    meta = stored.metadata
+    fields: dict[str, object] = {
+        "description": meta.description,
+        "aliases": list(meta.aliases),
+        "sources": list(meta.sources),
+        "last_updated": format_timestamp(meta.last_updated),
+    }
+    if meta.expires_at is not None:
+        fields["expires_at"] = format_timestamp(meta.expires_at)
+    fields["version"] = stored.version
+    return render(fields, stored.data)

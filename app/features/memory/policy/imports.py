@@ -10,7 +10,7 @@ from app.shared.locations import Location
 from ..domain import Address, address_of
 from ..ports import Change, FileMetadata
 from ..ports.import_writes import Record, Restore
-from ..schemas import ExportedRecord, ImportedFile, ImportMemory
+from ..schemas import EntityPrefix, ExportedRecord, ImportedFile, ImportMemory
 from . import require_area, require_name, require_path
 from .content import require_description, require_metadata_budget, require_within_limit
 
@@ -24,22 +24,31 @@ def checked_restores(
     last_updated at ``now``.
     """
     restores = [
-        _restore(request, item, max_file_bytes, source, now) for item in request.files
+        checked_restore(
+            request,
+            item,
+            max_file_bytes=max_file_bytes,
+            source=source,
+            now=now,
+        )
+        for item in request.files
     ]
     _require_distinct(restores)
     return _with_history(request, restores, max_file_bytes)
 
 
-def _restore(
-    request: ImportMemory,
+def checked_restore(
+    entity: EntityPrefix,
     item: ImportedFile,
+    *,
     max_file_bytes: int,
     source: str,
     now: datetime,
 ) -> Restore:
+    """One file to restore into ``entity``, checked as a write of it would be."""
     require_path(item.area, item.name)
-    location = Location(request.scope, require_area(item.area), require_name(item.name))
-    address = address_of(location, request.entity_id)
+    location = Location(entity.scope, require_area(item.area), require_name(item.name))
+    address = address_of(location, entity.entity_id)
     data = require_within_limit(address, item.content.encode(), max_file_bytes)
     require_metadata_budget(item.description, item.aliases)
     metadata = FileMetadata(

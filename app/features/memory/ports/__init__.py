@@ -62,6 +62,8 @@ class Write:
     data: bytes
     metadata: FileMetadata
     change: Change | None = None
+    version: str | None = None
+    """A restore's own version, kept where storage names versions (not GCS)."""
 
 
 @dataclass(frozen=True, slots=True)

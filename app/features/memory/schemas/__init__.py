@@ -70,6 +70,13 @@ from .http import (
     VersionHeaders,
     VersionPath,
 )
+from .markdown import (
+    ExportMarkdown,
+    ImportMarkdown,
+    MarkdownExported,
+    MarkdownImported,
+    TreePath,
+)
 from .transfers import (
     MAX_EXPORT_FILES,
     EntityPrefix,
@@ -113,6 +120,7 @@ __all__ = [
     "Deleted",
     "DescriptionArg",
     "EntityPrefix",
+    "ExportMarkdown",
     "ExportMemory",
     "ExportedFile",
     "ExportedRecord",
@@ -127,6 +135,7 @@ __all__ = [
     "FilesQuery",
     "GetMemoryIndex",
     "IdempotencyKey",
+    "ImportMarkdown",
     "ImportMemory",
     "ImportMode",
     "ImportReport",
@@ -139,6 +148,8 @@ __all__ = [
     "ListPrefix",
     "ListQuery",
     "ListVersions",
+    "MarkdownExported",
+    "MarkdownImported",
     "MatchHeaders",
     "MemoryExport",
     "MemoryFile",
@@ -163,6 +174,7 @@ __all__ = [
     "Source",
     "Strict",
     "Text",
+    "TreePath",
     "UtcMoment",
     "Version",
     "VersionEntry",
