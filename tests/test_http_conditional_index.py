@@ -2,9 +2,11 @@
 
 A caller that still holds the current index gets a 304 with no body; any write,
 delete or purge that reaches the index, made by any app on the same SQLite file,
-moves the tag, so revalidation never keeps a stale index.
+moves the tag, and so does a file of the index expiring (no write at all), so
+revalidation never keeps a stale index.
 """
 
+import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -12,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.http_support import FILE, Api, create, file_body, if_match, open_api
+
+FILE_BRIEF = "/v1/files/user/notes/brief"
 
 
 def sqlite_settings(tmp_path: Path) -> dict[str, str]:
@@ -106,3 +110,32 @@ async def test_the_tag_belongs_to_the_callers_grants(apps: tuple[Api, Api]) -> N
     assert bobs.status_code == 200
     assert bobs.headers["ETag"] != alices
     assert await current_tag(api, api.desktop) != alices
+
+
+@pytest.mark.parametrize("index_cache", ["none", "memory"])
+async def test_a_file_expiring_moves_the_tag(tmp_path: Path, index_cache: str) -> None:
+    settings = sqlite_settings(tmp_path) | {"index_cache": index_cache}
+    async with open_api(tmp_path, **settings) as api:
+        for name, ttl in (("brief", 1), ("later", 3600)):
+            reply = await api.http.put(
+                f"/v1/files/user/notes/{name}",
+                json=file_body() | {"ttl_seconds": ttl},
+                headers=api.alice | {"If-None-Match": "*"},
+            )
+            assert reply.status_code == 201, reply.text
+        tag = await current_tag(api, api.alice)
+        # Waits for the expiry itself, however slow the machine (no timing asserted).
+        while (await api.http.get(FILE_BRIEF, headers=api.alice)).status_code == 200:
+            await asyncio.sleep(0.1)
+
+        after = await api.http.get(
+            "/v1/index", headers=api.alice | {"If-None-Match": tag}
+        )
+        held = await api.http.get(
+            "/v1/index", headers=api.alice | {"If-None-Match": after.headers["ETag"]}
+        )
+
+    assert after.status_code == 200
+    assert after.headers["ETag"] != tag
+    assert [entry["name"] for entry in after.json()["entries"]] == ["later"]
+    assert held.status_code == 304

@@ -35,6 +35,12 @@ CREATE TABLE IF NOT EXISTS memory_objects (
     expires_at TEXT
 ) WITHOUT ROWID
 """
+EXPIRING_INDEX = """
+CREATE INDEX IF NOT EXISTS memory_objects_expiring
+ON memory_objects (key, expires_at) WHERE expires_at IS NOT NULL
+"""
+"""Only the files that expire: a conditional index reads their moments per
+revalidation (``SqliteStorage.expiry_moments``) without a scan of the rest."""
 # A database made before 2026-12 has more columns in ``memory_objects``
 # (operation, actor, changed_at, tombstone, audit_event: what its triggers
 # copied); nullable or defaulted, they stay unused.
@@ -115,7 +121,8 @@ class HistoryRecorder:
 
 async def prepare_history(connection: aiosqlite.Connection) -> None:
     """Add the history table when missing (or move an older layout into it),
-    and the ``expires_at`` column to a database made before files could expire."""
+    and the ``expires_at`` column and its index to a database made before
+    files could expire."""
     try:
         columns = await fetch_rows(connection, "PRAGMA table_info(memory_objects)", ())
         if all(column[1] != "expires_at" for column in columns):
@@ -123,6 +130,8 @@ async def prepare_history(connection: aiosqlite.Connection) -> None:
                 "ALTER TABLE memory_objects ADD COLUMN expires_at TEXT"
             )
             await connection.commit()
+        await connection.execute(EXPIRING_INDEX)
+        await connection.commit()
         await prepare_history_table(connection)
     except sqlite3.Error as exc:
         raise translate_sqlite_error(exc) from exc

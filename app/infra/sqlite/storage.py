@@ -20,6 +20,7 @@ from typing import Any
 
 import aiosqlite
 
+from app.features.memory.domain import parse_timestamp
 from app.features.memory.ports import (
     Change,
     ChangeLogPage,
@@ -77,6 +78,11 @@ from app.infra.sqlite.writes import (
 from app.shared.errors import backend_unavailable_error
 
 type Job = StatementJob | DeleteJob | EditJob | RenameJob
+
+EXPIRIES = (
+    "SELECT expires_at FROM memory_objects INDEXED BY memory_objects_expiring "
+    "WHERE key >= ? AND key < ? AND expires_at IS NOT NULL"
+)
 
 
 class SqliteStorage:
@@ -201,6 +207,11 @@ class SqliteStorage:
             (lower, upper_bound(prefix), limit),
         )
         return [listed_from(row) for row in rows]
+
+    async def expiry_moments(self, prefix: str) -> Sequence[datetime]:
+        # A range of the partial index of expiring files, on the loop's thread.
+        rows = await self._reads.fetch(EXPIRIES, (prefix, upper_bound(prefix)))
+        return [parse_timestamp(row[0]) for row in rows]
 
     async def count(self, prefix: str) -> int:
         rows = await self._rows(

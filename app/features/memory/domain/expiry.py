@@ -27,6 +27,16 @@ class Expiry:
             self._now = self._clock()
         return meta.expires_at <= self._now
 
+    def next_after_now(self, moments: Iterable[datetime]) -> datetime | None:
+        """The earliest of ``moments`` still to come (None: none is)."""
+        pending = None
+        for moment in moments:
+            if self._now is None:
+                self._now = self._clock()
+            if moment > self._now and (pending is None or moment < pending):
+                pending = moment
+        return pending
+
 
 def written_expiry(
     asked: tuple[bool, datetime | None, int | None],
@@ -51,15 +61,6 @@ def written_expiry(
     return None if area_seconds is None else now + timedelta(seconds=area_seconds)
 
 
-def unexpired(
-    listed: Iterable[ListedObject], now: Expiry
-) -> tuple[list[ListedObject], int]:
-    """The files of ``listed`` that have not expired, and how many have."""
-    live: list[ListedObject] = []
-    expired = 0
-    for item in listed:
-        if now.expired(item.metadata):
-            expired += 1
-        else:
-            live.append(item)
-    return live, expired
+def unexpired(listed: Iterable[ListedObject], now: Expiry) -> list[ListedObject]:
+    """The files of ``listed`` that have not expired."""
+    return [item for item in listed if not now.expired(item.metadata)]

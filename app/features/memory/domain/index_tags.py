@@ -3,6 +3,9 @@
 import hashlib
 import json
 from collections.abc import Sequence
+from datetime import datetime
+
+from .timestamps import format_timestamp
 
 ANY_TAG = "*"
 """Held by a caller that accepts any current index (``If-None-Match: *``)."""
@@ -16,22 +19,23 @@ def index_tag(
     *,
     priority: Sequence[str],
     max_bytes: int,
-    expired: int = 0,
+    next_expiry: datetime | None = None,
     with_expired: bool = False,
 ) -> str:
     """A strong ETag over every input the index body is a function of.
 
     ``entities`` pairs each granted prefix with its change marker; a write,
     import or purge of any of them replaces the marker, so the tag moves with
-    the body without the body being built. ``expired`` counts the files
-    left out for having expired: under one marker that count only grows.
+    the body without the body being built. ``next_expiry`` is the earliest
+    moment a file of the index expires (None: none will): under the same
+    markers the body changes only then, and so does this moment.
     ``with_expired`` (an owner's view, expired files shown) is a part of its
     own, so that view and the default one never share a tag.
     """
     parts: list[object] = [INDEX_FORMAT, list(priority), max_bytes]
     parts.append([list(pair) for pair in entities])
-    if expired:  # a tag without expired files reads as it always did
-        parts.append(expired)
+    if next_expiry is not None:  # a tag without expiring files reads as it did
+        parts.append(format_timestamp(next_expiry))
     if with_expired:
         parts.append("with-expired")
     material = json.dumps(parts, separators=(",", ":"))

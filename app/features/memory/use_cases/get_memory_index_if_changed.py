@@ -1,4 +1,5 @@
 from collections.abc import Collection
+from itertools import chain
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
@@ -7,8 +8,9 @@ from ..domain.index_answers import IndexAnswer
 from ..domain.index_tags import ANY_TAG, index_tag
 from ..policy import granted_prefixes
 from ..policy.expiry import hidden_after
+from ..ports.index_reads import at_once, cached_listings, entity_expiries, live_files
 from ..schemas import GetMemoryIndex
-from .get_memory_index import cached_listings, index_of, live_files
+from .get_memory_index import index_of
 
 
 async def get_memory_index_if_changed(
@@ -19,24 +21,32 @@ async def get_memory_index_if_changed(
     The tag is taken from the markers read before the listings, so a write
     landing meanwhile leaves the tag older than the body: the next
     revalidation then fetches again instead of keeping a stale index. It also
-    counts the expired files: one expiring moves it with no write at all. An
-    owner's view with expired files has tags of its own, never the default
-    view's, so neither is answered 304 for the other.
+    carries the earliest pending expiry: one file expiring moves it with no
+    write at all, and a revalidation reads no listing to know it. An owner's
+    view with expired files has tags of its own, never the default view's, so
+    neither is answered 304 for the other.
     """
     identity = require_identity(context.identity)
     hide = hidden_after(identity, None, request.include_expired, context.clock)
     prefixes = granted_prefixes(identity)
-    cached = await cached_listings(context, prefixes)
-    entities = zip(prefixes, cached, strict=True)
-    live, expired = await live_files(context, entities, hide)
+    storage, cache = context.storage, context.index_cache
+    cached = await cached_listings(cache, prefixes)
+    entities = list(zip(prefixes, cached, strict=True))
+    next_expiry = None
+    if hide is not None:  # nothing expires from the owner's view of expired files
+        found = await at_once([entity_expiries(storage, cache, *e) for e in entities])
+        listings = [listing for listing, _ in found]
+        entities = list(zip(prefixes, listings, strict=True))
+        next_expiry = hide.next_after_now(chain.from_iterable(m for _, m in found))
     limits = context.limits
     tag = index_tag(
-        [(prefix, entry.stamp) for prefix, entry in zip(prefixes, cached, strict=True)],
+        [(prefix, entry.stamp) for prefix, entry in entities],
         priority=limits.scope_priority,
         max_bytes=limits.index_max_bytes,
-        expired=expired,
+        next_expiry=next_expiry,
         with_expired=hide is None,
     )
     if tag in held or ANY_TAG in held:
         return IndexAnswer(tag, None)
+    live = await live_files(storage, cache, entities, hide)
     return IndexAnswer(tag, index_of(context, live))
