@@ -11,6 +11,7 @@ from app.features.audit.ports import AuditLog
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.features.memory.ports.request_records import RequestRecords
 from app.features.search.ports import SearchIndex
+from app.features.webhooks.ports import WebhookStore
 from app.infra.backend_urls import (
     AUDIT_URLS,
     INDEX_CACHE_URLS,
@@ -29,16 +30,19 @@ from app.infra.change_markers import (
 from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.filesystem.audit_log import FileAuditLog
 from app.infra.filesystem.storage import FilesystemStorage, filesystem_root
+from app.infra.filesystem.webhook_store import FileWebhookStore
 from app.infra.memory.audit_log import MemoryAuditLog
 from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.index_cache import MemoryIndexCache, NoIndexCache
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.memory.storage import MemoryStorage
+from app.infra.memory.webhook_store import MemoryWebhookStore
 from app.infra.sqlite.audit_log import open_sqlite_audit_log
 from app.infra.sqlite.connection import DEFAULT_SYNCHRONOUS, Synchronous
 from app.infra.sqlite.idempotency_store import open_sqlite_idempotency_store
 from app.infra.sqlite.rate_limit_store import open_sqlite_rate_limit_store
 from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
+from app.infra.sqlite.webhook_store import SqliteWebhookStore
 from app.infra.stream_audit_log import NoAuditLog, StreamAuditLog
 
 
@@ -73,6 +77,27 @@ async def open_storage(
                 yield storage
         case _:
             yield MemoryStorage(retention=retention)
+
+
+@asynccontextmanager
+async def open_webhook_store(url: str) -> AsyncGenerator[WebhookStore]:
+    """Webhook endpoints beside the storage at ``url``, shared as it is."""
+    match backend_of(url, STORAGE_URLS):
+        case Backend.SQLITE:
+            store = SqliteWebhookStore(sqlite_path(url))
+            try:
+                yield store
+            finally:
+                store.close()
+        case Backend.FILE:
+            yield FileWebhookStore(filesystem_root(url))
+        case Backend.GCS:
+            from app.infra.gcs.webhook_store import open_gcs_webhook_store
+
+            async with open_gcs_webhook_store(url) as gcs_store:
+                yield gcs_store
+        case _:
+            yield MemoryWebhookStore()
 
 
 @asynccontextmanager

@@ -14,6 +14,8 @@ from app.features.memory.ports import IndexCache, Storage
 from app.features.memory.ports.markdown_tree import MarkdownTrees
 from app.features.memory.ports.request_records import RequestRecords
 from app.features.search.ports import SearchIndex
+from app.features.webhooks.policy import WebhookPolicy
+from app.features.webhooks.ports import WebhookStore
 from app.server.auditing import audited, mark_audited
 from app.shared.clock import utc_now
 from app.shared.identity import Identity
@@ -40,9 +42,12 @@ class AppContext:
     """The server's per-caller allowance (``hooks``); no use case reads it."""
     markdown_trees: MarkdownTrees
     """Opens a markdown tree on this machine (the markdown export and import)."""
+    webhooks: WebhookStore
+    """Registered webhook endpoints and their delivery state."""
     limits: MemoryLimits = field(default_factory=MemoryLimits)
     policy: ScopePolicy = field(default_factory=ScopePolicy)
     audit_policy: AuditPolicy = field(default_factory=AuditPolicy)
+    webhook_policy: WebhookPolicy = field(default_factory=WebhookPolicy)
     clock: Callable[[], datetime] = utc_now
     identity: Identity | None = None
     surface: str = "http"

@@ -8,6 +8,7 @@ from app.features.changes.routes import bindings as change_bindings
 from app.features.memory.routes import bindings as memory_bindings
 from app.features.memory_tool.routes import bindings as memory_tool_bindings
 from app.features.search.routes import bindings as search_bindings
+from app.features.webhooks.routes import bindings as webhook_bindings
 from app.server.context import AppContext
 from app.server.http.binding import bound
 from app.server.http.index_route import index_route
@@ -34,6 +35,7 @@ api_routes = route_group(
     bound(*search_bindings),
     bound(*change_bindings),
     bound(*audit_bindings),
+    bound(*webhook_bindings),
     bound(*memory_tool_bindings),
     prefix="/v1",
     errors=(unauthorized, RATE_LIMITED, backend_unavailable, invalid_argument),

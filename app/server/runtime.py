@@ -14,6 +14,7 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.policy import ScopePolicy
 from app.features.memory.ports import HistoryRetention, IndexCache, Storage
 from app.features.memory.ports.request_records import RequestRecords
+from app.features.webhooks.ports import WebhookStore
 from app.infra.markdown_tree import open_markdown_tree
 from app.infra.port_wiring import (
     IDEMPOTENCY_STORES,
@@ -22,11 +23,13 @@ from app.infra.port_wiring import (
     open_index_cache,
     open_request_store,
     open_storage,
+    open_webhook_store,
     search_index_of,
 )
 from app.infra.tokens.token_file import ensure_cursor_secret
 from app.server.context import AppContext
 from app.server.settings import Settings
+from app.server.webhook_worker import delivering
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ class Ports:
     audit: AuditLog
     idempotency: RequestRecords
     rate_limits: RateLimitStore
+    webhooks: WebhookStore
 
 
 def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContext:
@@ -76,9 +80,11 @@ def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContex
         idempotency=ports.idempotency,
         rate_limits=ports.rate_limits,
         markdown_trees=open_markdown_tree,
+        webhooks=ports.webhooks,
         limits=limits_from(settings),
         policy=ScopePolicy(write_roles=settings.write_policy),
         audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),
+        webhook_policy=settings.webhook_policy,
         surface=surface,
     )
 
@@ -120,9 +126,15 @@ def create_lifespan(
                 sqlite_synchronous=settings.sqlite_synchronous,
                 storage=storage,
             ) as audit,
+            open_webhook_store(settings.storage) as webhooks,
         ):
-            ports = Ports(storage, cache, audit, idempotency, rate_limits)
-            yield Runtime(base_context(settings, ports, surface=surface))
+            ports = Ports(storage, cache, audit, idempotency, rate_limits, webhooks)
+            context = base_context(settings, ports, surface=surface)
+            if surface != "http":  # tasks and MCP over stdio deliver nothing
+                yield Runtime(context)
+                return
+            async with delivering(context, settings.webhook_policy):
+                yield Runtime(context)
 
     return lifespan
 

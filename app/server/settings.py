@@ -33,7 +33,9 @@ from app.infra.backend_urls import (
     sqlite_path,
 )
 from app.server.area_ttl_setting import area_ttl
+from app.server.durations import parse_duration
 from app.server.settings_problems import SettingsError, describe_problems
+from app.server.webhook_settings import WebhookSettings
 from app.shared.identity import Grant, parse_grants
 
 MAX_FILE_BYTES_CEILING = 1_048_576
@@ -52,21 +54,7 @@ def _comma_list(value: object) -> object:
     return value
 
 
-DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in ``90``, ``90s``, ``15m``, ``1h`` or ``30d``; ValueError otherwise."""
-    text = text.strip().lower()
-    unit = DURATION_UNITS.get(text[-1:], 0)
-    number = text[:-1] if unit else text
-    try:
-        return float(number) * (unit or 1)
-    except ValueError:
-        raise ValueError("use seconds or a number with s, m, h or d, e.g. 1h") from None
-
-
-class Settings(BaseSettings):
+class Settings(WebhookSettings):
     model_config = SettingsConfigDict(env_prefix="WENCHANG_", extra="forbid")
     config_path: ClassVar[Path | None] = None
 

@@ -10,6 +10,7 @@ from app.features.search.ports import SearchIndex
 from app.infra.markdown_tree import open_markdown_tree
 from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
+from app.infra.memory.webhook_store import MemoryWebhookStore
 from app.infra.port_wiring import search_index_of
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.context import AppContext
@@ -40,6 +41,7 @@ def context_over(
         idempotency=MemoryIdempotencyStore(),
         rate_limits=ProcessRateLimitStore(),
         markdown_trees=open_markdown_tree,
+        webhooks=MemoryWebhookStore(),
         limits=limits or MemoryLimits(),
         policy=policy or ScopePolicy(),
         clock=clock,

@@ -55,6 +55,7 @@ from .service import (
     purge_incomplete,
     purge_incomplete_error,
 )
+from .webhooks import webhook_not_found_error, webhook_role_required_error
 
 __all__ = [
     "GUIDANCE",
@@ -100,4 +101,6 @@ __all__ = [
     "version_absent_error",
     "version_conflict",
     "version_conflict_error",
+    "webhook_not_found_error",
+    "webhook_role_required_error",
 ]

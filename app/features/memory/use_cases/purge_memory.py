@@ -20,7 +20,7 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     writer changed survives the pass and is retried on the next. Up to five
     passes run; anything left after the last is PURGE_INCOMPLETE. The index
     cache is invalidated even then. After a full purge the entity's
-    retry-key records and audit events are erased and storage is
+    retry-key records, webhooks and audit events are erased and storage is
     scrubbed.
     """
     storage = context.storage
@@ -43,6 +43,7 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
         # they go before the scrub, so it also wipes their freed pages (when
         # they share the database). The purge's own event comes after.
         await context.idempotency.erase_scope(prefix)
+        await context.webhooks.erase(prefix)
         subject = Subject(request.scope, request.entity_id)
         await context.audit.erase(subject, at=context.clock())
         await storage.scrub(prefix)

@@ -1,0 +1,1 @@
+"""Webhooks: endpoints an owner registers, to which the change feed is delivered."""

@@ -1,0 +1,1 @@
+"""The webhook use cases."""
