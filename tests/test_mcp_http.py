@@ -148,7 +148,7 @@ async def test_the_docs_count_and_order_the_tools_as_the_server_lists_them(
 
 
 async def test_mcp_http_lists_the_tools_in_order(server: Server) -> None:
-    """Names and order: the seven file tools, then search and the history tools;
+    """Names and order: the eight file tools, then search and the history tools;
     schemas and annotations come from the tools."""
     async with http_session(server.url, server.token) as session:
         listed = (await session.list_tools()).tools
@@ -161,6 +161,7 @@ async def test_mcp_http_lists_the_tools_in_order(server: Server) -> None:
         "append_line",
         "replace_fact",
         "delete_file",
+        "rename_file",
         "search_memory",
         "list_versions",
         "read_version",
@@ -184,6 +185,7 @@ async def test_mcp_http_lists_the_tools_in_order(server: Server) -> None:
         "append_line": (False, False, False),
         "replace_fact": (False, True, False),
         "delete_file": (False, True, False),
+        "rename_file": (False, True, False),
         "search_memory": (True, False, False),
         "list_versions": (True, False, False),
         "read_version": (True, False, False),

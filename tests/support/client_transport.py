@@ -115,6 +115,26 @@ class ClientTransport:
         )
         return _as(Deleted, deleted)
 
+    async def rename_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        new_area: str,
+        new_name: str,
+        expected_version: str,
+    ) -> MemoryFile:
+        renamed = await self.client.rename_file(
+            scope,
+            area,
+            name,
+            new_area=new_area,
+            new_name=new_name,
+            expected_version=expected_version,
+        )
+        return _as(MemoryFile, renamed)
+
     async def list_versions(
         self, scope: str, area: str, name: str, cursor: str | None = None
     ) -> VersionListing:

@@ -36,6 +36,7 @@ from app.features.memory.schemas import (
     MemoryIndex,
     ReadFile,
     ReadVersion,
+    RenameFile,
     ReplaceFact,
     RestoreVersion,
     VersionListing,
@@ -48,6 +49,7 @@ from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.list_versions import list_versions
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.read_version import read_version
+from app.features.memory.use_cases.rename_file import rename_file
 from app.features.memory.use_cases.replace_fact import replace_fact
 from app.features.memory.use_cases.restore_version import restore_version
 from app.features.memory.use_cases.write_file import write_file
@@ -162,6 +164,27 @@ class UseCaseTransport:
                 scope=scope, area=area, name=name, expected_version=expected_version
             )
             return await delete_file(request, self._context)
+
+    async def rename_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        new_area: str,
+        new_name: str,
+        expected_version: str,
+    ) -> MemoryFile:
+        with translate_errors():
+            request = RenameFile(
+                scope=scope,
+                area=area,
+                name=name,
+                new_area=new_area,
+                new_name=new_name,
+                expected_version=expected_version,
+            )
+            return await rename_file(request, self._context)
 
     async def list_versions(
         self, scope: str, area: str, name: str, cursor: str | None = None
@@ -379,6 +402,26 @@ class McpTransport:
         }
         result = await self._call("delete_file", arguments)
         return Deleted.model_validate(result)
+
+    async def rename_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        new_area: str,
+        new_name: str,
+        expected_version: str,
+    ) -> MemoryFile:
+        arguments = {
+            "scope": scope,
+            "area": area,
+            "name": name,
+            "new_area": new_area,
+            "new_name": new_name,
+            "expected_version": expected_version,
+        }
+        return MemoryFile.model_validate(await self._call("rename_file", arguments))
 
     async def list_versions(
         self, scope: str, area: str, name: str, cursor: str | None = None

@@ -27,6 +27,7 @@ from .harness import (
 )
 from .history import HistoryConformance
 from .listing import ListingConformance
+from .renames import RenameConformance
 
 __all__ = [
     "SOURCE",
@@ -44,5 +45,6 @@ class TransportConformance(
     AccessConformance,
     ListingConformance,
     HistoryConformance,
+    RenameConformance,
 ):
     """Every conformance case; supply ``connect``."""

@@ -96,6 +96,17 @@ class Transport(Protocol):
         self, scope: str, area: str, name: str, *, expected_version: str
     ) -> Deleted: ...
 
+    async def rename_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        new_area: str,
+        new_name: str,
+        expected_version: str,
+    ) -> MemoryFile: ...
+
     async def list_versions(
         self, scope: str, area: str, name: str, cursor: str | None = None
     ) -> VersionListing: ...

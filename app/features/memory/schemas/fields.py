@@ -30,9 +30,7 @@ def _within_utc(moment: datetime) -> datetime:
 UtcMoment = Annotated[AwareDatetime, AfterValidator(_within_utc)]
 """A time with its offset that UTC can also write."""
 
-ScopeArg = Annotated[
-    Segment, Field(description="A scope of this session, e.g. user (see the index).")
-]
+ScopeArg = Annotated[Segment, Field(description="A scope from the index, e.g. user.")]
 AreaArg = Annotated[
     Segment,
     Field(description="Lowercase slug, e.g. preferences; system/ is read-only."),

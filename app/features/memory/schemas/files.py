@@ -139,6 +139,6 @@ class DeleteFile(FileArgs):
 
 
 class RenameFile(FileArgs):
-    new_area: Annotated[Segment, Field(description="The area to move it to.")]
-    new_name: Annotated[Segment, Field(description="Its name there, without .md.")]
+    new_area: Annotated[Segment, Field(description="Area to move it to.")]
+    new_name: Annotated[Segment, Field(description="Its name there.")]
     expected_version: SeenVersion

@@ -30,6 +30,7 @@ from ..schemas import (
     MemoryIndex,
     ReadFile,
     ReadVersion,
+    RenameFile,
     ReplaceFact,
     RestoreVersion,
     VersionListing,
@@ -42,6 +43,7 @@ from ..use_cases.list_prefix import list_prefix
 from ..use_cases.list_versions import list_versions
 from ..use_cases.read_file import read_file
 from ..use_cases.read_version import read_version
+from ..use_cases.rename_file import rename_file
 from ..use_cases.replace_fact import replace_fact
 from ..use_cases.restore_version import restore_version
 from ..use_cases.write_file import write_file
@@ -53,6 +55,7 @@ from .descriptions import (
     LIST_VERSIONS_DESCRIPTION,
     READ_FILE_DESCRIPTION,
     READ_VERSION_DESCRIPTION,
+    RENAME_FILE_DESCRIPTION,
     REPLACE_FACT_DESCRIPTION,
     RESTORE_VERSION_DESCRIPTION,
     WRITE_FILE_DESCRIPTION,
@@ -144,6 +147,14 @@ delete_file_tool = _memory_tool(
     WRITE_ERRORS,
     writes=True,
 )
+rename_file_tool = _memory_tool(
+    "rename_file",
+    RenameFile,
+    MemoryFile,
+    RENAME_FILE_DESCRIPTION,
+    WRITE_ERRORS,
+    writes=True,
+)
 tools = tool_group(
     tool_handler(get_memory_index_tool, get_memory_index),
     tool_handler(read_file_tool, read_file),
@@ -152,6 +163,7 @@ tools = tool_group(
     tool_handler(append_line_tool, append_line),
     tool_handler(replace_fact_tool, replace_fact),
     tool_handler(delete_file_tool, delete_file),
+    tool_handler(rename_file_tool, rename_file),
 )
 
 # Version history (served unless WENCHANG_HISTORY_TOOLS=false).

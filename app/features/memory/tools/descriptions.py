@@ -63,8 +63,7 @@ change at once, an alias must be dropped, or only the description changes. To
 add or change a single fact prefer append_line or replace_fact, which keep the
 other lines intact. `content` is the whole markdown body, one fact per line as
 `- [label] text`. `description` (one line) and `aliases` replace the stored
-values, so pass everything you want kept. To replace a file, pass the version
-you read as `expected_version`.
+values, so pass everything you want kept.
 
 Errors, each handled without asking the user:
 - VersionConflictError is routine: the file changed since you read it, or it
@@ -76,7 +75,6 @@ Errors, each handled without asking the user:
   it, or split the subject into narrower files.
 - FileQuotaExceededError: no room for another file. Add to an existing file, or
   delete one that is no longer needed.
-- InvalidArgumentError: fix the argument it names.
 - RestrictedScopeError is permanent: `system` is read-only, or the scope needs a
   role you lack. Write somewhere else."""
 
@@ -87,9 +85,9 @@ This is the usual way to record a new fact. `line` is exactly one line
 `- [label] text` with a label of stated (the user said it), observed (you saw it
 in data or behaviour) or inferred (you concluded it from several observations),
 e.g. `- [stated] Prefers tea`. The system label belongs to curated content; do
-not write it. Pass the version you read as `expected_version`. Optional
-`aliases` are added to the file's aliases and never removed (write_file replaces
-the whole list); an optional one-line `description` replaces the stored one.
+not write it. Optional `aliases` are added to the file's aliases and never
+removed (write_file replaces the whole list); an optional one-line `description`
+replaces the stored one.
 
 Errors, each handled without asking the user:
 - VersionConflictError is routine: the file changed since you read it. Merge
@@ -121,7 +119,6 @@ Errors, each handled without asking the user:
   returns and retry with its `version`.
 - NotFoundError (file_absent): there is no such file; check the index.
 - OversizeWriteError: the result would exceed `limit` bytes. Shorten it.
-- InvalidArgumentError: fix the argument it names.
 - RestrictedScopeError is permanent: write somewhere else."""
 
 DELETE_FILE_DESCRIPTION = """\
@@ -129,27 +126,32 @@ Delete a memory file.
 
 Use it only when the whole file should go: the user wants its subject forgotten,
 or its only fact is being forgotten. To drop one fact, use replace_fact instead.
-Pass the version you read as `expected_version`. Deletion cannot be undone.
+Deletion cannot be undone.
 
 Errors:
 - VersionConflictError is routine: the file changed since you read it. Look at
   the `content` it returns and retry with its `version` only if the file should
   still go.
 - NotFoundError (file_absent): it is already gone; nothing more to do.
-- InvalidArgumentError: fix the argument it names.
 - RestrictedScopeError is permanent: `system` is read-only. Tell the user you
   cannot delete it."""
+
+RENAME_FILE_DESCRIPTION = """\
+Move a memory file to another area or name in its scope.
+
+Content, description, aliases and history move with it under a new version;
+the old path is gone. A VersionConflictError naming the new path: a file is
+already there. Naming the old path: the file changed since you read it."""
 
 LIST_VERSIONS_DESCRIPTION = """\
 List the saved versions of one memory file, newest first, without content.
 
 Use it when the user asks what a file said before, who changed it or when, or
 to undo a change: after a wrong write, replace or delete, the earlier text is
-still here. Each entry has `version`, `operation` (write_file, append_line,
-replace_fact, delete_file, restore_version, memory.import), `actor` (which
-client wrote it), `at`, `size`, and `deleted` (true for the record a delete
-left). A deleted file's history stays listed. Pass `next_cursor` back as
-`cursor` for older entries. Old versions are pruned after a while.
+still here. Each entry has `version`, `operation` (the tool or task that made
+it), `actor` (which client wrote it), `at`, `size`, and `deleted` (true for the
+record a delete left). A deleted file's history stays listed. Pass `next_cursor`
+back as `cursor` for older entries. Old versions are pruned after a while.
 NotFoundError (file_absent): no such file and no history of one."""
 
 READ_VERSION_DESCRIPTION = """\

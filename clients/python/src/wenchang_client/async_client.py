@@ -252,6 +252,25 @@ class AsyncMemoryClient:
             calls.delete_file((scope, area, name), expected_version)
         )
 
+    async def rename_file(
+        self,
+        scope: str,
+        area: str,
+        name: str,
+        *,
+        new_area: str,
+        new_name: str,
+        expected_version: str,
+    ) -> MemoryFile:
+        """Move the file, with its history, to ``new_area``/``new_name`` of its scope.
+
+        A file already there raises ``VersionConflictError`` naming it.
+        """
+        call = calls.rename_file(
+            (scope, area, name), (new_area, new_name), expected_version
+        )
+        return await self._send(call)
+
     async def list_versions(
         self, scope: str, area: str, name: str, cursor: str | None = None
     ) -> VersionListing:

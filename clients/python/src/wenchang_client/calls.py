@@ -196,6 +196,15 @@ def delete_file(where: tuple[str, str, str], expected_version: str) -> Call[Dele
     return _mutation("DELETE", _file(*where), Deleted, expected_version)
 
 
+def rename_file(
+    where: tuple[str, str, str], new_where: tuple[str, str], expected_version: str
+) -> Call[MemoryFile]:
+    body = {"area": new_where[0], "name": new_where[1]}
+    return _mutation(
+        "POST", _file(*where, "rename"), MemoryFile, expected_version, body
+    )
+
+
 def list_versions(
     where: tuple[str, str, str], cursor: str | None
 ) -> Call[VersionListing]:
