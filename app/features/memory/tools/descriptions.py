@@ -84,10 +84,9 @@ Add one fact line to the end of an existing memory file.
 This is the usual way to record a new fact. `line` is exactly one line
 `- [label] text` with a label of stated (the user said it), observed (you saw it
 in data or behaviour) or inferred (you concluded it from several observations),
-e.g. `- [stated] Prefers tea`. The system label belongs to curated content; do
-not write it. Optional `aliases` are added to the file's aliases and never
-removed (write_file replaces the whole list); an optional one-line `description`
-replaces the stored one.
+e.g. `- [stated] Prefers tea`. Optional `aliases` are added to the file's
+aliases and never removed (write_file replaces the whole list); an optional
+one-line `description` replaces the stored one.
 
 Errors, each handled without asking the user:
 - VersionConflictError is routine: the file changed since you read it. Merge
@@ -126,7 +125,6 @@ Delete a memory file.
 
 Use it only when the whole file should go: the user wants its subject forgotten,
 or its only fact is being forgotten. To drop one fact, use replace_fact instead.
-Deletion cannot be undone.
 
 Errors:
 - VersionConflictError is routine: the file changed since you read it. Look at
@@ -165,12 +163,10 @@ version is unknown or was pruned; call list_versions again."""
 RESTORE_VERSION_DESCRIPTION = """\
 Bring back an earlier version of a memory file as a new version.
 
-Use it to undo a mistaken write_file, replace_fact, append_line or delete_file
-when the user wants the earlier text back. It writes that version's content,
-description and aliases as a new version; nothing in the history is removed.
-It is just another version-guarded write: pass the file's current version as
-`expected_version` (read_file or the index gives it), or null when the file is
-deleted now (this re-creates it).
+Use it to undo a mistaken change when the user wants the earlier text back. It
+writes that version's content, description and aliases as a new version;
+nothing in the history is removed. Pass the file's current version as
+`expected_version`, or null when the file is deleted now (this re-creates it).
 
 Errors:
 - VersionConflictError is routine: the file changed since you read it (or
