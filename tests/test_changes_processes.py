@@ -1,4 +1,5 @@
-"""The change feed's event stream with two `wenchang serve` processes on one file.
+"""The change feed's event stream with two `wenchang serve` processes on one
+SQLite file, then on one GCS bucket (the emulator).
 
 docs/changes.md: a stream opened on one process receives the writes made
 through the other, in commit order; a client that disconnects and comes back
@@ -17,19 +18,23 @@ from wenchang_client import AsyncMemoryClient, InvalidArgumentError
 from app.infra.tokens.token_file import create_token
 from app.shared.identity import parse_grants
 from tests.support.server import ServerProcess, running_servers
+from tests.support.storage_adapters import storage_url
 
 STREAM = {"accept": "text/event-stream"}
 AREA = "/v1/files/user/stream"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["sqlite", "gcs"])
 def servers(
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Generator[tuple[tuple[ServerProcess, ...], dict[str, str]]]:
     directory = tmp_path_factory.mktemp("changes")
     tokens = directory / "tokens.json"
+    kind: str = request.param
+    if kind == "gcs":
+        request.getfixturevalue("gcs_emulator")
     settings = {
-        "WENCHANG_STORAGE": f"sqlite:///{directory / 'shared.db'}",
+        "WENCHANG_STORAGE": storage_url(kind, directory),
         "WENCHANG_TOKENS_FILE": str(tokens),
         "WENCHANG_RATE_LIMIT": "0",
     }

@@ -18,8 +18,6 @@ FILE = "/v1/files/user/notes/tea"
 
 @pytest.fixture
 async def api(tmp_path: Path) -> Any:
-    if selected_storage() == "gcs":
-        pytest.skip("GCS storage keeps no change log yet (docs/changes.md)")
     async with open_api(tmp_path) as api:
         yield api
 

@@ -26,13 +26,25 @@ def render_change(entry: LoggedChange, cursor: Callable[[int], str]) -> FileChan
 def follows(page: ChangeLogPage, after: int) -> bool:
     """Whether ``page`` continues right after ``after`` with nothing missed.
 
-    Seqs count from 1 without gaps, so the first entry must be ``after + 1``;
+    Seqs count on without gaps, so the first entry (or voided number) must be
+    ``after + 1``;
     an empty page is caught up only when the log's newest is ``after`` itself
     (newer: they were pruned before the page was read; older: the log was
     erased since the cursor was issued). ``after`` 0 is the log's start.
     """
     if after == 0:
         return True
-    if page.changes:
-        return page.changes[0].seq == after + 1
+    numbers = _numbers(page)
+    if numbers:
+        return numbers[0] == after + 1
     return page.last == after
+
+
+def page_end(page: ChangeLogPage, after: int) -> int:
+    """The number a page's next cursor stands after (its last shown or voided)."""
+    numbers = _numbers(page)
+    return numbers[-1] if numbers else after
+
+
+def _numbers(page: ChangeLogPage) -> list[int]:
+    return sorted([entry.seq for entry in page.changes] + list(page.voided))

@@ -30,22 +30,27 @@ class GcsDeletes(GcsWrites):
     tracked upload of a tombstone."""
 
     async def remove(
-        self, key: str, current: dict[str, Any], change: Change | None
-    ) -> bool:
-        """Delete ``current`` (live, its record archived); False if it changed.
+        self,
+        key: str,
+        current: dict[str, Any],
+        change: Change | None,
+        stamp: dict[str, str] | None = None,
+    ) -> str | None:
+        """Delete ``current`` (live, its record archived): the tombstone's
+        version, or None if it changed.
 
-        ``change`` None is a purge's delete.
+        ``change`` None is a purge's delete; ``stamp`` its change-log claim's.
         """
-        values = _tombstone(current, change)
+        values = _tombstone(current, change) | (stamp or {})
         generation = str(current["generation"])
         tombstone = await self.upload(key, b"", values, generation)
         if tombstone is None:
-            return False
+            return None
         if change is None:
             # A purge's tombstones stay until its scrub erases them: removing
             # each now would be a second mutation of the object at once, which
             # GCS rate-limits (about one per second per object).
-            return True
+            return tombstone
         # The delete has landed; a tombstone left behind by a failure here is a
         # state every reader and the next create handle.
         with contextlib.suppress(AppError):
@@ -55,7 +60,7 @@ class GcsDeletes(GcsWrites):
                 self._prefix + key, {"ifGenerationMatch": tombstone}
             )
         await self._history.prune(key, None, change.at)
-        return True
+        return tombstone
 
 
 def _tombstone(current: dict[str, Any], change: Change | None) -> dict[str, str]:

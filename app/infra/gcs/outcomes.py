@@ -52,7 +52,8 @@ class GcsWrites:
     ) -> str | None:
         """Write ``key`` only at ``generation`` ("0": absent); None if it was not."""
         tracked = OPERATION in values
-        if tracked:
+        if tracked and WRITE not in values:
+            # A write the change log records carries its claim's id already.
             values = values | {WRITE: uuid.uuid4().hex}
         try:
             return await self._objects.upload(

@@ -7,11 +7,13 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
 
 from app.features.memory import ports
+from app.infra.gcs.change_log import GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.deletes import GcsDeletes
 from app.infra.gcs.history import (
@@ -24,6 +26,7 @@ from app.infra.gcs.history import (
     is_tracked,
 )
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
+from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
@@ -54,8 +57,13 @@ class GcsStorage:
         self._objects = GcsObjects(client, location)
         self._bucket = location.bucket
         self._prefix = location.prefix
-        self._history = GcsHistory(
-            self._objects, location.prefix, retention or ports.HistoryRetention()
+        retention = retention or ports.HistoryRetention()
+        self._history = GcsHistory(self._objects, location.prefix, retention)
+        self._log = GcsChangeLog(
+            self._objects,
+            location.prefix,
+            timedelta(seconds=retention.changes_seconds),
+            archive_prefix=self._history.key_prefix,
         )
         self._writes = GcsDeletes(
             self._objects, self._history, location.prefix, location.timeout
@@ -97,13 +105,28 @@ class GcsStorage:
         return True
 
     async def _replace(
-        self, key: str, data: bytes, values: dict[str, str], current: dict[str, Any]
+        self,
+        key: str,
+        data: bytes,
+        values: dict[str, str],
+        current: dict[str, Any],
+        logged: LoggedWrite,
     ) -> str | None:
         if not await self._archive(key, current):
             return None
+        values = values | await logged.stamp(current)
         return await self._writes.upload(key, data, values, str(current["generation"]))
 
-    async def _landed(self, write: ports.Write, version: str | None) -> str | None:
+    async def _create(
+        self, key: str, data: bytes, values: dict[str, str], logged: LoggedWrite
+    ) -> str | None:
+        values = values | await logged.stamp(None)
+        return await self._writes.upload(key, data, values, "0")
+
+    async def _landed(
+        self, write: ports.Write, version: str | None, logged: LoggedWrite
+    ) -> str | None:
+        await logged.end(version)
         change = write.change
         if version is not None and change is not None:
             newest = written(version, write, change)
@@ -114,15 +137,16 @@ class GcsStorage:
         key, data = write.key, write.data
         self._history.require_room(key)
         values = change_map(write.metadata, write.change)
+        logged = LoggedWrite(self._log, key, write.change)
         for _ in range(WRITE_ATTEMPTS):
             current = await self._objects.describe(self._prefix + key)
             if current is None:
-                version = await self._writes.upload(key, data, values, "0")
+                version = await self._create(key, data, values, logged)
             else:
-                version = await self._replace(key, data, values, current)
+                version = await self._replace(key, data, values, current, logged)
             if version is not None:
-                await self._landed(write, version)
-                return version
+                return await self._landed(write, version, logged) or version
+        await logged.end(None)
         raise backend_unavailable_error("unavailable")
 
     async def put_if_version(
@@ -131,20 +155,23 @@ class GcsStorage:
         key, data, name = write.key, write.data, self._prefix + write.key
         self._history.require_room(key)
         values = change_map(write.metadata, write.change)
+        logged = LoggedWrite(self._log, key, write.change)
         if expected is None:
-            version = await self._writes.upload(key, data, values, "0")
+            version = await self._create(key, data, values, logged)
             if version is None:
                 # Only a tombstone left by a delete may stand where a create goes.
                 current = await self._objects.describe(name)
-                if current is None or not is_tombstone(current):
-                    return None
-                version = await self._replace(key, data, values, current)
+                if current is not None and is_tombstone(current):
+                    version = await self._replace(key, data, values, current, logged)
         else:
             current = await self._live(key)
-            if current is None or str(current["generation"]) != generation_of(expected):
-                return None
-            version = await self._replace(key, data, values, current)
-        return await self._landed(write, version)
+            if current is not None and str(current["generation"]) == generation_of(
+                expected
+            ):
+                version = await self._replace(key, data, values, current, logged)
+            else:
+                version = None
+        return await self._landed(write, version, logged)
 
     async def delete_if_version(
         self, key: str, expected: str, *, change: ports.Change | None = None
@@ -156,12 +183,21 @@ class GcsStorage:
             return False
         if not await self._archive(key, current):
             return False
-        return await self._writes.remove(key, current, change)
+        logged = LoggedWrite(self._log, key, change)
+        stamp = await logged.stamp(current)
+        version = await self._writes.remove(key, current, change, stamp)
+        await logged.end(version)
+        return version is not None
 
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[ports.VersionRecord]:
         return await self._history.versions(key, after=after, limit=limit)
+
+    async def changes_after(
+        self, prefix: str, after: int, *, now: datetime, limit: int
+    ) -> ports.ChangeLogPage:
+        return await self._log.page(prefix, after, now, limit)
 
     async def own_change(self, key: str, call: str) -> ports.VersionRecord | None:
         # A write's call is in its metadata (``gcs_history``): a repeated call
@@ -226,6 +262,7 @@ class GcsStorage:
             if item.get("timeDeleted") or is_tombstone(item):
                 await self._objects.erase(str(item["name"]), str(item["generation"]))
         await self._history.scrub(prefix)
+        await self._log.scrub(prefix)
 
 
 @asynccontextmanager

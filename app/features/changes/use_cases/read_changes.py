@@ -6,7 +6,7 @@ from app.server.context import AppContext
 from app.shared.errors import cursor_expired_error
 from app.shared.identity import require_identity
 
-from ..domain import follows, render_change
+from ..domain import follows, page_end, render_change
 from ..policy import (
     decode_change_cursor,
     encode_change_cursor,
@@ -29,5 +29,4 @@ async def read_changes(request: ReadChanges, context: AppContext) -> ChangesPage
         raise cursor_expired_error(request.scope)
     cursor = partial(encode_change_cursor, context.cursor_key, listing)
     changes = [render_change(entry, cursor) for entry in page.changes]
-    newest = page.changes[-1].seq if page.changes else after
-    return ChangesPage(changes=changes, next_cursor=cursor(newest))
+    return ChangesPage(changes=changes, next_cursor=cursor(page_end(page, after)))

@@ -114,6 +114,8 @@ class ChangeLogPage:
 
     changes: Sequence[LoggedChange]
     last: int
+    voided: Sequence[int] = ()
+    """Numbers a write claimed but never landed (GCS): they count, showing nothing."""
 
 
 @runtime_checkable

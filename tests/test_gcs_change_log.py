@@ -1,0 +1,130 @@
+"""What only the GCS change log does (docs/changes.md): claims before mutations.
+
+A writer that crashed after claiming its number holds later entries back
+until a reader settles its claim (void when its mutation never landed,
+landed when it did); a file's versions appear in the order they landed even
+when a writer's claim is older than the version it replaces; a purge's scrub
+restarts the numbering past every old cursor, so such a cursor is expired.
+"""
+
+import uuid
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from datetime import timedelta
+
+import aiohttp
+import pytest
+
+from app.features.changes.domain import follows, page_end
+from app.features.memory.ports import HistoryRetention, Write
+from app.infra.gcs.change_log import GcsChangeLog
+from app.infra.gcs.client import GcsClient
+from app.infra.gcs.history import GcsHistory, change_map
+from app.infra.gcs.location import parse_gcs_url
+from app.infra.gcs.logged_writes import LoggedWrite
+from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.storage import GcsStorage
+from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
+from tests.support.storage_history_conformance import META, NOW, change
+
+ENTITY = "user/alice/"
+TEA, COFFEE = "user/alice/notes/tea.md", "user/alice/notes/coffee.md"
+LATER = NOW + timedelta(minutes=1)
+
+
+@dataclass
+class Bucket:
+    storage: GcsStorage
+    objects: GcsObjects
+    prefix: str
+    waiting: GcsChangeLog
+    """A reader that leaves every pending claim alone."""
+    settling: GcsChangeLog
+    """A reader for whom every pending claim is past the bound."""
+
+
+@pytest.fixture
+async def bucket(gcs_emulator: GcsEmulator) -> AsyncGenerator[Bucket]:
+    url = f"gcs://{TEST_BUCKET}/t-{uuid.uuid4().hex}?timeout=5&attempts=2"
+    location = parse_gcs_url(url)
+    async with aiohttp.ClientSession() as session:
+        client = GcsClient(session=session)
+        objects = GcsObjects(client, location)
+        history = GcsHistory(objects, location.prefix, HistoryRetention())
+
+        def log(pending: float) -> GcsChangeLog:
+            return GcsChangeLog(
+                objects,
+                location.prefix,
+                timedelta(days=7),
+                archive_prefix=history.key_prefix,
+                pending_seconds=pending,
+            )
+
+        storage = GcsStorage(client, location)
+        yield Bucket(storage, objects, location.prefix, log(3600), log(0))
+
+
+async def write(bucket: Bucket, key: str, data: bytes = b"x") -> str:
+    return await bucket.storage.put(Write(key, data, META, change("write_file")))
+
+
+async def test_a_claim_whose_write_never_happened_holds_later_entries_then_voids(
+    bucket: Bucket,
+) -> None:
+    await write(bucket, TEA)
+    start = (await bucket.waiting.page(ENTITY, 0, LATER, 100)).last
+    crashed = await bucket.waiting.claim(COFFEE, change("write_file"))
+    later = await write(bucket, TEA, b"y")
+    held = await bucket.waiting.page(ENTITY, start, LATER, 100)
+    assert held.changes == [] and held.last == start
+    settled = await bucket.settling.page(ENTITY, start, LATER, 100)
+    assert [(e.key, e.version) for e in settled.changes] == [(TEA, later)]
+    assert settled.voided == (crashed.seq,) == (start + 1,)
+    assert follows(settled, start) and page_end(settled, start) == start + 2
+    # The settlement is stored: every reader now agrees.
+    assert await bucket.waiting.page(ENTITY, start, LATER, 100) == settled
+
+
+async def test_a_claim_whose_write_landed_unsettled_is_settled_landed(
+    bucket: Bucket,
+) -> None:
+    claim = await bucket.waiting.claim(COFFEE, change("write_file"))
+    values = change_map(META, change("write_file")) | claim.stamp()
+    version = await bucket.objects.upload(bucket.prefix + COFFEE, b"c", values, "0")
+    assert version is not None
+    assert (await bucket.waiting.page(ENTITY, 0, LATER, 100)).changes == []
+    page = await bucket.settling.page(ENTITY, 0, LATER, 100)
+    assert [(e.seq, e.key, e.version) for e in page.changes] == [
+        (claim.seq, COFFEE, version)
+    ]
+
+
+async def test_a_write_claimed_before_the_version_it_replaces_claims_again(
+    bucket: Bucket,
+) -> None:
+    slow = LoggedWrite(bucket.waiting, TEA, change("append_line"))
+    await slow.stamp(None)  # claimed, then overtaken by another writer
+    first = await write(bucket, TEA)
+    current = await bucket.objects.describe(bucket.prefix + TEA)
+    assert current is not None
+    values = change_map(META, change("append_line")) | await slow.stamp(current)
+    second = await bucket.objects.upload(bucket.prefix + TEA, b"z", values, first)
+    await slow.end(second)
+    page = await bucket.waiting.page(ENTITY, 0, LATER, 100)
+    assert [e.version for e in page.changes] == [first, second]
+    assert len(page.voided) == 1 and page.voided[0] < page.changes[0].seq
+
+
+async def test_after_a_scrub_numbers_restart_past_every_old_cursor(
+    bucket: Bucket,
+) -> None:
+    for key in (TEA, COFFEE):
+        await write(bucket, key)
+    old = (await bucket.waiting.page(ENTITY, 0, LATER, 100)).last
+    await bucket.storage.scrub(ENTITY)
+    await write(bucket, TEA)
+    page = await bucket.waiting.page(ENTITY, old, LATER, 100)
+    assert not follows(page, old)
+    fresh = await bucket.waiting.page(ENTITY, 0, LATER, 100)
+    assert [e.key for e in fresh.changes] == [TEA] and fresh.last > old + 1
