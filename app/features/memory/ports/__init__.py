@@ -97,7 +97,7 @@ class HistoryRetention:
 
 @dataclass(frozen=True, slots=True)
 class LoggedChange:
-    """One recorded mutation in its entity's change log; ``seq`` counts from 1."""
+    """One recorded mutation in its entity's change log; ``seq`` counts on by 1."""
 
     seq: int
     key: str
@@ -120,14 +120,11 @@ class ChangeLogPage:
 
 @runtime_checkable
 class ChangeFeed(Protocol):
-    """Storage that logs every recorded mutation per entity, in commit order.
-
-    Each mutation given a ``change`` appends one entry to its entity's log in
-    the mutation's own atomic step, numbered one past the entity's previous
-    entry: no gaps, no reordering. Entries older than the retention the
-    storage was opened with (``HistoryRetention.changes_seconds``) are pruned
-    as later writes land, never the entity's newest; ``scrub`` erases them.
-    """
+    """Storage that logs every recorded mutation per entity, in commit order:
+    each mutation given a ``change`` adds one entry (with the mutation, or
+    claimed before it on GCS), numbered one past the entity's previous. Entries
+    older than ``HistoryRetention.changes_seconds`` are pruned as later writes
+    land, never the entity's newest; ``scrub`` erases them."""
 
     async def changes_after(
         self, prefix: str, after: int, *, now: datetime, limit: int
