@@ -110,6 +110,8 @@ def test_every_task_is_named_and_described() -> None:
     assert names == [
         "memory.export",
         "memory.import",
+        "memory.import_mcp_memory",
+        "memory.import_basic_memory",
         "memory.purge",
         "memory.invalidate_index",
         "memory.export_markdown",

@@ -2,7 +2,9 @@ from tenchi.tasks import task, task_group
 
 from .use_cases.export_markdown import export_markdown
 from .use_cases.export_memory import export_memory
+from .use_cases.import_basic_memory import import_basic_memory
 from .use_cases.import_markdown import import_markdown
+from .use_cases.import_mcp_memory import import_mcp_memory
 from .use_cases.import_memory import import_memory
 from .use_cases.invalidate_index import invalidate_index
 from .use_cases.purge_memory import purge_memory
@@ -26,6 +28,32 @@ import_task = task(
         "skip keeps existing files, overwrite replaces them. Seeds system/ and "
         "moves data between backends. A file's history, when given, is "
         "replayed (oldest first) before the file it leads to is created."
+    ),
+)
+import_mcp_memory_task = task(
+    "memory.import_mcp_memory",
+    import_mcp_memory,
+    description=(
+        "Import the MCP reference memory server's memory.json (JSON Lines of "
+        "entities and relations) at path: one file per entity in area "
+        "(default knowledge), observations as '- [stated]' fact lines, outgoing "
+        "relations under '## Relations', the entity type as description. Every "
+        "line is checked first (a bad one is named, nothing written); files "
+        "already holding the same content are left alone, so a re-run changes "
+        "nothing. mode fail (default) writes nothing if a file holds other "
+        "content, skip keeps it, overwrite replaces it; dry_run only reports."
+    ),
+)
+import_basic_memory_task = task(
+    "memory.import_basic_memory",
+    import_basic_memory,
+    description=(
+        "Import basic-memory markdown notes at path (a .md file, or a folder "
+        "read recursively): one file per note in area (default notes), named by "
+        "its title; front matter becomes the description and aliases "
+        "(permalink, tags), observations '- [category] text' become fact lines, "
+        "the rest of the body is kept. Checked first, idempotent, mode and "
+        "dry_run as for memory.import_mcp_memory."
     ),
 )
 purge_task = task(
@@ -70,6 +98,8 @@ invalidate_index_task = task(
 tasks = task_group(
     export_task,
     import_task,
+    import_mcp_memory_task,
+    import_basic_memory_task,
     purge_task,
     invalidate_index_task,
     export_markdown_task,

@@ -98,7 +98,7 @@ def require_area(area: str) -> str:
     return area
 
 
-def _is_forbidden_name_char(char: str) -> bool:
+def is_forbidden_name_char(char: str) -> bool:
     point = ord(char)
     if 0xFDD0 <= point <= 0xFDEF or point & 0xFFFE == 0xFFFE:
         return True
@@ -111,7 +111,7 @@ def require_name(name: str) -> str:
         return name  # no ASCII character is invisible, a separator or a noncharacter
     # The path step has already rejected separators, controls and dot names.
     for char in name:
-        if _is_forbidden_name_char(char):
+        if is_forbidden_name_char(char):
             raise invalid_argument_error(
                 "name",
                 "name must not contain invisible, separator, or noncharacter "

@@ -42,6 +42,12 @@ from .files import (
     ReplaceFact,
     WriteFile,
 )
+from .foreign import (
+    ForeignImport,
+    ForeignImportReport,
+    ImportBasicMemory,
+    ImportMcpMemory,
+)
 from .history import (
     FileVersion,
     ListVersions,
@@ -133,9 +139,13 @@ __all__ = [
     "FilePath",
     "FileVersion",
     "FilesQuery",
+    "ForeignImport",
+    "ForeignImportReport",
     "GetMemoryIndex",
     "IdempotencyKey",
+    "ImportBasicMemory",
     "ImportMarkdown",
+    "ImportMcpMemory",
     "ImportMemory",
     "ImportMode",
     "ImportReport",
