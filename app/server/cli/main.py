@@ -1,4 +1,4 @@
-"""The ``wenchang`` command: serve, mcp, config, openapi and token management."""
+"""The ``wenchang`` command: serve, mcp, config, openapi, tokens and webhooks."""
 
 import argparse
 import json
@@ -17,6 +17,7 @@ from app.infra.tokens.token_file import (
 )
 from app.server.cli.config_report import effective_settings, unknown_variable_warnings
 from app.server.cli.serve_workers import require_shared_storage, run_workers
+from app.server.cli.webhooks import add_webhook_arguments, run_webhook
 from app.server.log_config import configured_logging
 from app.server.mcp.telemetry import log_tool_call
 from app.server.oauth.cli import oauth_client_lines, revoke_oauth_client
@@ -74,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("list", help="show tokens (never their secrets)")
     revoke = actions.add_parser("revoke", help="remove a token by id")
     revoke.add_argument("token_id", help="a token id, or an OAuth client id")
+    add_webhook_arguments(
+        commands.add_parser("webhook", help="manage an entity's webhooks")
+    )
     return parser
 
 
@@ -235,6 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _config()
         if arguments.command == "openapi":
             return _openapi()
+        if arguments.command == "webhook":
+            return run_webhook(arguments)
         return _token(arguments)
     except (SettingsError, ValueError) as exc:
         print(f"wenchang: {exc}", file=sys.stderr)

@@ -54,6 +54,10 @@ from wenchang_client.models import (
     SearchResults,
     VersionEntry,
     VersionListing,
+    Webhook,
+    WebhookCreated,
+    WebhookDelivery,
+    Webhooks,
 )
 from wenchang_client.retries import AttemptOutcome, RetryPolicy, transient_retry
 from wenchang_client.sync_client import MemoryClient
@@ -111,6 +115,10 @@ __all__ = [
     "VersionConflictError",
     "VersionEntry",
     "VersionListing",
+    "Webhook",
+    "WebhookCreated",
+    "WebhookDelivery",
+    "Webhooks",
     "WenchangError",
     "error_from_payload",
     "transient_retry",

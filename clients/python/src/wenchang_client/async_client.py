@@ -27,6 +27,8 @@ from wenchang_client.models import (
     MemoryToolAnswer,
     SearchResults,
     VersionListing,
+    Webhook,
+    WebhookCreated,
 )
 from wenchang_client.retries import AttemptObserver, RetryBudget, RetryPolicy
 from wenchang_client.wire import Call, decode, error_of, new_key, request_of
@@ -167,6 +169,25 @@ class AsyncMemoryClient:
         (None: from the oldest kept), oldest first; CursorExpiredError when
         they are no longer kept."""
         return await self._send(calls.read_changes(scope, after))
+
+    async def add_webhook(
+        self, scope: str, url: str, *, description: str = ""
+    ) -> WebhookCreated:
+        """Register ``url`` for the caller's changes in ``scope`` (owners only);
+        the answer's ``secret`` is shown only now."""
+        return await self._send(calls.add_webhook(scope, url, description))
+
+    async def list_webhooks(self, scope: str) -> list[Webhook]:
+        """The caller's webhooks in ``scope``, each with its delivery state."""
+        return (await self._send(calls.list_webhooks(scope))).webhooks
+
+    async def enable_webhook(self, scope: str, webhook_id: str) -> Webhook:
+        """Resume a failed webhook with the change it failed on."""
+        return await self._send(calls.enable_webhook(scope, webhook_id))
+
+    async def remove_webhook(self, scope: str, webhook_id: str) -> None:
+        """Remove a webhook; an unknown id raises NotFoundError."""
+        await self._send(calls.remove_webhook(scope, webhook_id))
 
     async def read_audit(
         self,

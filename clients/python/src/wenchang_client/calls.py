@@ -17,6 +17,9 @@ from wenchang_client.models import (
     MemoryToolAnswer,
     SearchResults,
     VersionListing,
+    Webhook,
+    WebhookCreated,
+    Webhooks,
 )
 from wenchang_client.segments import (
     VERSION_RULE,
@@ -100,6 +103,23 @@ def search_memory(
 def read_changes(scope: str, after: str | None) -> Call[ChangesPage]:
     given = {"scope": scope} | _given(after=after)
     return Call("GET", path_of("changes"), ChangesPage, given)
+
+
+def add_webhook(scope: str, url: str, description: str) -> Call[WebhookCreated]:
+    body = {"url": url, "description": description}
+    return Call("POST", path_of("webhooks", scope), WebhookCreated, body=body)
+
+
+def list_webhooks(scope: str) -> Call[Webhooks]:
+    return Call("GET", path_of("webhooks", scope), Webhooks)
+
+
+def enable_webhook(scope: str, webhook_id: str) -> Call[Webhook]:
+    return Call("POST", path_of("webhooks", scope, webhook_id, "enable"), Webhook)
+
+
+def remove_webhook(scope: str, webhook_id: str) -> Call[Deleted]:
+    return Call("DELETE", path_of("webhooks", scope, webhook_id), Deleted)
 
 
 def read_audit(

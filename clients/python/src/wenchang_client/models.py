@@ -157,6 +157,39 @@ class AuditEvents(_Answer):
     next_cursor: str | None
 
 
+class WebhookDelivery(_Answer):
+    """Where an endpoint's deliveries stand: ``active``, ``retrying``, ``failed``."""
+
+    status: str
+    attempts: int
+    next_attempt_at: str | None
+    last_error: str
+    last_delivered_at: str | None
+    failed_at: str | None
+
+
+class Webhook(_Answer):
+    id: str
+    url: str
+    description: str
+    created_at: str
+    delivery: WebhookDelivery
+
+
+class WebhookCreated(_Answer):
+    """A new endpoint; ``secret`` (``whsec_…``) is shown only here."""
+
+    id: str
+    url: str
+    description: str
+    secret: str
+    created_at: str
+
+
+class Webhooks(_Answer):
+    webhooks: list[Webhook]
+
+
 class Deleted(_Answer):
     ok: bool = True
 

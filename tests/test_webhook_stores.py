@@ -1,0 +1,107 @@
+"""Every webhook store (memory, SQLite, files, GCS) keeps endpoints alike.
+
+docs/changes.md: endpoints and their delivery state are kept beside the memory
+in the storage (a restarted process finds them), each change of one is a
+version-guarded swap (of two swaps from one version, one wins: leases and
+cursors never move twice), and a purge of an entity removes only its own.
+"""
+
+import asyncio
+from collections.abc import AsyncGenerator
+from contextlib import AsyncExitStack
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from app.features.webhooks.domain import Endpoint
+from app.features.webhooks.domain.signing import new_endpoint_id, new_secret
+from app.features.webhooks.ports import WebhookStore
+from app.infra.port_wiring import open_webhook_store
+from tests.support.storage_adapters import ADAPTERS, storage_url
+
+NOW = datetime(2026, 12, 5, 6, 0, 0, 123456, tzinfo=UTC)
+
+
+def endpoint(entity: str = "alice") -> Endpoint:
+    return Endpoint(
+        id=new_endpoint_id(),
+        scope="user",
+        entity_id=entity,
+        url="https://hooks.example.com/a",
+        description="ci",
+        secret=new_secret(),
+        created_at=NOW,
+        cursor=3,
+    )
+
+
+@pytest.fixture(params=ADAPTERS)
+async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncGenerator[str]:
+    kind: str = request.param
+    if kind == "gcs":
+        request.getfixturevalue("gcs_emulator")
+    yield storage_url(kind, tmp_path)
+
+
+@pytest.fixture
+async def store(url: str) -> AsyncGenerator[WebhookStore]:
+    async with open_webhook_store(url) as opened:
+        yield opened
+
+
+async def test_an_endpoint_is_listed_by_its_entity_with_every_field(
+    store: WebhookStore,
+) -> None:
+    alice, bob = endpoint(), endpoint("bob")
+    await store.create(alice)
+    await store.create(bob)
+    assert [s.endpoint for s in await store.listing("user/alice/")] == [alice]
+    assert {s.endpoint.id for s in await store.listing(None)} == {alice.id, bob.id}
+
+
+async def test_of_two_swaps_from_one_version_exactly_one_lands(
+    store: WebhookStore,
+) -> None:
+    first = endpoint()
+    await store.create(first)
+    [stored] = await store.listing("user/alice/")
+    one = replace(first, lease_holder="one", lease_until=NOW)
+    two = replace(first, lease_holder="two", lease_until=NOW)
+    landed = await asyncio.gather(
+        store.swap(one, stored.version), store.swap(two, stored.version)
+    )
+    assert sum(version is not None for version in landed) == 1
+    [now] = await store.listing("user/alice/")
+    assert now.endpoint.lease_holder in ("one", "two")
+    assert await store.swap(replace(first, cursor=9), stored.version) is None
+    moved = replace(now.endpoint, cursor=9, failed_at=NOW)
+    assert await store.swap(moved, now.version) is not None
+    assert (await store.listing("user/alice/"))[0].endpoint == moved
+
+
+async def test_remove_and_erase_touch_only_their_entity(store: WebhookStore) -> None:
+    alice, other, bob = endpoint(), endpoint(), endpoint("bob")
+    for item in (alice, other, bob):
+        await store.create(item)
+    assert not await store.remove("user/bob/", alice.id)
+    assert not await store.remove("user/alice/", "../../etc/passwd")
+    assert await store.remove("user/alice/", alice.id)
+    assert not await store.remove("user/alice/", alice.id)
+    await store.erase("user/alice/")
+    assert [s.endpoint.id for s in await store.listing(None)] == [bob.id]
+
+
+async def test_another_process_on_the_storage_finds_them(url: str) -> None:
+    if url == "memory://":
+        pytest.skip("memory:// keeps endpoints in its process only")
+    item = endpoint()
+    async with AsyncExitStack() as stack:
+        first = await stack.enter_async_context(open_webhook_store(url))
+        await first.create(item)
+        second = await stack.enter_async_context(open_webhook_store(url))
+        [found] = await second.listing("user/alice/")
+        assert found.endpoint == item
+        assert await second.swap(replace(item, cursor=4), found.version) is not None
+        assert (await first.listing(None))[0].endpoint.cursor == 4
