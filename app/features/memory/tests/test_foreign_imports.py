@@ -71,7 +71,8 @@ async def test_a_rerun_changes_nothing_and_says_so() -> None:
     )
     assert await snapshot(context.storage) == before
     key = file_key("user", "alice", "knowledge", "Ada Okafor")
-    assert len(await context.storage.list_versions(key, after=None, limit=10)) == 1
+    (record,) = await context.storage.list_versions(key, after=None, limit=10)
+    assert (record.operation, record.actor) == ("memory.import_mcp_memory", "task")
 
 
 @pytest.mark.parametrize("run", ["mcp", "basic"])
