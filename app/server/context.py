@@ -19,6 +19,7 @@ from app.features.webhooks.ports import WebhookStore
 from app.server.auditing import audited, mark_audited
 from app.shared.clock import utc_now
 from app.shared.identity import Identity
+from app.shared.progress import Progress
 
 __all__ = ["AppContext", "mark_audited"]
 
@@ -44,6 +45,8 @@ class AppContext:
     """Opens a markdown tree on this machine (the markdown export and import)."""
     webhooks: WebhookStore
     """Registered webhook endpoints and their delivery state."""
+    progress: Progress
+    """Bars a long task advances (shown on a task's terminal, else nowhere)."""
     limits: MemoryLimits = field(default_factory=MemoryLimits)
     policy: ScopePolicy = field(default_factory=ScopePolicy)
     audit_policy: AuditPolicy = field(default_factory=AuditPolicy)

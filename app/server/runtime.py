@@ -29,6 +29,7 @@ from app.infra.port_wiring import (
 from app.infra.tokens.token_file import ensure_cursor_secret
 from app.server.context import AppContext
 from app.server.settings import Settings
+from app.server.terminal_progress import progress_for
 from app.server.webhook_worker import delivering
 
 
@@ -81,6 +82,7 @@ def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContex
         rate_limits=ports.rate_limits,
         markdown_trees=open_markdown_tree,
         webhooks=ports.webhooks,
+        progress=progress_for(surface),
         limits=limits_from(settings),
         policy=ScopePolicy(write_roles=settings.write_policy),
         audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),

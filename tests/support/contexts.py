@@ -16,6 +16,7 @@ from app.infra.stream_audit_log import NoAuditLog
 from app.server.context import AppContext
 from app.shared.clock import utc_now
 from app.shared.identity import Identity
+from app.shared.progress import NoProgress
 
 
 def context_over(
@@ -42,6 +43,7 @@ def context_over(
         rate_limits=ProcessRateLimitStore(),
         markdown_trees=open_markdown_tree,
         webhooks=MemoryWebhookStore(),
+        progress=NoProgress(),
         limits=limits or MemoryLimits(),
         policy=policy or ScopePolicy(),
         clock=clock,

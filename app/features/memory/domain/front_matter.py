@@ -8,6 +8,10 @@ import yaml
 OPEN = b"---\n"
 CLOSE = b"\n---\n"
 SUFFIX = ".md"
+# libyaml's emitter and parser where PyYAML was built with it (its wheels
+# are): four times faster than the pure-Python ones.
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_FILE_NAME_BYTES = 255
 """What Linux, macOS and Windows file systems allow for one file name."""
 
@@ -19,8 +23,9 @@ class FrontMatterError(ValueError):
 def render(fields: dict[str, object], content: bytes) -> bytes:
     """``fields`` in their given order as YAML (unicode as is, one line each),
     between ``---`` lines, then ``content`` byte for byte."""
-    matter = yaml.safe_dump(
+    matter = yaml.dump(
         fields,
+        Dumper=DUMPER,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
@@ -38,7 +43,7 @@ def parse(data: bytes) -> tuple[dict[str, object], bytes]:
     if end < 0:
         raise FrontMatterError("has no '---' line closing its front matter")
     try:
-        loaded = yaml.safe_load(data[len(OPEN) : end + 1].decode())
+        loaded = yaml.load(data[len(OPEN) : end + 1].decode(), Loader=LOADER)
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise FrontMatterError(f"front matter is not YAML: {exc}") from exc
     if not isinstance(loaded, dict):

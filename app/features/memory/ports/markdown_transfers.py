@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from app.shared.errors import import_conflict_error
+from app.shared.progress import ProgressBar
 
 from ..domain.exports import markdown_file
 from ..domain.front_matter import file_name, name_of
@@ -36,22 +37,33 @@ class Tally:
     def __getitem__(self, outcome: str) -> int:
         return self.counts.get(outcome, 0)
 
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
 
-async def export_tree(storage: Storage, prefix: str, tree: MarkdownTree) -> Tally:
+
+async def export_tree(
+    storage: Storage, prefix: str, tree: MarkdownTree, bar: ProgressBar
+) -> Tally:
     """Each file under ``prefix`` written to ``tree`` as it is read: "written",
     "unchanged" (the tree held the bytes) or "unnamed" (too long a name)."""
     tally = Tally()
-    async for batch in list_batches(storage, prefix):
-        for listed in batch:
-            parts, stored = split_key(listed.key), await storage.get(listed.key)
-            if parts is None or stored is None:
-                continue
-            named = file_name(parts[2])
-            if named is None:
-                tally.add("unnamed", f"{parts[1]}/{parts[2]}")
-                continue
-            wrote = await tree.write(TreeFile(parts[1], named), markdown_file(stored))
-            tally.add("written" if wrote else "unchanged")
+    try:
+        async for batch in list_batches(storage, prefix):
+            for listed in batch:
+                bar.advance()
+                parts, stored = split_key(listed.key), await storage.get(listed.key)
+                if parts is None or stored is None:
+                    continue
+                named = file_name(parts[2])
+                if named is None:
+                    tally.add("unnamed", f"{parts[1]}/{parts[2]}")
+                    continue
+                data = markdown_file(stored)
+                wrote = await tree.write(TreeFile(parts[1], named), data)
+                tally.add("written" if wrote else "unchanged")
+    finally:
+        await tree.flush()
     return tally
 
 
@@ -101,6 +113,7 @@ async def import_tree(
     storage: Storage,
     restores: AsyncIterator[tuple[Restore, str | None]],
     change: Change | None,
+    bar: ProgressBar,
     *,
     overwrite: bool,
 ) -> Tally:
@@ -112,6 +125,7 @@ async def import_tree(
         if change is not None and outcome in ("created", "overwritten"):
             await write_tree_file(storage, restore, version, change)
         tally.add(outcome, restore.label)
+        bar.advance()
     return tally
 
 
@@ -122,7 +136,7 @@ def import_report(request: ImportMarkdown, tally: Tally) -> MarkdownImported:
         path=request.path,
         mode=request.mode,
         dry_run=request.dry_run,
-        files=sum(tally.counts.values()),
+        files=tally.total,
         created=tally["created"],
         overwritten=tally["overwritten"],
         unchanged=tally["unchanged"],

@@ -23,6 +23,7 @@ class MarkdownTree(Protocol):
 
     A write lands entirely or not at all (a new file is renamed into place), so
     an interrupted export leaves every file either as it was or as written.
+    Writes may wait for ``flush`` (or later writes) to land.
     """
 
     def files(self) -> Iterator[TreeFile]:
@@ -36,8 +37,12 @@ class MarkdownTree(Protocol):
         ...
 
     async def write(self, file: TreeFile, data: bytes) -> bool:
-        """Store ``data`` as the file; False (nothing written) when it already
-        holds exactly these bytes."""
+        """Store ``data`` as the file (by the next ``flush`` at the latest);
+        False (nothing written) when it already holds exactly these bytes."""
+        ...
+
+    async def flush(self) -> None:
+        """Put every write made so far in place; run it also when interrupted."""
         ...
 
 

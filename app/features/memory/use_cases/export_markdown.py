@@ -18,7 +18,9 @@ async def export_markdown(
     """
     prefix = locate_entity(request.scope, request.entity_id)
     tree = context.markdown_trees(request.path, request.scope)
-    tally = await export_tree(context.storage, prefix, tree)
+    total = await context.storage.count(prefix)
+    with context.progress.bar("export_markdown", total) as bar:
+        tally = await export_tree(context.storage, prefix, tree, bar)
     return MarkdownExported(
         scope=request.scope,
         entity_id=request.entity_id,

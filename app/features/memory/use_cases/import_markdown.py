@@ -31,17 +31,20 @@ async def import_markdown(
     now, overwrite = context.clock(), request.mode is ImportMode.OVERWRITE
     limit, source = context.limits.max_file_bytes, context.source
     check = partial(tree_restore, request, max_file_bytes=limit, source=source, now=now)
-    plan = await import_tree(
-        storage, checked_tree(tree, check), None, overwrite=overwrite
-    )
+    with context.progress.bar("check_markdown", None) as bar:
+        restores = checked_tree(tree, check)
+        plan = await import_tree(storage, restores, None, bar, overwrite=overwrite)
     if request.mode is ImportMode.FAIL:
         require_no_conflicts(plan)
     if request.dry_run:
         return import_report(request, plan)
     change = Change("memory.import_markdown", context.source, now)
     try:
-        restores = checked_tree(tree, check)
-        done = await import_tree(storage, restores, change, overwrite=overwrite)
+        with context.progress.bar("import_markdown", plan.total) as bar:
+            restores = checked_tree(tree, check)
+            done = await import_tree(
+                storage, restores, change, bar, overwrite=overwrite
+            )
     finally:
         await context.index_cache.invalidate(prefix)
     return import_report(request, done)

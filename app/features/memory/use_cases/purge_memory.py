@@ -2,6 +2,7 @@ from collections.abc import Sequence
 
 from app.server.context import AppContext
 from app.shared.errors import purge_incomplete_error
+from app.shared.progress import ProgressBar
 
 from ...audit.ports import Subject
 from ..domain import split_key
@@ -27,16 +28,19 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     prefix = locate_entity(request.scope, request.entity_id)
     gone: list[ListedObject] = []
     passes = 0
+    total = await storage.count(prefix)
     if request.dry_run:
-        gone = await _sweep(storage, prefix, delete=False)
+        with context.progress.bar("purge (dry run)", total) as bar:
+            gone = await _sweep(storage, prefix, bar, delete=False)
     else:
         try:
-            while await storage.list_page(prefix, start_after=None, limit=1):
-                if passes == PURGE_MAX_PASSES:
-                    remaining = await storage.count(prefix)
-                    raise purge_incomplete_error(remaining, passes)
-                passes += 1
-                gone += await _sweep(storage, prefix, delete=True)
+            with context.progress.bar("purge", total) as bar:
+                while await storage.list_page(prefix, start_after=None, limit=1):
+                    if passes == PURGE_MAX_PASSES:
+                        remaining = await storage.count(prefix)
+                        raise purge_incomplete_error(remaining, passes)
+                    passes += 1
+                    gone += await _sweep(storage, prefix, bar, delete=True)
         finally:
             await context.index_cache.invalidate(prefix)
         # The retry-key records and audit events name the erased files;
@@ -57,7 +61,9 @@ async def purge_memory(request: PurgeMemory, context: AppContext) -> PurgeReport
     )
 
 
-async def _sweep(storage: Storage, prefix: str, *, delete: bool) -> list[ListedObject]:
+async def _sweep(
+    storage: Storage, prefix: str, bar: ProgressBar, *, delete: bool
+) -> list[ListedObject]:
     swept: list[ListedObject] = []
     async for batch in list_batches(storage, prefix):
         for listed in batch:
@@ -65,6 +71,7 @@ async def _sweep(storage: Storage, prefix: str, *, delete: bool) -> list[ListedO
                 listed.key, listed.version
             ):
                 swept.append(listed)
+                bar.advance()
     return swept
 
 
