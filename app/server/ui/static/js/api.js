@@ -92,6 +92,12 @@ export const api = {
     call("POST", filePath(s, a, n) + "/restore", { body: { version }, headers: guard(ifVersion) }),
   search: (query) => call("GET", "/v1/search", { query }),
   audit: (query) => call("GET", "/v1/audit", { query }),
+  webhooks: (scope) => call("GET", `/v1/webhooks/${encodeURIComponent(scope)}`),
+  addWebhook: (scope, body) => call("POST", `/v1/webhooks/${encodeURIComponent(scope)}`, { body }),
+  enableWebhook: (scope, id) =>
+    call("POST", `/v1/webhooks/${encodeURIComponent(scope)}/${encodeURIComponent(id)}/enable`),
+  removeWebhook: (scope, id) =>
+    call("DELETE", `/v1/webhooks/${encodeURIComponent(scope)}/${encodeURIComponent(id)}`),
 };
 
 // The change feed of one scope as a stream (fetch, since EventSource cannot send the
@@ -132,7 +138,7 @@ let features = null;
 
 export async function available() {
   if (features) return features;
-  const found = { history: false, search: false, audit: false, changes: false };
+  const found = { history: false, search: false, audit: false, changes: false, webhooks: false };
   try {
     const response = await fetch("/openapi.json", { credentials: "omit", cache: "no-store" });
     const paths = Object.keys((await response.json()).paths || {});
@@ -140,6 +146,7 @@ export async function available() {
     found.search = paths.includes("/v1/search");
     found.audit = paths.includes("/v1/audit");
     found.changes = paths.includes("/v1/changes");
+    found.webhooks = paths.includes("/v1/webhooks/{scope}");
   } catch {
     // Without the document, show only what every server has.
   }

@@ -8,6 +8,7 @@ import { showHistory } from "./views/history.js";
 import { showIndex } from "./views/index.js";
 import { showSearch } from "./views/search.js";
 import { showSignIn } from "./views/signin.js";
+import { showWebhooks } from "./views/webhooks.js";
 
 const FILE_ROUTE = /^#\/f\/([^/]+)\/([^/]+)\/([^/]+?)(?:\/(edit|history|audit))?$/;
 const FILE_VIEWS = { "": showFile, edit: showEditor, history: showHistory, audit: showAudit };
@@ -19,6 +20,10 @@ function route(hash) {
   if (hash === "#/search" || hash.startsWith("#/search?")) {
     const query = new URLSearchParams(hash.slice("#/search?".length));
     return (view) => showSearch(view, query);
+  }
+  if (hash === "#/webhooks" || hash.startsWith("#/webhooks?")) {
+    const query = new URLSearchParams(hash.slice("#/webhooks?".length));
+    return (view) => showWebhooks(view, query);
   }
   const file = FILE_ROUTE.exec(hash);
   if (file) {
@@ -56,6 +61,7 @@ async function render() {
   if (!signedIn) return showSignIn(view, render);
   const features = await available();
   document.getElementById("nav-search-item").hidden = !features.search;
+  document.getElementById("nav-webhooks-item").hidden = !features.webhooks;
   return route(window.location.hash || "#/")(view);
 }
 
