@@ -272,6 +272,9 @@ class ConcurrentWriter:
             await self.inner.put(Write(key, b"- [stated] rewritten\n", META))
         return await self.inner.delete_if_version(key, expected, change=change)
 
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        return await self.inner.erase_if_version(key, expected)
+
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[VersionRecord]:

@@ -116,6 +116,7 @@ def test_every_task_is_named_and_described() -> None:
         "memory.invalidate_index",
         "memory.export_markdown",
         "memory.import_markdown",
+        "memory.sweep_expired",
     ]
     assert all(item.description for item in tasks)
 

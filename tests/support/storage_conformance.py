@@ -24,6 +24,7 @@ from app.features.memory.ports import Change, FileMetadata, Storage, Write
 from app.shared.errors import backend_unavailable
 from tests.support.storage_adapters import AdapterUnderTest
 from tests.support.storage_change_conformance import StorageChangeFeedConformance
+from tests.support.storage_erase_conformance import StorageEraseConformance
 from tests.support.storage_history_conformance import StorageHistoryConformance
 from tests.support.storage_rename_conformance import StorageRenameConformance
 
@@ -59,7 +60,10 @@ async def keys(storage: Storage, prefix: str = "") -> list[str]:
 
 
 class StorageConformance(
-    StorageHistoryConformance, StorageChangeFeedConformance, StorageRenameConformance
+    StorageHistoryConformance,
+    StorageChangeFeedConformance,
+    StorageRenameConformance,
+    StorageEraseConformance,
 ):
     """Every case of the Storage port contract; supply ``adapter``."""
 

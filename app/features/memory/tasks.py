@@ -8,6 +8,7 @@ from .use_cases.import_mcp_memory import import_mcp_memory
 from .use_cases.import_memory import import_memory
 from .use_cases.invalidate_index import invalidate_index
 from .use_cases.purge_memory import purge_memory
+from .use_cases.sweep_expired import sweep_expired
 
 export_task = task(
     "memory.export",
@@ -95,6 +96,19 @@ invalidate_index_task = task(
     ),
 )
 
+sweep_expired_task = task(
+    "memory.sweep_expired",
+    sweep_expired,
+    description=(
+        "Erase expired files with their history: of one entity (scope and "
+        "entity_id), one scope, or every entity when none is named. dry_run "
+        "(default true) only reports what would go. Each erase is guarded by "
+        "the version listed (a file rewritten since is kept and counted); the "
+        "index cache and Idempotency-Key records of each entity that lost a "
+        "file are erased. Safe to run again."
+    ),
+)
+
 tasks = task_group(
     export_task,
     import_task,
@@ -104,4 +118,5 @@ tasks = task_group(
     invalidate_index_task,
     export_markdown_task,
     import_markdown_task,
+    sweep_expired_task,
 )

@@ -18,7 +18,12 @@ from pathlib import Path
 
 from app.features.memory.ports import VersionRecord
 from app.infra.durable_files import sync_directory, write_new
-from app.infra.filesystem.layout import Record, encode_segment, prefix_directory
+from app.infra.filesystem.layout import (
+    Record,
+    encode_segment,
+    prefix_directory,
+    remove_empty,
+)
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 
 HISTORY_DIR = ".history"
@@ -161,6 +166,17 @@ def scrub_history(root: Path, prefix: str) -> None:
                 path.unlink()
         if here != root / HISTORY_DIR and not os.listdir(here):
             here.rmdir()
+
+
+def erase_history(root: Path, key: str) -> None:
+    """Remove every archive file of exactly ``key``, then empty directories."""
+    directory = history_directory(root, key)
+    if not directory.is_dir():
+        return
+    for name in os.listdir(directory):
+        (directory / name).unlink()
+    sync_directory(directory)
+    remove_empty(root / HISTORY_DIR, directory)
 
 
 def _key_of(path: Path) -> str:

@@ -14,7 +14,12 @@ from app.features.memory import ports
 from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem.change_log import FileChangeLog
 from app.infra.filesystem.commits import names_version, tidy
-from app.infra.filesystem.history import archive, history_directory, scrub_history
+from app.infra.filesystem.history import (
+    archive,
+    erase_history,
+    history_directory,
+    scrub_history,
+)
 from app.infra.filesystem.key_history import KeyHistories
 from app.infra.filesystem.layout import (
     SIDECAR,
@@ -161,6 +166,22 @@ class FilesystemStorage:
             tidy(lambda: self._history.trim(key, change))
         return True
 
+    def _erase(self, key: str, expected: str) -> bool:
+        # The history goes first: a crash before the sidecar leaves the file
+        # whole (a sweep run again erases it), never history without a file.
+        directory, stem = self._location(key)
+        sidecar = directory / f"{stem}{SIDECAR}"
+        with self._locked(fcntl.LOCK_EX):
+            current = read_record(sidecar)
+            if current is None or current.entry.version != expected:
+                return False
+            erase_history(self._root, key)
+            sidecar.unlink()
+            sync_directory(directory)
+            (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
+            remove_empty(self._root, directory)
+        return True
+
     def _found(
         self, prefix: str, start_after: str | None
     ) -> Iterator[tuple[str, Path]]:
@@ -217,6 +238,9 @@ class FilesystemStorage:
         self, key: str, expected: str, *, change: ports.Change | None = None
     ) -> bool:
         return await self._run(self._delete, key, expected, change)
+
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        return await self._run(self._erase, key, expected)
 
     def _versions(
         self, key: str, after: str | None, limit: int

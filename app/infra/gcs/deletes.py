@@ -16,7 +16,7 @@ from typing import Any
 from tenchi.errors import AppError
 
 from app.features.memory.ports import Change, FileMetadata
-from app.infra.gcs.history import change_map
+from app.infra.gcs.history import LIST_BATCH, SEPARATOR, change_map, is_tombstone
 from app.infra.gcs.outcomes import GcsWrites
 from app.infra.object_metadata import metadata_from_map
 from app.shared.clock import utc_now
@@ -61,6 +61,18 @@ class GcsDeletes(GcsWrites):
             )
         await self._history.prune(key, None, change.at)
         return tombstone
+
+    async def erase_leftovers(self, key: str) -> None:
+        """Erase every generation of ``key``'s object that is not live (its
+        tombstone, noncurrent ones) and every archived record of exactly it."""
+        name = self._prefix + key
+        params = {"prefix": name, "versions": "true", "maxResults": str(LIST_BATCH)}
+        params["fields"] = "items(name,generation,timeDeleted,metadata),nextPageToken"
+        async for item in self._objects.items(params):
+            stale = item.get("timeDeleted") or is_tombstone(item)
+            if item["name"] == name and stale:
+                await self._objects.erase(name, str(item["generation"]))
+        await self._history.scrub(key + SEPARATOR)
 
 
 def _tombstone(current: dict[str, Any], change: Change | None) -> dict[str, str]:

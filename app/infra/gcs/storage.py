@@ -189,6 +189,18 @@ class GcsStorage:
         await logged.end(version)
         return version is not None
 
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        # A purge's tombstone replaces the object only at ``expected``
+        # (ifGenerationMatch, its outcome resolved as every write's), then every
+        # generation of the name that is not live goes, with the key's archive.
+        current = await self._live(key)
+        if current is None or str(current["generation"]) != generation_of(expected):
+            return False
+        if not await self._writes.remove(key, current, None):
+            return False
+        await self._writes.erase_leftovers(key)
+        return True
+
     async def list_versions(
         self, key: str, *, after: str | None, limit: int
     ) -> Sequence[ports.VersionRecord]:

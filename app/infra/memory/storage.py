@@ -68,6 +68,15 @@ class MemoryStorage:
             self._record(key, tombstone(version, current.metadata, change), change)
         return True
 
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        current = self._objects.get(key)
+        if current is None or current.version != expected:
+            return False
+        del self._objects[key]
+        self._keys.pop(bisect.bisect_left(self._keys, key))
+        self._history.pop(key, None)
+        return True
+
     async def rename_if_version(
         self,
         source: str,

@@ -61,6 +61,7 @@ RETURNING key
 """
 _ABANDON = f"DELETE FROM idempotency_records WHERE {_FENCE}"
 _SWEEP = f"DELETE FROM idempotency_records AS r WHERE {_EXPIRED}"
+_CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)"
 _ERASE = """
 DELETE FROM idempotency_records
 WHERE substr(scope, 1, length(:prefix)) = :prefix
@@ -124,8 +125,14 @@ class SqliteIdempotencyStore(SqliteGuardStore, ReservationStore):
         await self._rows(_ABANDON, _fence(reservation))
 
     async def erase_scope(self, prefix: str) -> int:
-        # secure_delete (every connection's) overwrites the freed cells.
-        return len(await self._rows(_ERASE, {"prefix": prefix}))
+        # secure_delete (every connection's) overwrites the freed cells; the
+        # checkpoint then copies those pages over the file's old ones and
+        # empties the WAL, so no page image keeps an erased key (a busy
+        # checkpoint leaves it to the next one, as SQLite's own would).
+        erased = len(await self._rows(_ERASE, {"prefix": prefix}))
+        if erased:
+            await self._rows(_CHECKPOINT, {})
+        return erased
 
 
 def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:

@@ -46,6 +46,7 @@ from app.infra.sqlite.connection import (
     translate_sqlite_error,
 )
 from app.infra.sqlite.edits import GET, Edit, EditJob
+from app.infra.sqlite.erasures import EraseJob
 from app.infra.sqlite.group_commit import GroupCommit, open_group_commit
 from app.infra.sqlite.history import (
     OBJECTS_TABLE,
@@ -77,7 +78,7 @@ from app.infra.sqlite.writes import (
 )
 from app.shared.errors import backend_unavailable_error
 
-type Job = StatementJob | DeleteJob | EditJob | RenameJob
+type Job = StatementJob | DeleteJob | EditJob | RenameJob | EraseJob
 
 EXPIRIES = (
     "SELECT expires_at FROM memory_objects INDEXED BY memory_objects_expiring "
@@ -165,6 +166,15 @@ class SqliteStorage:
     ) -> bool:
         return await self._write(DeleteJob(self._landing, key, expected, change))
 
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        if not await self._write(EraseJob(key, expected)):
+            return False
+        # The WAL still holds the pages as they were: copied back and emptied.
+        checkpoint = await self.group_commit.call(_checkpoint)
+        if checkpoint and checkpoint[0]:
+            raise backend_unavailable_error("timeout")
+        return True
+
     async def rename_if_version(
         self,
         source: str,
@@ -239,6 +249,13 @@ def _scrub(db: sqlite3.Connection, bounds: tuple[str, str]) -> Any:
         db.execute("DELETE FROM memory_history WHERE key >= ? AND key < ?", bounds)
         db.execute(SCRUB, bounds)
         db.execute("VACUUM")
+    except sqlite3.Error as exc:
+        raise translate_sqlite_error(exc) from exc
+    return _checkpoint(db)
+
+
+def _checkpoint(db: sqlite3.Connection) -> Any:
+    try:
         return db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except sqlite3.Error as exc:
         raise translate_sqlite_error(exc) from exc

@@ -3,10 +3,11 @@
 from collections.abc import Callable
 from datetime import datetime
 
-from app.shared.errors import expired_role_required_error
+from app.shared.errors import expired_role_required_error, invalid_argument_error
 from app.shared.identity import Identity
 
 from ..domain.expiry import Expiry
+from . import locate_entity
 
 OWNER_ROLE = "owner"
 
@@ -30,3 +31,14 @@ def hidden_after(
         if grant is not None and grant.role != OWNER_ROLE:
             raise expired_role_required_error(name)
     return None
+
+
+def locate_sweep(scope: str | None, entity_id: str | None) -> str:
+    """The key prefix a sweep covers: one entity, one scope, or all ("")."""
+    if entity_id is not None:
+        if scope is None:
+            raise invalid_argument_error(
+                "scope", "entity_id names an entity of a scope"
+            )
+        return locate_entity(scope, entity_id)
+    return "" if scope is None else f"{scope}/"

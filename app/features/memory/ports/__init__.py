@@ -5,6 +5,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from .change_feed import ChangeFeed as ChangeFeed
+from .change_feed import ChangeLogPage as ChangeLogPage
+from .change_feed import LoggedChange as LoggedChange
+
 if TYPE_CHECKING:  # the search corpus is built from these ports' types
     from app.features.audit.ports import PendingEvent
     from app.features.search.domain.corpus import Corpus
@@ -95,45 +99,6 @@ class HistoryRetention:
     """How long the change feed keeps a change (``ChangeFeed``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedChange:
-    """One recorded mutation in its entity's change log; ``seq`` counts on by 1."""
-
-    seq: int
-    key: str
-    operation: str
-    actor: str
-    at: datetime
-    version: str
-
-
-@dataclass(frozen=True, slots=True)
-class ChangeLogPage:
-    """Changes after a position, and ``last``: the newest seq the entity's log
-    had issued before they were read (0: none, or all scrubbed)."""
-
-    changes: Sequence[LoggedChange]
-    last: int
-    voided: Sequence[int] = ()
-    """Numbers a write claimed but never landed (GCS): they count, showing nothing."""
-
-
-@runtime_checkable
-class ChangeFeed(Protocol):
-    """Storage that logs every recorded mutation per entity, in commit order:
-    each mutation given a ``change`` adds one entry (with the mutation, or
-    claimed before it on GCS), numbered one past the entity's previous. Entries
-    older than ``HistoryRetention.changes_seconds`` are pruned as later writes
-    land, never the entity's newest; ``scrub`` erases them."""
-
-    async def changes_after(
-        self, prefix: str, after: int, *, now: datetime, limit: int
-    ) -> ChangeLogPage:
-        """Up to ``limit`` entries of the entity ``prefix`` with seq > ``after``,
-        oldest first, of those still within the retention at ``now``."""
-        ...
-
-
 class Storage(Protocol):
     """Objects under string keys, each with metadata and an opaque version.
 
@@ -179,6 +144,17 @@ class Storage(Protocol):
         self, key: str, expected: str, *, change: Change | None = None
     ) -> bool:
         """Delete only at ``expected``; False (nothing changed) otherwise."""
+        ...
+
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        """Erase ``key`` only at ``expected``, with every version record of it.
+
+        Nothing of the file stays: no tombstone, no history, no search rows,
+        no copy the backend keeps of its bytes (a noncurrent generation, a WAL
+        page), and no change is logged. False (nothing changed) when ``key``
+        is not at ``expected``, so a file rewritten since it was listed stays
+        whole. Only ``key`` itself: never a key it is a prefix of.
+        """
         ...
 
     async def list_versions(

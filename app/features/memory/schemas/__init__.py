@@ -83,6 +83,7 @@ from .markdown import (
     MarkdownImported,
     TreePath,
 )
+from .sweeps import SweepExpired, SweepReport, SweptFile
 from .transfers import (
     MAX_EXPORT_FILES,
     EntityPrefix,
@@ -183,6 +184,9 @@ __all__ = [
     "Segment",
     "Source",
     "Strict",
+    "SweepExpired",
+    "SweepReport",
+    "SweptFile",
     "Text",
     "TreePath",
     "UtcMoment",

@@ -129,6 +129,10 @@ class ScriptedStorage:
             await self._kept(key, change)
         return deleted
 
+    async def erase_if_version(self, key: str, expected: str) -> bool:
+        await self._race()
+        return await self.inner.erase_if_version(key, expected)
+
     async def own_change(self, key: str, call: str) -> VersionRecord | None:
         # As GCS does: the newest records, searched for the call's own.
         if not (call and self.keeps_call_keys):
