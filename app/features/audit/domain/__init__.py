@@ -48,7 +48,10 @@ _LISTINGS = ("entries", "hits")
 
 
 def _listing_names(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(name for name in _LISTINGS if model_has(model, name))
+    # Listings hold their entries in fields: a field lookup answers, where
+    # asking the class for a name it lacks raises inside pydantic (every read).
+    fields = model.model_fields
+    return tuple(name for name in _LISTINGS if name in fields)
 
 
 def _listed(result: object) -> object:
