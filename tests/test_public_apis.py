@@ -1,7 +1,9 @@
 """The app uses only the public APIs of its libraries.
 
 No name imported from a library's private namespace (a leading underscore), no
-``__pydantic_*__`` attribute, no silenced private-usage check. A patch release of
+private attribute the app never defines (``self._download`` inherited from a
+library's class, ``session._connector``), no ``__pydantic_*__`` attribute, no
+silenced private-usage check. A patch release of
 a library may change what is private without notice; where we would need a hook a
 library lacks, it is asked for in ``docs/upstream.md``.
 """
@@ -15,6 +17,41 @@ CHECKED = ("app/server", "app/features", "app/shared", "app/infra")
 
 def _sources() -> list[Path]:
     return sorted(path for part in CHECKED for path in (ROOT / part).rglob("*.py"))
+
+
+PUBLIC_UNDERSCORED = frozenset({"_exit", "_replace", "_asdict", "_fields", "_make"})
+"""Documented public names with a leading underscore (``os._exit``, namedtuple's)."""
+
+
+def _defined_names(sources: list[Path]) -> frozenset[str]:
+    """Every name the app's own code defines: functions, classes, attributes it
+    assigns, parameters, variables, ``__slots__`` strings."""
+    names: set[str] = set()
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.add(node.value)
+    return frozenset(names)
+
+
+def _foreign_private_attributes(path: Path, defined: frozenset[str]) -> list[str]:
+    """``x._name`` where no module of the app defines ``_name``: a library's."""
+    return [
+        f"{path.name}:{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and node.attr not in defined | PUBLIC_UNDERSCORED
+    ]
 
 
 REACHING = frozenset({"getattr", "hasattr", "setattr", "__setattr__", "delattr"})
@@ -69,6 +106,16 @@ def test_no_private_name_of_a_library() -> None:
     assert [use for path in sources for use in _private_uses(path)] == []
 
 
+def test_no_private_attribute_of_a_library_object() -> None:
+    sources = _sources()
+    defined = _defined_names(sources)
+
+    found = [
+        use for path in sources for use in _foreign_private_attributes(path, defined)
+    ]
+    assert found == []
+
+
 def test_the_check_finds_a_private_use(tmp_path: Path) -> None:
     source = tmp_path / "bad.py"
     source.write_text(
@@ -79,3 +126,21 @@ def test_the_check_finds_a_private_use(tmp_path: Path) -> None:
     )
 
     assert len(_private_uses(source)) == 4
+
+
+def test_the_check_finds_a_private_attribute_of_a_library(tmp_path: Path) -> None:
+    source = tmp_path / "bad.py"
+    source.write_text(
+        "class Client(Storage):\n"
+        "    def __init__(self):\n"
+        "        self._mine = 1\n"
+        "    async def get(self):\n"
+        "        os._exit(self._mine)\n"
+        "        return await self._download(session._connector)\n"
+    )
+
+    found = _foreign_private_attributes(source, _defined_names([source]))
+    assert [use.split(": ", 1)[1] for use in found] == [
+        "self._download",
+        "session._connector",
+    ]
