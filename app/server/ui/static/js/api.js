@@ -75,9 +75,25 @@ function safeJson(text) {
   }
 }
 
+// Whether this tab asks for expired files too (owners only: the server refuses others).
+const EXPIRED_KEY = "wenchang.showExpired";
+
+export function showingExpired() {
+  return sessionStorage.getItem(EXPIRED_KEY) === "true";
+}
+
+export function showExpired(on) {
+  if (on) sessionStorage.setItem(EXPIRED_KEY, "true");
+  else sessionStorage.removeItem(EXPIRED_KEY);
+}
+
+const EXPIRED = { include_expired: "true" };
+
 export const api = {
-  index: (secret) => call("GET", "/v1/index", { secret }),
+  index: (secret, withExpired = false) =>
+    call("GET", "/v1/index", { secret, query: withExpired ? EXPIRED : {} }),
   read: (s, a, n) => call("GET", filePath(s, a, n)),
+  readExpired: (s, a, n) => call("GET", filePath(s, a, n), { query: EXPIRED }),
   write: (s, a, n, body, ifVersion) =>
     call("PUT", filePath(s, a, n), { body, headers: guard(ifVersion) }),
   append: (s, a, n, body, version) =>

@@ -9,6 +9,22 @@ function aliasesOf(text) {
   return text.split("\n").map((line) => line.trim()).filter(Boolean);
 }
 
+// An expiry as a datetime-local value (the person's own time zone, to the second).
+function localInput(expiresAt) {
+  if (!expiresAt) return "";
+  const d = new Date(expiresAt);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}` +
+    `T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+// Untouched keeps the stored expiry (a new file: its area's default); emptied, never.
+function expiryOf(input) {
+  if (input.value === input.defaultValue) return {};
+  if (!input.value) return { expires_at: null };
+  return { expires_at: new Date(input.value).toISOString() };
+}
+
 function inputs(state) {
   const creating = state.creating;
   const text = (name, value, extra = {}) => h("input", { type: "text", name, value: value ?? "", ...extra });
@@ -19,6 +35,7 @@ function inputs(state) {
     description: text("description", state.description),
     aliases: h("textarea", { name: "aliases", rows: "3" }, (state.aliases || []).join("\n")),
     content: h("textarea", { name: "content", rows: "16", class: "mono", spellcheck: "false" }, state.content || ""),
+    expires: h("input", { type: "datetime-local", name: "expires_at", step: "1", value: localInput(state.expires_at) }),
   };
 }
 
@@ -64,9 +81,10 @@ async function save(view, state, fields) {
     description: fields.description.value,
     aliases: aliasesOf(fields.aliases.value),
   };
-  const next = { ...state, ...where, ...body, where, error: null };
+  const expiry = expiryOf(fields.expires);
+  const next = { ...state, ...where, ...body, ...expiry, where, error: null };
   try {
-    const { data } = await api.write(where.scope, where.area, where.name, body, state.base);
+    const { data } = await api.write(where.scope, where.area, where.name, { ...body, ...expiry }, state.base);
     announce(`Saved ${where.name}, version ${data.version}.`);
     view.go(fileHash(where.scope, where.area, where.name));
   } catch (error) {
@@ -103,6 +121,8 @@ function render(view, state) {
     field("Description", fields.description, "One line that tells an agent when to read this file."),
     field("Aliases", fields.aliases, "One per line: other names agents may look this up by."),
     field("Content (markdown)", fields.content),
+    field("Expires", fields.expires, "When agents stop seeing this file. Empty: never " +
+      "(a new file left empty takes its area's default lifetime, if it has one)."),
     h("datalist", { id: "known-scopes" }, (state.scopes || []).map((s) => h("option", { value: s }))),
     h("div", { class: "actions" },
       h("button", { type: "submit", class: "primary" }, state.theirs ? "Save merged version" : state.creating ? "Create" : "Save"),

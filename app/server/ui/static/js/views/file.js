@@ -1,5 +1,5 @@
 // One file: rendered (sanitised) and raw, its metadata, and the small version-guarded edits.
-import { ApiError, api, watchChanges } from "../api.js";
+import { ApiError, api, showingExpired, watchChanges } from "../api.js";
 import { announce, chips, errorBox, field, fileHash, h, markdown, replaceChildren, when } from "../dom.js";
 
 const LABELS = ["stated", "observed", "inferred", "system"];
@@ -11,6 +11,7 @@ export function metadata(file) {
     row("Aliases", chips(file.aliases, "Aliases")),
     row("Sources", chips(file.sources, "Sources")),
     row("Last updated", when(file.last_updated)),
+    row("Expires", file.expires_at ? when(file.expires_at) : "never"),
     row("Version", h("code", { class: "version" }, file.version)));
 }
 
@@ -142,11 +143,20 @@ function missing(view, where, error, features) {
 export async function showFile(view, where, { notice, keep } = {}) {
   const features = await view.features();
   let file;
+  let expired = false;
   try {
     ({ data: file } = await api.read(where.scope, where.area, where.name));
   } catch (error) {
-    if (view.live()) missing(view, where, error, features);
-    return;
+    // Gone for everyone may mean expired: an owner showing expired files still sees it.
+    const absent = error instanceof ApiError && error.status === 404;
+    try {
+      if (!absent || !showingExpired()) throw error;
+      ({ data: file } = await api.readExpired(where.scope, where.area, where.name));
+      expired = true;
+    } catch {
+      if (view.live()) missing(view, where, error, features);
+      return;
+    }
   }
   if (!view.live()) return;
   const dialog = deleteDialog(view, where, file);
@@ -154,6 +164,9 @@ export async function showFile(view, where, { notice, keep } = {}) {
     breadcrumb(where),
     h("div", { class: "page-head" }, h("h1", {}, where.name), actions(view, where, file, features, dialog)),
     notice ? errorBox(notice) : null,
+    expired ? h("p", { class: "notice", id: "expired-notice" },
+      "This file has expired: agents no longer see it, and it cannot be changed. " +
+      "Write it again (a new file of the same name) to bring it back.") : null,
     h("div", { class: "file-layout" },
       contentPanels(file.content),
       h("aside", { class: "card", "aria-label": "Metadata" }, metadata(file))),

@@ -1,5 +1,5 @@
 // The index: every file the token reaches, grouped by scope and area, with the capped notice.
-import { api, call } from "../api.js";
+import { api, call, showExpired, showingExpired } from "../api.js";
 import { chips, errorBox, field, fileHash, h, replaceChildren, when } from "../dom.js";
 
 function grouped(entries) {
@@ -13,6 +13,13 @@ function grouped(entries) {
   return scopes;
 }
 
+// An expiring file says when it goes; an expired one (shown to owners who ask) says so.
+export function expiryNote(expiresAt) {
+  if (!expiresAt) return null;
+  const gone = new Date(expiresAt).getTime() <= Date.now();
+  return h("span", { class: gone ? "expiry expired" : "expiry" }, gone ? "Expired " : "Expires ", when(expiresAt));
+}
+
 export function fileRow(entry) {
   const text = [entry.scope, entry.area, entry.name, entry.description, ...(entry.aliases || [])];
   return h("li", { class: "file-row", "data-text": text.join("\n").toLowerCase() },
@@ -21,7 +28,8 @@ export function fileRow(entry) {
       entry.description ? h("p", { class: "description" }, entry.description) : null),
     h("div", { class: "file-meta" },
       chips(entry.aliases, `Aliases of ${entry.name}`),
-      h("span", { class: "updated" }, "Updated ", when(entry.last_updated))));
+      h("span", { class: "updated" }, "Updated ", when(entry.last_updated)),
+      expiryNote(entry.expires_at)));
 }
 
 function areaSection(scope, area, entries) {
@@ -89,13 +97,25 @@ function filterBox(root) {
   return h("div", { class: "filter" }, field("Filter this page", input), summary);
 }
 
+// Owners may list expired files too; the server refuses anyone else, and says why.
+function expiredToggle(view) {
+  const box = h("input", { type: "checkbox", name: "show_expired" });
+  box.checked = showingExpired();
+  box.addEventListener("change", () => {
+    showExpired(box.checked);
+    showIndex(view);
+  });
+  return h("label", { class: "toggle-expired" }, box, " Show expired files (scope owners)");
+}
+
 export async function showIndex(view) {
   replaceChildren(view.main, h("p", { class: "loading" }, "Loading the index…"));
   let data;
   try {
-    ({ data } = await api.index());
+    ({ data } = await api.index(undefined, showingExpired()));
   } catch (error) {
-    if (view.live()) replaceChildren(view.main, h("h1", {}, "Memory index"), errorBox(error));
+    if (view.live()) replaceChildren(view.main, h("h1", {}, "Memory index"), expiredToggle(view), errorBox(error));
+    view.done();
     return;
   }
   if (!view.live()) return;
@@ -108,7 +128,8 @@ export async function showIndex(view) {
     h("div", { class: "page-head" },
       h("h1", {}, "Memory index"),
       h("p", { class: "lead" }, `${count} file${count === 1 ? "" : "s"} in ${scopes.size} scope${scopes.size === 1 ? "" : "s"}`),
-      h("a", { href: "#/new", class: "button primary" }, "New file")),
+      h("a", { href: "#/new", class: "button primary" }, "New file"),
+      expiredToggle(view)),
     cappedNotice(data.capped),
     count ? filterBox(listing) : null,
     listing);
