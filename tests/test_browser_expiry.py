@@ -4,7 +4,7 @@ an owner's "show expired files" toggle that lists and opens expired files.
 docs/browser.md and docs/lifecycle.md: the index and a file show when a file
 expires; the editor's Expires field sets, keeps or clears it; an owner who
 turns on "Show expired files" sees expired files (marked expired) and can open
-them, which nobody else can.
+them (to read: nothing offers to change them), which nobody else can.
 """
 
 from typing import Any
@@ -54,6 +54,8 @@ def test_the_index_shows_expiry_and_an_owner_may_show_expired_files(
     main.get_by_role("link", name="old-note").click()
     expect(page.locator("#expired-notice")).to_contain_text("This file has expired")
     expect(page.locator(".meta")).to_contain_text("Expires")
+    expect(page.get_by_role("button", name="Append")).to_have_count(0)
+    expect(page.get_by_role("link", name="Edit")).to_have_count(0)
 
     page.goto(f"{site.server.url}/ui/#/")
     page.get_by_label("Show expired files (scope owners)").uncheck()

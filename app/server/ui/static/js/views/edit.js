@@ -19,8 +19,9 @@ function localInput(expiresAt) {
 }
 
 // Untouched keeps the stored expiry (a new file: its area's default); emptied, never.
-function expiryOf(input) {
-  if (input.value === input.defaultValue) return {};
+// After a conflict the form shows the person's choice, which the merged save still sends.
+function expiryOf(input, pending) {
+  if (input.value === input.defaultValue) return pending || {};
   if (!input.value) return { expires_at: null };
   return { expires_at: new Date(input.value).toISOString() };
 }
@@ -81,8 +82,8 @@ async function save(view, state, fields) {
     description: fields.description.value,
     aliases: aliasesOf(fields.aliases.value),
   };
-  const expiry = expiryOf(fields.expires);
-  const next = { ...state, ...where, ...body, ...expiry, where, error: null };
+  const expiry = expiryOf(fields.expires, state.pendingExpiry);
+  const next = { ...state, ...where, ...body, ...expiry, pendingExpiry: expiry, where, error: null };
   try {
     const { data } = await api.write(where.scope, where.area, where.name, { ...body, ...expiry }, state.base);
     announce(`Saved ${where.name}, version ${data.version}.`);

@@ -162,7 +162,8 @@ export async function showFile(view, where, { notice, keep } = {}) {
   const dialog = deleteDialog(view, where, file);
   replaceChildren(view.main,
     breadcrumb(where),
-    h("div", { class: "page-head" }, h("h1", {}, where.name), actions(view, where, file, features, dialog)),
+    // An expired file cannot be changed (the server answers as if it were absent).
+    h("div", { class: "page-head" }, h("h1", {}, where.name), expired ? null : actions(view, where, file, features, dialog)),
     notice ? errorBox(notice) : null,
     expired ? h("p", { class: "notice", id: "expired-notice" },
       "This file has expired: agents no longer see it, and it cannot be changed. " +
@@ -170,11 +171,11 @@ export async function showFile(view, where, { notice, keep } = {}) {
     h("div", { class: "file-layout" },
       contentPanels(file.content),
       h("aside", { class: "card", "aria-label": "Metadata" }, metadata(file))),
-    h("section", { class: "card edits", "aria-label": "Quick edits" },
+    expired ? null : h("section", { class: "card edits", "aria-label": "Quick edits" },
       appendForm(view, where, file, keep), replaceForm(view, where, file, keep)),
     dialog);
   view.done();
-  if (features.changes) watchFile(view, where, file);
+  if (features.changes && !expired) watchFile(view, where, file);
 }
 
 // Someone else's change to the open file shows at once: a notice, and a way to the new version.
