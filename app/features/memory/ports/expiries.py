@@ -14,7 +14,7 @@ class ListsExpiries(Protocol):
     Other storage leaves it to the entity's listing.
     """
 
-    async def expiry_moments(self, prefix: str) -> Sequence[datetime]:
-        """The ``expires_at`` of every object under ``prefix`` that has one,
-        expired or not, in no particular order."""
+    async def expiry_moments(self, prefixes: Sequence[str]) -> Sequence[datetime]:
+        """The ``expires_at`` of every object under any of ``prefixes`` that
+        has one, expired or not, in no particular order."""
         ...

@@ -44,21 +44,33 @@ async def at_once[T](calls: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
         raise
 
 
-async def entity_expiries(
-    storage: Storage, cache: IndexCache, prefix: str, cached: CachedListing
-) -> tuple[CachedListing, list[datetime]]:
-    """When the entity's files expire, and its listing if reading that took one.
+async def expiry_moments(
+    storage: Storage, cache: IndexCache, entities: Sequence[tuple[str, CachedListing]]
+) -> tuple[list[tuple[str, CachedListing]], list[datetime]]:
+    """When the entities' files expire, and the entities with what that listed.
 
-    Storage that reads expiries apart (``ListsExpiries``) is asked unless the
-    listing is at hand; other storage lists the entity, and that listing is
-    returned to build the body from.
+    Storage that reads expiries apart (``ListsExpiries``) is asked once for
+    every entity whose listing is not at hand; other storage lists each such
+    entity, and its listing comes back with it to build the body from.
     """
-    if cached.listing is None and isinstance(storage, ListsExpiries):
-        return cached, list(await storage.expiry_moments(prefix))
-    listing = await entity_listing(storage, cache, prefix, cached)
-    moments = [item.metadata.expires_at for item in listing]
-    found = [moment for moment in moments if moment is not None]
-    return CachedListing(listing=listing, stamp=cached.stamp), found
+    if isinstance(storage, ListsExpiries):
+        unlisted = [prefix for prefix, cached in entities if cached.listing is None]
+        moments = list(await storage.expiry_moments(unlisted)) if unlisted else []
+        listed = list(entities)
+    else:
+        listings = await at_once(
+            [entity_listing(storage, cache, *entity) for entity in entities]
+        )
+        listed = [
+            (prefix, CachedListing(listing=listing, stamp=cached.stamp))
+            for (prefix, cached), listing in zip(entities, listings, strict=True)
+        ]
+        moments = []
+    for _, cached in listed:
+        for item in cached.listing or ():
+            if item.metadata.expires_at is not None:
+                moments.append(item.metadata.expires_at)
+    return listed, moments
 
 
 async def live_files(

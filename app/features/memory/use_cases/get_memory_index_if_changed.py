@@ -1,5 +1,4 @@
 from collections.abc import Collection
-from itertools import chain
 
 from app.server.context import AppContext
 from app.shared.identity import require_identity
@@ -8,7 +7,7 @@ from ..domain.index_answers import IndexAnswer
 from ..domain.index_tags import ANY_TAG, index_tag
 from ..policy import granted_prefixes
 from ..policy.expiry import hidden_after
-from ..ports.index_reads import at_once, cached_listings, entity_expiries, live_files
+from ..ports.index_reads import cached_listings, expiry_moments, live_files
 from ..schemas import GetMemoryIndex
 from .get_memory_index import index_of
 
@@ -34,10 +33,8 @@ async def get_memory_index_if_changed(
     entities = list(zip(prefixes, cached, strict=True))
     next_expiry = None
     if hide is not None:  # nothing expires from the owner's view of expired files
-        found = await at_once([entity_expiries(storage, cache, *e) for e in entities])
-        listings = [listing for listing, _ in found]
-        entities = list(zip(prefixes, listings, strict=True))
-        next_expiry = hide.next_after_now(chain.from_iterable(m for _, m in found))
+        entities, moments = await expiry_moments(storage, cache, entities)
+        next_expiry = hide.next_after_now(moments)
     limits = context.limits
     tag = index_tag(
         [(prefix, entry.stamp) for prefix, entry in entities],
