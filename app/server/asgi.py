@@ -18,6 +18,7 @@ from app.server.heap import frozen_after_start
 from app.server.http.change_stream import ChangeStream
 from app.server.http.front_door import FrontDoor
 from app.server.http.hooks import RateLimit, create_bearer_hook
+from app.server.http.markdown_zip import MarkdownZip
 from app.server.http.refusal_audit import RefusalAudit
 from app.server.mcp.endpoint import HttpMcp
 from app.server.mcp.server import SharedContext
@@ -72,6 +73,7 @@ def build_app(
                 on_refusal=telemetry.observe_refusal if telemetry else None,
             ),
             Middleware(ChangeStream, resolver=resolver, context=running),
+            Middleware(MarkdownZip, resolver=resolver, context=running),
         ),
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),

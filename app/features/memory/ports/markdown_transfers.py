@@ -1,11 +1,13 @@
 """The storage side of the markdown export and import: one file at a time."""
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from app.shared.errors import import_conflict_error
 from app.shared.progress import ProgressBar
 
+from ..domain.expiry import Expiry
 from ..domain.exports import markdown_file
 from ..domain.front_matter import file_name, name_of
 from ..domain.keys import split_key
@@ -13,7 +15,7 @@ from ..schemas import ImportMarkdown, MarkdownImported
 from . import Change, Storage, Write
 from .import_writes import Restore
 from .markdown_tree import MarkdownTree, TreeFile
-from .storage_reads import list_batches, raise_current_state
+from .storage_reads import list_batches, live, raise_current_state
 
 MAX_LISTED = 100
 """Names an answer lists at most (an error's or a report's): memory stays bounded."""
@@ -142,3 +144,32 @@ def import_report(request: ImportMarkdown, tally: Tally) -> MarkdownImported:
         unchanged=tally["unchanged"],
         skipped=tally["skipped"],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedFile:
+    """One file of a markdown archive: its path in the tree, bytes and time."""
+
+    path: str
+    data: bytes
+    last_updated: datetime
+
+
+async def archived_files(
+    storage: Storage, prefixes: Sequence[tuple[str, str]], expiry: Expiry
+) -> AsyncIterator[ArchivedFile]:
+    """The live files of each (scope, entity prefix) as ``export_markdown``
+    writes them, one list batch at a time (expired ones and names no file
+    system can hold left out)."""
+    for scope, prefix in prefixes:
+        async for batch in list_batches(storage, prefix):
+            for listed in batch:
+                parts = split_key(listed.key)
+                stored = live(await storage.get(listed.key), expiry)
+                named = None if parts is None else file_name(parts[2])
+                if parts is None or stored is None or named is None:
+                    continue
+                path = f"{scope}/{parts[1]}/{named}"
+                yield ArchivedFile(
+                    path, markdown_file(stored), stored.metadata.last_updated
+                )

@@ -81,6 +81,7 @@ from .markdown import (
     ImportMarkdown,
     MarkdownExported,
     MarkdownImported,
+    ReadMarkdownArchive,
     TreePath,
 )
 from .sweeps import SweepExpired, SweepReport, SweptFile
@@ -170,6 +171,7 @@ __all__ = [
     "PurgeMemory",
     "PurgeReport",
     "ReadFile",
+    "ReadMarkdownArchive",
     "ReadQuery",
     "ReadVersion",
     "RenameBody",

@@ -4,6 +4,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from .fields import Segment, Strict
 from .transfers import EntityPrefix, ImportMode
 
 TreePath = Annotated[
@@ -66,3 +67,11 @@ class MarkdownImported(BaseModel):
     """Already held exactly this content and metadata: not written."""
     skipped: int
     """Held other content and mode was skip: kept as it was."""
+
+
+class ReadMarkdownArchive(Strict):
+    """The caller's own files as a markdown tree (the browser's zip download)."""
+
+    scope: Segment | None = Field(
+        default=None, description="One scope; without it, every scope the token holds."
+    )

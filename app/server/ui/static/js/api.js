@@ -116,6 +116,15 @@ export const api = {
     call("DELETE", `/v1/webhooks/${encodeURIComponent(scope)}/${encodeURIComponent(id)}`),
 };
 
+// Every file the token may read, as a zip of markdown files (GET /v1/export/markdown): a Blob.
+export async function markdownArchive() {
+  const response = await fetch("/v1/export/markdown", {
+    headers: { Authorization: `Bearer ${token()}` }, credentials: "omit", cache: "no-store",
+  });
+  if (!response.ok) throw new ApiError(response.status, safeJson(await response.text()));
+  return response.blob();
+}
+
 // The change feed of one scope as a stream (fetch, since EventSource cannot send the
 // token): calls onChange with each change that lands from now on, until stop() is called.
 export function watchChanges(scope, onChange) {

@@ -1,5 +1,5 @@
 // The page's router: the hash names the view (never a token); no token → sign in.
-import { available, forget, token } from "./api.js";
+import { available, forget, markdownArchive, token } from "./api.js";
 import { announce, focusHeading } from "./dom.js";
 import { showAudit } from "./views/audit.js";
 import { showEditor } from "./views/edit.js";
@@ -72,7 +72,25 @@ function signOut() {
   announce("Signed out. The token is forgotten in this tab.");
 }
 
+// The download is fetched with the token (a plain link could not send it), then saved.
+async function exportZip() {
+  announce("Preparing the markdown export…");
+  try {
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(await markdownArchive());
+    link.download = "wenchang-memory.zip";
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    announce("Markdown export downloaded (wenchang-memory.zip).");
+  } catch (error) {
+    announce(`The export failed: ${error.message}`);
+  }
+}
+
 document.getElementById("sign-out").addEventListener("click", signOut);
+document.getElementById("export-zip").addEventListener("click", exportZip);
 window.addEventListener("wenchang:signed-out", () => {
   render();
   announce("Your token is no longer accepted; sign in again.");
