@@ -1,12 +1,13 @@
 """``python -m bench.markdown_tree N``: the markdown export and import of N files.
 
 Seeds one entity of N small files in a scratch SQLite database (straight
-through storage, 500 writes per group commit, then indexed for search), then runs ``tenchi task run
-memory.export_markdown`` into an empty directory and ``memory.import_markdown``
-of that tree into a second, empty entity, each in its own process, as an
-operator would. Prints each task's files per second (wall clock, process
-start included) and its peak resident set size (``wait4``'s ``ru_maxrss`` of
-that process alone), so runs at two sizes show whether memory grows with N.
+through storage, 500 writes per group commit, then indexed for search), then
+runs ``tenchi task run memory.export_markdown`` into an empty directory and
+``memory.import_markdown`` of that tree into a second, empty entity, each in
+its own process, as an operator would. Prints each task's files per second
+(wall clock, process start included) and its peak resident set size
+(``wait4``'s ``ru_maxrss`` of that process alone), so runs at two sizes show
+whether memory grows with N.
 """
 
 import asyncio
