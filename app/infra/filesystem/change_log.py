@@ -63,26 +63,45 @@ class FileChangeLog:
         self._root, self.retention, self._landed = root, retention, landed
 
     def _newest(self, directory: Path) -> int:
-        """The newest landed seq of the log (a crashed write's entry excluded)."""
+        """The newest landed seq of the log (a crashed write's entries excluded:
+        one, or a rename's two)."""
         seqs = _seqs(directory)
-        if not seqs:
-            return 0
-        entry = _read(directory, seqs[-1])
-        return entry.seq if self._landed(entry.key, entry.version) else entry.seq - 1
+        for seq in reversed(seqs[-2:]):
+            fields = json.loads((directory / f"{seq:012d}").read_bytes())
+            # A rename's entry of its old key landed where the file went.
+            key = fields.get("landed_as", fields["key"])
+            if self._landed(key, fields["version"]):
+                return seq
+        return seqs[-2] - 1 if len(seqs) > 1 else 0
 
     def intend(self, key: str, version: str, change: Change) -> None:
         """The entry of a write about to commit ``version`` (exclusive lock)."""
-        directory = log_directory(self._root, entity_prefix_of_key(key))
+        self._append([(key, None)], version, change)
+
+    def intend_rename(
+        self, source: str, destination: str, version: str, change: Change
+    ) -> None:
+        """A rename's two entries, the old key then the new (exclusive lock)."""
+        self._append([(source, destination), (destination, None)], version, change)
+
+    def _append(
+        self, keys: list[tuple[str, str | None]], version: str, change: Change
+    ) -> None:
+        directory = log_directory(self._root, entity_prefix_of_key(keys[0][0]))
         directory.mkdir(parents=True, exist_ok=True)
-        seq = self._newest(directory) + 1
-        entry = {
-            "key": key,
-            "operation": change.operation,
-            "actor": change.actor,
-            "at": format_timestamp(change.at),
-            "version": version,
-        }
-        replace_file(directory / f"{seq:012d}", json.dumps(entry).encode())
+        seq = self._newest(directory)
+        for key, landed_as in keys:
+            seq += 1
+            entry = {
+                "key": key,
+                "operation": change.operation,
+                "actor": change.actor,
+                "at": format_timestamp(change.at),
+                "version": version,
+            }
+            if landed_as is not None:
+                entry["landed_as"] = landed_as
+            replace_file(directory / f"{seq:012d}", json.dumps(entry).encode())
         cutoff = change.at - self.retention
         for old in _seqs(directory)[:PRUNE_PER_WRITE]:
             if old >= seq or _read(directory, old).at >= cutoff:

@@ -29,13 +29,18 @@ class KeyHistories:
         version = current.entry.version if current else ""
         return current, directory / f"{stem}%{version}"
 
-    def archive_current(self, key: str, current: Record | None) -> None:
-        """Keep the record of the version about to be replaced (it landed)."""
+    def archive_current(
+        self, key: str, current: Record | None, *, at: str | None = None
+    ) -> None:
+        """Keep the record of the version about to be replaced (it landed).
+
+        ``at``: the key whose body it is, when that is another (a rename's source).
+        """
         if current is None:
             return
         history = history_directory(self._root, key)
         drop_unlanded(history, current.entry.version)
-        directory, stem = object_location(self._root, key)
+        directory, stem = object_location(self._root, at or key)
         body = directory / f"{stem}%{current.entry.version}"
         record = current_record(current, body)
         if record is not None:
@@ -71,6 +76,13 @@ class KeyHistories:
         if after is not None:
             start = versions.index(after) + 1 if after in versions else len(versions)
         return [without_data(record) for record in records[start : start + limit]]
+
+    def landed(self, key: str, version: str) -> bool:
+        """Whether ``version`` of ``key`` landed: current, or in its history."""
+        current, _ = self._current(key)
+        if current is not None and current.entry.version == version:
+            return True
+        return self.version(key, version) is not None
 
     def version(self, key: str, version: str) -> VersionRecord | None:
         current, body = self._current(key)

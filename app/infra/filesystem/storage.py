@@ -32,7 +32,7 @@ from app.infra.filesystem.layout import (
     scrub_objects,
     walk,
 )
-from app.infra.filesystem.lock import storage_lock
+from app.infra.filesystem.renames import FileRenames
 from app.infra.history_records import tombstone
 from app.shared.errors import backend_unavailable_error, outcome_unknown_error
 
@@ -50,8 +50,7 @@ class FilesystemStorage:
     and the directory after, so a returned write or delete survives power loss.
     Every operation holds ``root/.lock``, shared to read and exclusive to
     write, and runs in a worker thread so neither the disk nor the lock ever
-    blocks the event loop.
-    Version history is kept as ``filesystem_history`` describes.
+    blocks the event loop. History: ``filesystem_history``; renames: ``renames``.
     """
 
     def __init__(
@@ -66,14 +65,9 @@ class FilesystemStorage:
         retention = retention or ports.HistoryRetention()
         self._history = KeyHistories(root, retention)
         kept = timedelta(seconds=retention.changes_seconds)
-        self._changes = FileChangeLog(root, kept, self._landed)
-
-    def _landed(self, key: str, version: str) -> bool:
-        directory, stem = self._location(key)
-        current = read_record(directory / f"{stem}{SIDECAR}")
-        if current is not None and current.entry.version == version:
-            return True
-        return self._history.version(key, version) is not None
+        self._changes = FileChangeLog(root, kept, self._history.landed)
+        lock = (root / LOCK_NAME, lock_timeout)
+        self._renames = FileRenames(root, self._history, self._changes, lock=lock)
 
     async def _run[T](self, function: Callable[..., T], *arguments: object) -> T:
         try:
@@ -84,7 +78,7 @@ class FilesystemStorage:
             raise backend_unavailable_error("unavailable") from exc
 
     def _locked(self, operation: int) -> AbstractContextManager[None]:
-        return storage_lock(self._root / LOCK_NAME, operation, self._lock_timeout)
+        return self._renames.locked(operation)  # a crashed rename finished first
 
     def _location(self, key: str) -> tuple[Path, str]:
         return object_location(self._root, key)
@@ -181,6 +175,18 @@ class FilesystemStorage:
             (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
             remove_empty(self._root, directory)
         return True
+
+    async def rename_if_version(
+        self,
+        source: str,
+        destination: str,
+        expected: str,
+        *,
+        replacing: str | None,
+        change: ports.Change,
+    ) -> str | None:
+        move = (source, destination, expected, replacing)
+        return await self._run(self._renames.rename, *move, change)
 
     def _found(
         self, prefix: str, start_after: str | None
