@@ -194,6 +194,23 @@ SEQUENCES: dict[str, list[dict[str, Any]]] = {
         rename("/memories/missing.md", "/memories/new.md"),
         rename("/other", NOTES),
     ],
+    "rename": [
+        create(COFFEE, "- black\n"),
+        create("/memories/prefs/tea.md", "- green\n"),
+        create("/memories/drinks/milk.md", "- oat\n"),
+        rename(COFFEE, "/memories/drinks/coffee.md"),
+        view("/memories"),
+        view("/memories/drinks/coffee.md"),
+        view(COFFEE),
+        rename("/memories/drinks/coffee.md", "/memories/coffee.md"),
+        rename("/memories/prefs", "/memories/hot"),
+        view("/memories"),
+        view("/memories/hot/tea.md"),
+        rename("/memories/hot/tea.md", "/memories/coffee.md"),
+        rename("/memories/hot", "/memories/coffee.md"),
+        replace("/memories/coffee.md", "black", "white"),
+        view("/memories/coffee.md"),
+    ],
 }
 
 
@@ -242,19 +259,26 @@ def test_system_files_are_read_only(ours: WenchangMemoryToolSync) -> None:
     assert refused[0] == "error" and "read-only" in refused[1]
 
 
-def test_rename_is_refused_until_the_server_can_rename_atomically(
-    ours: WenchangMemoryToolSync,
-) -> None:
+def test_a_renamed_file_keeps_its_history(ours: WenchangMemoryToolSync) -> None:
     run(ours, create(NOTES, "x"))
 
-    refused = run(ours, rename(NOTES, "/memories/moved.md"))
+    renamed = run(ours, rename(NOTES, "/memories/prefs/moved.md"))
 
-    assert refused == (
-        "error",
-        "Renaming is not supported by this Wenchang server yet: /memories/notes.md "
-        "was not moved.",
+    assert renamed == (
+        "result",
+        "Successfully renamed /memories/notes.md to /memories/prefs/moved.md",
     )
-    assert run(ours, view(NOTES))[0] == "result"
+    versions = ours.client.list_versions("user", "prefs", "moved.md")
+    assert [e.operation for e in versions.entries] == ["rename_file", "write_file"]
+
+
+def test_a_directory_moves_only_to_another_area(ours: WenchangMemoryToolSync) -> None:
+    run(ours, create(COFFEE, "y"))
+
+    refused = run(ours, rename("/memories/prefs", "/memories/drinks/prefs"))
+
+    assert refused[0] == "error" and "Nothing was renamed" in refused[1]
+    assert run(ours, view(COFFEE))[0] == "result"
 
 
 def test_concurrent_agents_never_lose_an_edit(server: Server) -> None:
