@@ -819,3 +819,20 @@ def test_a_phone_sized_screen_needs_no_sideways_scrolling(
         check_page(tab, "file-phone")
     finally:
         context.close()
+
+
+def test_rename_moves_the_file_and_its_history(page: Page, site: Site) -> None:
+    write(site, "user/work/oldname", "- [stated] Moving.\n")
+    sign_in(page, site)
+    open_file(page, site, "user/work/oldname")
+    page.get_by_role("button", name="Rename…").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label("Area").fill("projects")
+    dialog.get_by_label("Name").fill("newname")
+    check_page(page, "rename-dialog")
+    dialog.get_by_role("button", name="Rename").click()
+
+    expect(page.get_by_role("heading", name="newname", exact=True)).to_be_visible()
+    assert read(site, "user/work/oldname").status_code == 404
+    moved = read(site, "user/projects/newname")
+    assert moved.json()["content"] == "- [stated] Moving.\n"

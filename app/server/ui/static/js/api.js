@@ -101,6 +101,8 @@ export const api = {
   replace: (s, a, n, body, version) =>
     call("POST", filePath(s, a, n) + "/replace", { body, headers: guard(version) }),
   remove: (s, a, n, version) => call("DELETE", filePath(s, a, n), { headers: guard(version) }),
+  rename: (s, a, n, body, version) =>
+    call("POST", filePath(s, a, n) + "/rename", { body, headers: guard(version) }),
   versions: (s, a, n, cursor) => call("GET", filePath(s, a, n) + "/versions", { query: { cursor } }),
   version: (s, a, n, v) =>
     call("GET", filePath(s, a, n) + "/versions/" + encodeURIComponent(v)),

@@ -109,14 +109,47 @@ function deleteDialog(view, where, file) {
   return dialog;
 }
 
+// A move to another area or name of the scope, history and all (one atomic rename).
+function renameDialog(view, where, file) {
+  const area = h("input", { type: "text", name: "area", required: true, value: where.area });
+  const name = h("input", { type: "text", name: "name", required: true, value: where.name });
+  const cancel = h("button", { type: "button" }, "Cancel");
+  const form = h("form", { method: "dialog" },
+    h("h2", { id: "rename-title" }, `Rename ${where.name}`),
+    h("p", {}, "The file and its history move; the old path is gone for every agent."),
+    h("div", { class: "stack" }, field("Area", area, "A lowercase slug, e.g. projects."), field("Name", name)),
+    h("div", { class: "actions" }, cancel, h("button", { type: "submit", class: "primary" }, "Rename")));
+  const dialog = h("dialog", { "aria-labelledby": "rename-title", class: "card", id: "rename-dialog" }, form);
+  cancel.addEventListener("click", () => dialog.close());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    dialog.close();
+    stopWatching();
+    const body = { area: area.value.trim(), name: name.value.trim() };
+    try {
+      const { data } = await api.rename(where.scope, where.area, where.name, body, file.version);
+      announce(`Renamed to ${data.area}/${data.name}.`);
+      view.go(fileHash(data.scope, data.area, data.name));
+    } catch (error) {
+      await showFile(view, where, { notice: error });
+    }
+  });
+  return dialog;
+}
+
 function actions(view, where, file, features, dialog) {
   const remove = h("button", { type: "button", class: "danger" }, "Delete…");
   remove.addEventListener("click", () => dialog.showModal());
+  const renaming = renameDialog(view, where, file);
+  const rename = h("button", { type: "button" }, "Rename…");
+  rename.addEventListener("click", () => renaming.showModal());
   return h("div", { class: "actions" },
     h("a", { class: "button primary", href: fileHash(where.scope, where.area, where.name, "edit") }, "Edit"),
     features.history ? h("a", { class: "button", href: fileHash(where.scope, where.area, where.name, "history") }, "History") : null,
     features.audit ? h("a", { class: "button", href: fileHash(where.scope, where.area, where.name, "audit") }, "Audit trail") : null,
-    remove);
+    rename,
+    remove,
+    renaming);
 }
 
 export function breadcrumb(where, current) {
@@ -196,7 +229,7 @@ function watchFile(view, where, file) {
     watch.stop();
     const reload = h("button", { type: "button" }, "Show the current version");
     reload.addEventListener("click", () => showFile(view, where));
-    const verb = change.operation === "delete_file" ? "deleted" : "changed";
+    const verb = { delete_file: "deleted", rename_file: "renamed" }[change.operation] || "changed";
     const notice = h("div", { class: "notice", role: "status", id: "changed-notice" },
       h("p", {}, `This file was ${verb} by ${change.actor} (${change.operation}) since you opened it.`),
       reload);
