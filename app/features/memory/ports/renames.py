@@ -25,8 +25,10 @@ RENAME = "rename_file"
 class Renames(Protocol):
     """Storage that moves a file to another key in one atomic step, with its history.
 
-    Every adapter implements it (``tests/support/storage_conformance``); it
-    is a capability of its own so that fakes of ``Storage`` need not.
+    Memory, SQLite and filesystem storage implement it
+    (``tests/support/storage_conformance``); GCS does not yet, and a rename
+    there is refused as BACKEND_UNAVAILABLE (reason ``unsupported``) before
+    anything is written.
     """
 
     async def rename_if_version(
