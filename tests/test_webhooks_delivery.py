@@ -17,6 +17,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from tests.support.server import alice_on_sqlite, running_server, running_servers
+from tests.support.storage_adapters import storage_url
 from tests.support.webhook_receiver import Receiver, running_receiver
 
 TRUSTED = {"WENCHANG_WEBHOOK_TRUSTED_HOSTS": "127.0.0.1"}
@@ -162,3 +163,38 @@ def test_two_processes_on_one_file_deliver_every_change(
         if delivery.data["name"] not in firsts:
             firsts.append(delivery.data["name"])
     assert firsts == names
+
+
+def test_a_loopback_destination_is_refused_at_delivery_once_untrusted(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    token, settings = alice_on_sqlite(tmp_path, **TRUSTED)
+    logs = tmp_path / "logs"
+    with running_server(tmp_path, logs=logs, settings=settings) as trusting:
+        add(trusting.url, token, receiver.url)
+    untrusted = settings | {"WENCHANG_WEBHOOK_TRUSTED_HOSTS": ""}
+    with running_server(tmp_path, logs=logs, settings=untrusted) as server:
+        write(server.url, token, "tea")
+        states: list[dict[str, Any]] = []
+
+        def refused(_: Receiver) -> bool:
+            states[:] = [listed(server.url, token)[0]["delivery"]]
+            return "refused" in states[0]["last_error"]
+
+        receiver.wait_for(refused, "a refused attempt")
+    assert states[0]["status"] == "retrying"
+    assert receiver.all() == []
+
+
+def test_a_server_on_gcs_delivers_from_its_change_feed(
+    tmp_path: Path, receiver: Receiver, gcs_emulator: object
+) -> None:
+    token, settings = alice_on_sqlite(tmp_path, **TRUSTED)
+    settings["WENCHANG_STORAGE"] = storage_url("gcs", tmp_path)
+    with running_server(tmp_path, logs=tmp_path / "logs", settings=settings) as one:
+        created = add(one.url, token, receiver.url)
+        version = write(one.url, token, "tea")
+        receiver.wait_for(lambda r: len(r.accepted()) == 1)
+    delivery = receiver.accepted()[0]
+    payload = Webhook(created["secret"]).verify(delivery.body, delivery.headers)
+    assert payload["data"]["version"] == version
