@@ -237,6 +237,9 @@ async def write_canary_over_http(base: str, token: str) -> None:
             assert (await edit).status_code == 200
         found = await http.get("/v1/search", params={"q": CANARY})
         assert found.status_code == 200 and found.json()["hits"], found.text
+        hook = {"url": f"https://{CANARY}.example.com/hook", "description": CANARY}
+        added = await http.post("/v1/webhooks/user", json=hook)
+        assert added.status_code == 201, added.text
 
 
 async def write_canary_over_mcp(base: str, token: str) -> None:
