@@ -13,7 +13,7 @@ async def sweep_expired(request: SweepExpired, context: AppContext) -> SweepRepo
 
     Each erase is guarded by the version listed: a file rewritten (or
     deleted) since is kept and counted. Every entity that lost a file has its
-    index cache invalidated and its Idempotency-Key records erased, as a
+    index cache invalidated and its retry-key records erased, as a
     purge does, so no record of a keyed write to an erased file survives.
     Progress counts the files looked at (their number is not known ahead).
     """
