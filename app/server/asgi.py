@@ -72,7 +72,9 @@ def build_app(
                 resolver=resolver,
                 on_refusal=telemetry.observe_refusal if telemetry else None,
             ),
-            Middleware(ChangeStream, resolver=resolver, context=running),
+            Middleware(
+                ChangeStream, resolver=resolver, context=running, rate_limit=rate_limit
+            ),
             Middleware(MarkdownZip, resolver=resolver, context=running),
         ),
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),

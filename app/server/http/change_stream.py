@@ -3,17 +3,19 @@
 Tenchi's contracts answer one body, so this layer answers a request for
 ``/v1/changes`` whose ``Accept`` names ``text/event-stream``; every other
 request passes on to the declared route. It authenticates as the bearer hook
-does, checks the scope and cursor through the ``read_changes`` use case before
-the 200 (a refusal is the usual envelope), then sends each change as one event
-(``id`` its cursor, ``data`` its JSON) and polls the storage's change log every
-``POLL_SECONDS``: a write through any process sharing the storage arrives
-within a second. ``Last-Event-ID`` (else ``after``) resumes after that cursor;
-without either the stream starts from now.
+does (spending one request of the caller's rate limit), checks the scope and
+cursor through the ``read_changes`` use case before the 200 (a refusal is the
+usual envelope; the opening is audited as one ``read_changes`` call), then
+sends each change as one event (``id`` its cursor, ``data`` its JSON) and
+polls the storage's change log every ``POLL_SECONDS``: a write through any
+process sharing the storage arrives within a second. ``Last-Event-ID`` (else
+``after``) resumes after that cursor; without either the stream starts from now.
 """
 
 import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
+from functools import partial
 
 from pydantic import ValidationError
 from starlette.requests import Request
@@ -25,7 +27,13 @@ from app.features.changes.schemas import ChangesPage, ReadChanges
 from app.features.changes.use_cases.newest_change import newest_change
 from app.features.changes.use_cases.read_changes import read_changes
 from app.server.context import AppContext
-from app.server.http.hooks import authenticate, caller_id, refusal
+from app.server.http.hooks import (
+    RateLimit,
+    authenticate,
+    caller_id,
+    refusal,
+    require_allowance,
+)
 from app.server.http.middleware import HttpMiddleware
 from app.server.http.request_log import current_request_id
 from app.shared.errors import invalid_argument_error
@@ -52,9 +60,11 @@ class ChangeStream(HttpMiddleware):
         *,
         resolver: Resolver,
         context: Callable[[], AppContext],
+        rate_limit: RateLimit | None = None,
     ) -> None:
         super().__init__(app)
         self._resolver, self._context = resolver, context
+        self._rate_limit = rate_limit or RateLimit()
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not wants_stream(scope):
@@ -63,11 +73,10 @@ class ChangeStream(HttpMiddleware):
         request = Request(scope, receive)
         try:
             context, query = self._opened(request)
-            if query.after is None:
-                query = query.model_copy(
-                    update={"after": await newest_change(query, context)}
-                )
-            first = await read_changes(query, context)
+            await require_allowance(context, context.caller, self._rate_limit)
+            first = await context.audited(
+                "read_changes", query, partial(_first, query), mutates=False
+            )
         except AppError as error:
             await refusal(error)(scope, receive, send)
             return
@@ -95,6 +104,13 @@ class ChangeStream(HttpMiddleware):
         except ValidationError as exc:
             argument = str(exc.errors()[0]["loc"][0]) if exc.errors() else "scope"
             raise invalid_argument_error(argument, "missing or too long") from None
+
+
+async def _first(query: ReadChanges, context: AppContext) -> ChangesPage:
+    """The stream's first page: after its cursor, or from now without one."""
+    if query.after is None:
+        query = query.model_copy(update={"after": await newest_change(query, context)})
+    return await read_changes(query, context)
 
 
 async def _events(
