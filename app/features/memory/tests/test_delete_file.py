@@ -200,3 +200,20 @@ async def test_delete_file_with_a_bad_name_is_invalid_argument(
 
     assert caught.value.definition is invalid_argument
     assert caught.value.details["argument"] == "name"
+
+
+async def test_delete_file_with_a_version_not_utf8_blames_expected_version(
+    context: AppContext,
+) -> None:
+    """A lone surrogate in the version names its argument; nothing is deleted."""
+    await create(context)
+    before = await snapshot(context.storage)
+    # Built past its validators: the use case checks the version itself.
+    empty = DeleteFile.model_construct(**LOCATION, expected_version="\ud800")
+
+    with pytest.raises(AppError) as caught:
+        await delete_file(empty, context)
+
+    assert caught.value.definition is invalid_argument
+    assert caught.value.details["argument"] == "expected_version"
+    assert await snapshot(context.storage) == before

@@ -5,9 +5,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.domain import MemoryLimits
+from app.features.memory.domain import MemoryLimits, file_key
 from app.features.memory.schemas import (
     AppendLine,
+    DeleteFile,
     GetMemoryIndex,
     ListPrefix,
     ReadFile,
@@ -15,6 +16,7 @@ from app.features.memory.schemas import (
     WriteFile,
 )
 from app.features.memory.use_cases.append_line import append_line
+from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.get_memory_index_if_changed import (
     get_memory_index_if_changed,
@@ -215,6 +217,24 @@ async def test_an_edit_of_an_expired_file_finds_no_file(
             context,
         )
     assert raised.value.code == "MEMORY_NOT_FOUND"
+
+
+async def test_a_delete_of_an_expired_file_finds_no_file_and_deletes_nothing(
+    clock: SetClock, storage: MemoryStorage
+) -> None:
+    """An expired file is none to a delete, even at the version it had."""
+    context = context_at(clock, storage)
+    first = await write_file(write(ttl_seconds=1), context)
+    clock.now = START + timedelta(seconds=1)
+    request = DeleteFile(
+        scope="user", area="notes", name="tea", expected_version=first.version
+    )
+
+    with pytest.raises(AppError) as raised:
+        await delete_file(request, context)
+
+    assert raised.value.code == "MEMORY_NOT_FOUND"
+    assert (await storage.get(file_key("user", "alice", "notes", "tea"))) is not None
 
 
 async def test_the_index_tag_moves_when_a_file_expires(
