@@ -210,3 +210,21 @@ async def test_replace_fact_in_system_is_restricted_before_arguments(
 
     assert caught.value.definition is restricted_scope
     assert caught.value.details["reason"] == "system_read_only"
+
+
+@pytest.mark.parametrize("argument", ["new_string", "expected_version"])
+async def test_replace_fact_blames_the_argument_that_is_not_utf8(
+    context: AppContext, argument: str
+) -> None:
+    """A lone surrogate names its argument; nothing is written."""
+    first = await create(context, FACTS)
+    before = await snapshot(context.storage)
+    # Built past its validators: the use case checks the text itself.
+    bad = request(first.version).model_copy(update={argument: "\ud800"})
+
+    with pytest.raises(AppError) as raised:
+        await replace_fact(bad, context)
+
+    assert raised.value.definition is invalid_argument
+    assert raised.value.details["argument"] == argument
+    assert await snapshot(context.storage) == before

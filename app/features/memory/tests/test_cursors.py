@@ -1,0 +1,21 @@
+"""Cursors: opaque, unpadded, and read back only for the listing they name."""
+
+from app.features.memory.domain import decode_cursor, encode_cursor
+
+KEY = b"cursor-key"
+
+
+def test_a_cursor_carries_no_base64_padding_and_reads_back() -> None:
+    for position in ("a", "ab", "abc", "user/alice/notes/tea"):
+        cursor = encode_cursor(KEY, "listing", position)
+        assert "=" not in cursor
+        assert decode_cursor(KEY, "listing", cursor) == position
+        assert decode_cursor(KEY, "other", cursor) is None
+
+
+def test_a_cursor_without_its_tag_or_with_a_foreign_character_is_not_issued() -> None:
+    cursor = encode_cursor(KEY, "listing", "a.b")
+    body, _, tag = cursor.partition(".")
+    assert decode_cursor(KEY, "listing", body) is None
+    assert decode_cursor(KEY, "listing", f"{body}.{tag}.x") is None
+    assert decode_cursor(KEY, "listing", f"{body}é.{tag}") is None
