@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
 from app.features.memory.ports import ChangeFeed
-from app.features.webhooks.delivery import Courier, deliver_due
+from app.features.webhooks.domain.delivery import Courier, deliver_due
 from app.features.webhooks.policy import WebhookPolicy
 from app.infra.webhook_sender import HttpWebhookSender
 from app.server.context import AppContext

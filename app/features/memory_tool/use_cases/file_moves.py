@@ -12,6 +12,8 @@ from .file_reads import read_or_none
 from .file_writes import EDIT_ATTEMPTS
 
 
+# The rename_file use case it calls authorizes the caller on the scope.
+# doctor: public
 async def move(
     context: AppContext, scope: str, old: tuple[str, str], new: tuple[str, str]
 ) -> None:

@@ -18,7 +18,9 @@ from app.features.changes.policy import change_listing, encode_change_cursor
 from app.features.memory.domain import format_timestamp
 from app.features.memory.ports import ChangeFeed, LoggedChange
 
-from .domain import (
+from ..policy import WebhookPolicy
+from ..ports import WebhookSender, WebhookStore
+from . import (
     Endpoint,
     Stored,
     attempt_failed,
@@ -27,9 +29,7 @@ from .domain import (
     leased,
     released,
 )
-from .domain.signing import delivery_body, message_id, signed_headers
-from .policy import WebhookPolicy
-from .ports import WebhookSender, WebhookStore
+from .signing import delivery_body, message_id, signed_headers
 
 PAGE = 50
 GAP = "changes were pruned before they could be delivered; resumed at the oldest kept"
