@@ -47,6 +47,7 @@ async def test_mcp_stdio_serves_every_tool_and_every_error(tmp_path: Path) -> No
         "append_line",
         "replace_fact",
         "delete_file",
+        "rename_file",
         "search_memory",
         "list_versions",
         "read_version",
@@ -61,6 +62,7 @@ async def test_mcp_stdio_serves_every_tool_and_every_error(tmp_path: Path) -> No
         "write_file",
         "replace_fact",
         "delete_file",
+        "rename_file",
         "restore_version",
     ]
     assert set(listed[1].input_schema["required"]) == {"scope", "area", "name"}

@@ -32,14 +32,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
         yield url, token
 
 
-async def test_search_is_listed_right_after_the_seven_and_read_only(
+async def test_search_is_listed_right_after_the_operations_and_read_only(
     served: tuple[str, str],
 ) -> None:
     async with http_session(*served) as session:
         listed = (await session.list_tools()).tools
     names = [tool.name for tool in listed]
-    assert names.index("search_memory") == 7
-    search = listed[7]
+    assert names.index("search_memory") == 8
+    search = listed[8]
     assert search.annotations is not None
     assert search.annotations.read_only_hint is True
     assert search.input_schema["required"] == ["query"]

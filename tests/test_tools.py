@@ -20,12 +20,13 @@ SPEC_ORDER = [
     "append_line",
     "replace_fact",
     "delete_file",
+    "rename_file",
     "search_memory",
     "list_versions",
     "read_version",
     "restore_version",
 ]
-SEVEN = SPEC_ORDER[:7]
+OPERATIONS = SPEC_ORDER[:8]
 READS = {
     "get_memory_index",
     "read_file",
@@ -50,6 +51,7 @@ ERRORS = {
     "append_line": MUTATION | {"OVERSIZE_WRITE"},
     "replace_fact": MUTATION | {"OVERSIZE_WRITE", "REPLACE_FACT_MATCH"},
     "delete_file": MUTATION,
+    "rename_file": MUTATION,
     "search_memory": COMMON | {"INVALID_ARGUMENT", "RESTRICTED_SCOPE"},
     "list_versions": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
     "read_version": COMMON | {"INVALID_ARGUMENT", "MEMORY_NOT_FOUND"},
@@ -70,8 +72,8 @@ def test_tools_snapshot_is_current() -> None:
     assert main(["tools", "--check", "tools.json"]) == 0
 
 
-def test_tools_are_the_seven_operations_in_spec_order() -> None:
-    """The seven operations, bootstrap first, then reads; search right after them."""
+def test_tools_are_the_operations_in_spec_order() -> None:
+    """The eight operations, bootstrap first, then reads; search right after them."""
     assert [binding.tool.name for binding in tools] == SPEC_ORDER
 
 
@@ -83,7 +85,14 @@ def test_tools_annotations_match_their_safety() -> None:
         annotations = entry["annotations"]
         assert annotations["read_only"] is (name in READS)
         assert annotations["destructive"] is (
-            name in {"write_file", "replace_fact", "delete_file", "restore_version"}
+            name
+            in {
+                "write_file",
+                "replace_fact",
+                "delete_file",
+                "rename_file",
+                "restore_version",
+            }
         )
         assert annotations["idempotent"] is (name in READS)
         assert annotations["open_world"] is False
@@ -219,10 +228,10 @@ def test_served_tools_refuse_a_description_over_the_limit() -> None:
 
 
 def test_history_tools_can_be_hidden() -> None:
-    """WENCHANG_HISTORY_TOOLS=false serves the seven and search_memory only."""
+    """WENCHANG_HISTORY_TOOLS=false serves the eight operations and search only."""
     served = served_tools(settings(history_tools=False), purpose="p")
 
-    assert [binding.tool.name for binding in served] == [*SEVEN, "search_memory"]
+    assert [binding.tool.name for binding in served] == [*OPERATIONS, "search_memory"]
 
 
 def test_required_approvals_are_registered_names() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 
 from app.features.memory import ports
-from app.infra.gcs.change_log import GcsChangeLog
+from app.infra.gcs.change_log import LOG, GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.deletes import GcsDeletes
 from app.infra.gcs.history import (
@@ -28,6 +28,7 @@ from app.infra.gcs.history import (
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.webhook_store import DIRECTORY as WEBHOOKS
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
@@ -42,6 +43,9 @@ OWN_LOOKBACK = 20
 """How many of a file's newest records a repeated call searches for its own write."""
 
 logger = logging.getLogger(__name__)
+
+NOT_FILES = (HISTORY, LOG, WEBHOOKS)
+"""Key prefixes under the storage's prefix that hold no memory file."""
 
 
 class GcsStorage:
@@ -226,9 +230,9 @@ class GcsStorage:
         return await self._history.version(key, version)
 
     def _visible(self, item: dict[str, Any]) -> bool:
-        return not is_tombstone(item) and not str(item["name"]).startswith(
-            self._prefix + HISTORY
-        )
+        # History, the change log and webhooks share the storage's prefix.
+        key = str(item["name"])[len(self._prefix) :]
+        return not is_tombstone(item) and not key.startswith(NOT_FILES)
 
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int

@@ -138,8 +138,9 @@ RENAME_FILE_DESCRIPTION = """\
 Move a memory file to another area or name in its scope.
 
 Content, description, aliases and history move with it under a new version;
-the old path is gone. A VersionConflictError naming the new path: a file is
-already there. Naming the old path: the file changed since you read it."""
+the old path is gone. VersionConflictError is routine: naming the new path, a
+file is already there; naming the old path, it changed since you read it, so
+retry with its `version`."""
 
 LIST_VERSIONS_DESCRIPTION = """\
 List the saved versions of one memory file, newest first, without content.

@@ -8,18 +8,19 @@ from app.features.memory.use_cases.rename_file import rename_file
 from app.server.context import AppContext
 
 from ..domain.paths import ToolRefusal, memory_path
+from ..policy import require_writable
 from .file_reads import read_or_none
 from .file_writes import EDIT_ATTEMPTS
 
 
-# The rename_file use case it calls authorizes the caller on the scope.
-# doctor: public
 async def move(
     context: AppContext, scope: str, old: tuple[str, str], new: tuple[str, str]
 ) -> None:
     """Move the file at ``old`` to ``new``; refused when ``new`` holds a file or
     ``old`` holds none (its reference wording), or when it kept changing."""
     old_path, new_path = memory_path(*old), memory_path(*new)
+    require_writable(old[0], old_path)
+    require_writable(new[0], new_path)
     for _ in range(EDIT_ATTEMPTS):
         current = await read_or_none(context, scope, *old)
         if current is None:
