@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from app.server.settings import Settings
+from app.server.tasks import build_task_runner
 from tests.http_support import Api, Headers, assert_app_error, create, open_api
-from tests.support.storage_adapters import selected_storage
+from tests.support.storage_adapters import selected_storage, storage_url
 
 FILE = "/v1/files/user/notes/tea"
 
@@ -99,7 +101,8 @@ async def test_a_cursor_past_the_retention_is_gone(api: Api, tmp_path: Path) -> 
     # Eight days pass for the two older changes (the clock is the server's own).
     with sqlite3.connect(next(tmp_path.glob("*.db"))) as db:
         db.execute(
-            "UPDATE memory_changes SET at = '2020-01-01T00:00:00Z' WHERE seq < 3"
+            "UPDATE memory_changes SET at = '2020-01-01T00:00:00Z' "
+            "WHERE seq < (SELECT min(seq) + 2 FROM memory_changes)"
         )
     response = await api.http.get(
         "/v1/changes",
@@ -116,3 +119,41 @@ async def test_a_cursor_past_the_retention_is_gone(api: Api, tmp_path: Path) -> 
     )
     restart = await feed(api, api.alice, scope="user")
     assert [c["name"] for c in restart["changes"]] == ["water"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "file"])
+async def test_a_cursor_from_before_a_purge_stays_gone_after_new_writes(
+    tmp_path: Path, kind: str
+) -> None:
+    """The log begun after memory.purge reuses no number: a cursor taken before
+    it is 410 however many writes follow, never a page that skips them.
+
+    (The in-memory adapter's case is the feature test of read_changes: a task
+    run in another process cannot reach an in-memory store.)"""
+    url = storage_url(kind, tmp_path)
+    async with open_api(tmp_path, storage=url) as api:
+        await create(api, FILE)
+        await create(api, "/v1/files/user/notes/coffee")
+        before = await feed(api, api.alice, scope="user")
+        runner = build_task_runner(
+            Settings(storage=url, tokens_file=str(tmp_path / "tokens.json"))
+        )
+        purge = {"scope": "user", "entity_id": "alice", "dry_run": False}
+        await runner.run("memory.purge", input=purge)
+        for name in ("one", "two", "three"):
+            await create(api, f"/v1/files/user/notes/{name}")
+        response = await api.http.get(
+            "/v1/changes",
+            params={"scope": "user", "after": before["next_cursor"]},
+            headers=api.alice,
+        )
+        restart = await feed(api, api.alice, scope="user")
+    assert_app_error(
+        response,
+        410,
+        "CURSOR_EXPIRED",
+        error="CursorExpiredError",
+        category="recoverable",
+        scope="user",
+    )
+    assert [c["name"] for c in restart["changes"]] == ["one", "two", "three"]

@@ -1,11 +1,11 @@
 """Change-log behaviours of the Storage port (``ChangeFeed``), once for all adapters.
 
 Mixed into ``StorageConformance``: each recorded mutation that lands appends one
-entry to its entity's log, numbered consecutively in commit order (from 1, or
-from the clock on GCS, whose scrubbed logs must not reuse a number), also
+entry to its entity's log, numbered consecutively in commit order (an empty
+log from the clock, so a log begun after a scrub reuses no number), also
 under racing writers and across clients of the same data; unrecorded or
 losing writes append none; retention prunes old entries but never the newest;
-a scrub erases the log.
+a scrub erases the log, and the entity's next log starts past a gap.
 """
 
 import asyncio
@@ -138,6 +138,11 @@ class StorageChangeFeedConformance:
         feed_of(storage)
         await storage.put(Write(KEY, b"x", META, change=change("write_file")))
         await storage.put(Write("user/bob/n.md", b"x", META, change=change("w")))
+        before = await log(storage)
         await storage.scrub(ENTITY)
         assert await log(storage) == ChangeLogPage([], 0)
         assert len((await log(storage, "user/bob/")).changes) == 1
+        # The next log leaves a gap after every number the scrubbed one issued,
+        # so a cursor held from before never reads on as if nothing was erased.
+        await storage.put(Write(KEY, b"y", META, change=change("write_file")))
+        assert (await log(storage)).changes[0].seq > before.last + 1

@@ -8,7 +8,9 @@ lock. So only the newest entry can name a version that never landed (a crash
 between the two): a landed version is the key's current one or in its
 history. The next write of the entity checks its newest entry and reuses that
 seq when it did not land; a reader (under the shared lock) leaves it out.
-Numbers thus stay gapless and in commit order, and no entry is lost.
+Numbers thus stay gapless and in commit order, and no entry is lost. An empty
+log starts at the clock (``first_seq``), so one begun after a purge reuses no
+number.
 """
 
 import json
@@ -21,6 +23,7 @@ from pathlib import Path
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
+from app.infra.change_numbers import first_seq
 from app.infra.durable_files import replace_file
 from app.infra.filesystem.layout import encode_segment
 
@@ -72,7 +75,14 @@ class FileChangeLog:
             key = fields.get("landed_as", fields["key"])
             if self._landed(key, fields["version"]):
                 return seq
-        return seqs[-2] - 1 if len(seqs) > 1 else 0
+        return seqs[-2:][0] - 1 if seqs else 0
+
+    def _next(self, directory: Path) -> int:
+        """The number of the log's next entry: one past its newest landed one,
+        or ``first_seq`` (the clock) for an empty log, so a log begun after a
+        purge reuses no number a cursor may hold."""
+        newest = self._newest(directory)
+        return newest + 1 if newest or _seqs(directory) else first_seq()
 
     def intend(self, key: str, version: str, change: Change) -> None:
         """The entry of a write about to commit ``version`` (exclusive lock)."""
@@ -89,7 +99,7 @@ class FileChangeLog:
     ) -> None:
         directory = log_directory(self._root, entity_prefix_of_key(keys[0][0]))
         directory.mkdir(parents=True, exist_ok=True)
-        seq = self._newest(directory)
+        seq = self._next(directory) - 1
         for key, landed_as in keys:
             seq += 1
             entry = {

@@ -26,7 +26,6 @@ cursor finds a gap and is answered CURSOR_EXPIRED.
 """
 
 import contextlib
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from tenchi.errors import AppError
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
+from app.infra.change_numbers import first_seq
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.requests import OutcomeUnknown
 from app.shared.clock import utc_now
@@ -140,7 +140,7 @@ class GcsChangeLog:
         """The first number of an empty log (new, or scrubbed by a purge): the
         clock, past every old number, agreed on through one object."""
         name = self._directory(entity) + START
-        values = {SEQ: str(time.time_ns() // 1000)}
+        values = {SEQ: str(first_seq())}
         if not await self._create(name, values):
             found = await self._objects.describe(name)
             values = _values(found) if found is not None else values

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from app.features.memory import ports
 from app.features.memory.domain.keys import entity_prefix_of_key
+from app.infra.change_numbers import first_seq
 from app.infra.history_records import expired, tombstone, without_data, written
 
 
@@ -118,7 +119,8 @@ class MemoryStorage:
 
     def _log(self, key: str, version: str, change: ports.Change) -> None:
         prefix = entity_prefix_of_key(key)
-        seq = self._last.get(prefix, 0) + 1
+        last = self._last.get(prefix)
+        seq = first_seq() if last is None else last + 1
         self._last[prefix] = seq
         entry = ports.LoggedChange(
             seq, key, change.operation, change.actor, change.at, version

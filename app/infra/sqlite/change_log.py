@@ -2,11 +2,13 @@
 
 ``ChangeLog.append`` runs inside the write's own transaction (``sqlite_writes``
 ``Landing``), right after its version record: the entry commits with the
-mutation or not at all. Its ``seq`` is one past the entity's newest entry, and
-SQLite lets one writer at a time into the file, across processes, so an
-entity's entries are numbered in commit order without a gap, and a reader
-never sees a later number before an earlier one. The same step prunes a few
-entries older than the retention, never the newest (it carries the count on).
+mutation or not at all. Its ``seq`` is one past the entity's newest entry (an
+empty log starts at ``first_seq``, the clock, so a log begun after a purge
+reuses no number a cursor may hold), and SQLite lets one writer at a time into
+the file, across processes, so an entity's entries are numbered in commit order
+without a gap, and a reader never sees a later number before an earlier one.
+The same step prunes a few entries older than the retention, never the newest
+(it carries the count on).
 """
 
 import sqlite3
@@ -17,6 +19,7 @@ import aiosqlite
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
+from app.infra.change_numbers import first_seq
 from app.infra.sqlite.connection import fetch_rows, translate_sqlite_error
 
 _SCHEMA = """
@@ -65,7 +68,7 @@ class ChangeLog:
     ) -> None:
         prefix = entity_prefix_of_key(key)
         newest = db.execute(_NEWEST, (prefix,)).fetchone()[0]
-        seq = int(newest or 0) + 1
+        seq = first_seq() if newest is None else int(newest) + 1
         at = format_timestamp(change.at)
         db.execute(
             _INSERT, (prefix, seq, key, change.operation, change.actor, at, version)

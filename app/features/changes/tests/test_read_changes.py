@@ -8,7 +8,7 @@ from tenchi.errors import AppError
 from app.features.changes.schemas import ReadChanges
 from app.features.changes.use_cases.newest_change import newest_change
 from app.features.changes.use_cases.read_changes import read_changes
-from app.features.memory.schemas import DeleteFile
+from app.features.memory.schemas import DeleteFile, PurgeMemory
 from app.features.memory.tests.conftest import (
     START,
     ScriptedStorage,
@@ -20,6 +20,7 @@ from app.features.memory.tests.conftest import (
 from app.features.memory.tests.requests import append_request, write_request
 from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.delete_file import delete_file
+from app.features.memory.use_cases.purge_memory import purge_memory
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory.storage import MemoryStorage
 from app.shared.errors import backend_unavailable, cursor_expired, invalid_argument
@@ -120,6 +121,23 @@ async def test_a_cursor_is_expired_once_the_entity_was_scrubbed() -> None:
     with pytest.raises(AppError) as raised:
         await read_changes(ReadChanges(scope="user", after=page.next_cursor), context)
     assert raised.value.definition is cursor_expired
+
+
+async def test_a_cursor_from_before_a_purge_stays_expired_after_new_writes() -> None:
+    """The log begun after purge_memory reuses no number a cursor holds."""
+    context = make_context()
+    for name in ("tea", "coffee"):
+        await write_file(write_request(name=name), context)
+    before = await read_changes(ReadChanges(scope="user"), context)
+    purge = PurgeMemory(scope="user", entity_id="alice", dry_run=False)
+    await purge_memory(purge, context)
+    for name in ("one", "two", "three"):
+        await write_file(write_request(name=name), context)
+    with pytest.raises(AppError) as raised:
+        await read_changes(ReadChanges(scope="user", after=before.next_cursor), context)
+    assert raised.value.definition is cursor_expired
+    restart = await read_changes(ReadChanges(scope="user"), context)
+    assert [c.name for c in restart.changes] == ["one", "two", "three"]
 
 
 async def test_storage_without_a_change_log_is_unavailable_for_the_feed() -> None:
