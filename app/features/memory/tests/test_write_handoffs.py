@@ -1,0 +1,130 @@
+"""What a delete or rename hands the ports: the call's audit event, its own
+write to the index cache, and a refusal that reads the file as it is now."""
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from tenchi.errors import AppError
+
+from app.features.audit.ports import PendingEvent
+from app.features.memory.domain import file_key
+from app.features.memory.ports import Change, FileMetadata, Write
+from app.features.memory.schemas import DeleteFile, RenameFile
+from app.features.memory.use_cases.delete_file import delete_file
+from app.features.memory.use_cases.rename_file import rename_file
+from app.infra.memory.storage import MemoryStorage
+from app.shared.errors import memory_not_found, version_conflict
+
+from .conftest import LOCATION, START, ScriptedStorage, create, make_context
+from .test_rename_edges import SpyCache
+
+META = FileMetadata("", (), ("http",), START)
+EVENT = PendingEvent(lambda: pytest.fail("storage here never claims the event"))
+
+
+class SpyStorage(MemoryStorage):
+    """Memory storage that keeps the changes its writes were handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changes: list[Change | None] = []
+
+    async def delete_if_version(
+        self, key: str, expected: str, *, change: Change | None = None
+    ) -> bool:
+        self.changes.append(change)
+        return await super().delete_if_version(key, expected, change=change)
+
+    async def rename_if_version(
+        self,
+        source: str,
+        destination: str,
+        expected: str,
+        *,
+        replacing: str | None,
+        change: Change,
+    ) -> str | None:
+        self.changes.append(change)
+        return await super().rename_if_version(
+            source, destination, expected, replacing=replacing, change=change
+        )
+
+
+async def test_a_delete_hands_storage_the_call_s_audit_event_and_key() -> None:
+    storage, cache = SpyStorage(), SpyCache()
+    context = make_context(storage=storage, index_cache=cache)
+    first = await create(context, "x")
+    cache.calls.clear()
+    call = replace(context, audit_event=EVENT, call_key="k-1")
+
+    await delete_file(DeleteFile(**LOCATION, expected_version=first.version), call)
+
+    [change] = storage.changes
+    assert change is not None
+    assert (change.operation, change.call, change.event) == (
+        "delete_file",
+        "k-1",
+        EVENT,
+    )
+    assert cache.calls == [("user/alice/", True)]
+
+
+async def test_a_rename_hands_storage_the_call_s_audit_event_and_key() -> None:
+    storage = SpyStorage()
+    context = make_context(storage=storage)
+    first = await create(context, "x")
+    call = replace(context, audit_event=EVENT, call_key="k-1")
+    request = RenameFile(
+        **LOCATION, new_area="projects", new_name="chai", expected_version=first.version
+    )
+
+    await rename_file(request, call)
+
+    [change] = storage.changes
+    assert change is not None
+    assert (change.operation, change.call, change.event) == (
+        "rename_file",
+        "k-1",
+        EVENT,
+    )
+
+
+async def test_a_delete_that_loses_to_a_write_expiring_the_file_finds_none() -> None:
+    """The writer made the file expired: what is there now is no file."""
+
+    async def expire(inner: MemoryStorage) -> None:
+        key = file_key("user", "alice", "notes", "tea")
+        stored = await inner.get(key)
+        assert stored is not None
+        gone = replace(stored.metadata, expires_at=START - timedelta(seconds=1))
+        await inner.put(Write(key, stored.data, gone))
+
+    storage = ScriptedStorage()
+    context = make_context(storage=storage)
+    first = await create(context, "x")
+    storage.races.append(expire)
+
+    with pytest.raises(AppError) as caught:
+        await delete_file(
+            DeleteFile(**LOCATION, expected_version=first.version), context
+        )
+
+    assert caught.value.definition is memory_not_found
+
+
+async def test_a_keyed_delete_refused_over_a_write_of_its_key_stands() -> None:
+    """Only a tombstone answers a delete: a write under the same key does not."""
+    storage = ScriptedStorage(keeps_call_keys=True)
+    context = replace(make_context(storage=storage), call_key="k-1")
+    first = await create(context, "x")
+    await storage.inner.put(
+        Write(file_key("user", "alice", "notes", "tea"), b"y", META)
+    )
+
+    with pytest.raises(AppError) as caught:
+        await delete_file(
+            DeleteFile(**LOCATION, expected_version=first.version), context
+        )
+
+    assert caught.value.definition is version_conflict
