@@ -30,6 +30,7 @@ from app.server.mcp.resources import add_file_resources
 from app.server.mcp.server_info import SERVER_NAME, ServerInfo, wenchang_version
 from app.server.mcp.settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp.state_key import share_request_state_key
+from app.server.mcp.subscriptions import FileSubscriptions
 from app.server.mcp.telemetry import ToolCallObserver, log_tool_call
 from app.server.mcp.tools import direct_results, served_tools
 from app.server.runtime import Runtime, create_lifespan
@@ -165,6 +166,9 @@ def build_memory_mcp(
     )
     server.middleware.append(ServerInfo(version=wenchang_version()))
     server.middleware.append(calls)
+    server.middleware.append(
+        FileSubscriptions(authenticate=authenticate, context=context)
+    )
     if not fast_paths_on(settings):
         return MemoryMcp(server, None, refusals)
     direct = DirectCalls(
