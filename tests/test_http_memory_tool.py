@@ -19,7 +19,7 @@ from wenchang_client.memory_tool import WenchangMemoryToolSync
 from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import Grant, Identity
-from tests.support.storage_adapters import selected_storage, storage_url_for_tests
+from tests.support.storage_adapters import storage_url_for_tests
 from tests.support.transports import TokenRegistry, serve_in_thread
 
 type Outcome = tuple[str, str]
@@ -218,8 +218,6 @@ SEQUENCES: dict[str, list[dict[str, Any]]] = {
 def test_a_sequence_answers_as_the_reference_does(
     sequence: str, ours: WenchangMemoryToolSync, tmp_path: Path
 ) -> None:
-    if sequence == "rename" and selected_storage() == "gcs":
-        pytest.skip("GCS storage cannot rename yet")
     reference = BetaLocalFilesystemMemoryTool(str(tmp_path / "reference"))
 
     for command in SEQUENCES[sequence]:
@@ -261,7 +259,6 @@ def test_system_files_are_read_only(ours: WenchangMemoryToolSync) -> None:
     assert refused[0] == "error" and "read-only" in refused[1]
 
 
-@pytest.mark.skipif(selected_storage() == "gcs", reason="GCS storage cannot rename yet")
 def test_a_renamed_file_keeps_its_history(ours: WenchangMemoryToolSync) -> None:
     run(ours, create(NOTES, "x"))
 

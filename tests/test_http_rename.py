@@ -13,10 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.http_support import FILE, Api, create, if_match, open_api
-from tests.support.storage_adapters import selected_storage
 
-GCS = selected_storage() == "gcs"
-renames = pytest.mark.skipif(GCS, reason="GCS storage cannot rename yet")
 RENAME = f"{FILE}/rename"
 MOVED = "/v1/files/user/projects/chai"
 
@@ -27,7 +24,6 @@ async def api(tmp_path: Path) -> AsyncGenerator[Api]:
         yield opened
 
 
-@renames
 async def test_rename_answers_the_file_at_its_new_path(api: Api) -> None:
     created = await create(api)
 
@@ -55,7 +51,6 @@ async def test_rename_answers_the_file_at_its_new_path(api: Api) -> None:
     ]
 
 
-@renames
 async def test_rename_onto_an_existing_file_is_a_412_naming_it(api: Api) -> None:
     created = await create(api)
     there = await create(api, MOVED, "- [stated] Chai.\n")
@@ -73,7 +68,6 @@ async def test_rename_onto_an_existing_file_is_a_412_naming_it(api: Api) -> None
     assert (await api.http.get(FILE, headers=api.alice)).status_code == 200
 
 
-@renames
 async def test_rename_needs_if_match(api: Api) -> None:
     await create(api)
     refused = await api.http.post(
@@ -84,7 +78,6 @@ async def test_rename_needs_if_match(api: Api) -> None:
     assert (await api.http.get(FILE, headers=api.alice)).status_code == 200
 
 
-@renames
 async def test_rename_retried_with_its_idempotency_key_answers_the_first(
     api: Api,
 ) -> None:
@@ -102,7 +95,6 @@ async def test_rename_retried_with_its_idempotency_key_answers_the_first(
     assert len(versions.json()["entries"]) == 2
 
 
-@renames
 async def test_the_change_feed_shows_the_old_path_then_the_new(api: Api) -> None:
     created = await create(api)
     renamed = await api.http.post(
@@ -123,20 +115,3 @@ async def test_the_change_feed_shows_the_old_path_then_the_new(api: Api) -> None
         ("rename_file", "notes", "tea", version),
         ("rename_file", "projects", "chai", version),
     ]
-
-
-@pytest.mark.skipif(not GCS, reason="only GCS storage refuses renames")
-async def test_gcs_storage_answers_a_rename_as_unsupported(api: Api) -> None:
-    """Nothing moves: a typed 503 that says why, not a half-done move."""
-    created = await create(api)
-
-    refused = await api.http.post(
-        RENAME,
-        json={"area": "projects", "name": "chai"},
-        headers=api.alice | if_match(created["version"]),
-    )
-
-    assert refused.status_code == 503, refused.text
-    assert refused.json()["details"]["reason"] == "unsupported"
-    assert (await api.http.get(FILE, headers=api.alice)).status_code == 200
-    assert (await api.http.get(MOVED, headers=api.alice)).status_code == 404

@@ -41,7 +41,7 @@ class GcsDeletes(GcsWrites):
 
         ``change`` None is a purge's delete; ``stamp`` its change-log claim's.
         """
-        values = _tombstone(current, change) | (stamp or {})
+        values = tombstone_map(current, change) | (stamp or {})
         generation = str(current["generation"])
         tombstone = await self.upload(key, b"", values, generation)
         if tombstone is None:
@@ -75,7 +75,8 @@ class GcsDeletes(GcsWrites):
         await self._history.scrub(key + SEPARATOR)
 
 
-def _tombstone(current: dict[str, Any], change: Change | None) -> dict[str, str]:
+def tombstone_map(current: dict[str, Any], change: Change | None) -> dict[str, str]:
+    """The metadata of ``change``'s tombstone over ``current`` (None: a purge's)."""
     if change is None:
         now = utc_now()
         return change_map(

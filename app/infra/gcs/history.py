@@ -40,6 +40,8 @@ HISTORY = "\\history/"
 SEPARATOR = "\\"
 OPERATION, ACTOR, DELETED, VERSION = "operation", "actor", "deleted", "version"
 CALL = "call"
+RENAMING = "renaming-from"
+"""Marks a rename's destination until the rename is over (``gcs.renames``)."""
 LIST_FIELDS = "items(name,generation,size,metadata),nextPageToken"
 LIST_BATCH = 1000
 _ORDER_BASE = 10**19 - 1
@@ -80,6 +82,11 @@ def is_tombstone(resource: dict[str, Any]) -> bool:
     return _metadata(resource).get(DELETED) == "true"
 
 
+def is_pending(resource: dict[str, Any]) -> bool:
+    """A rename's destination written before its commit: no file yet."""
+    return RENAMING in _metadata(resource)
+
+
 def is_tracked(resource: dict[str, Any]) -> bool:
     return OPERATION in _metadata(resource) and ACTOR in _metadata(resource)
 
@@ -112,8 +119,26 @@ class GcsHistory:
     def key_prefix(self, key: str) -> str:
         return f"{self._prefix}{HISTORY}{key}{SEPARATOR}"
 
+    def order_name(self, key: str, order: int) -> str:
+        """The archive name of ``key``'s record at ``order``: its generation, or
+        for a record a rename moved here its place (``gcs.moved_history``)."""
+        return f"{self.key_prefix(key)}{_ORDER_BASE - order:019d}"
+
     def _name(self, key: str, generation: str) -> str:
-        return f"{self.key_prefix(key)}{_ORDER_BASE - int(generation):019d}"
+        return self.order_name(key, int(generation))
+
+    async def _record(self, key: str, generation: str) -> dict[str, Any] | None:
+        """The archived object of ``key``'s version ``generation``: named by it,
+        else (moved here by a rename, renumbered) found by listing."""
+        described = await self._objects.describe(self._name(key, generation))
+        if described is not None and record_of(described, None).version == generation:
+            return described
+        params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
+        async with contextlib.aclosing(self._objects.items(params)) as items:
+            async for item in items:
+                if record_of(item, None).version == generation:
+                    return item
+        return None
 
     def require_room(self, key: str) -> None:
         """Refuse ``key`` if its longest object name (an archived one) is too long."""
@@ -132,11 +157,11 @@ class GcsHistory:
         await self._objects.upload(self._name(key, generation), data, values, None)
 
     async def read(self, key: str, generation: str) -> VersionRecord | None:
-        name = self._name(key, generation)
         for _ in range(2):
-            described = await self._objects.describe(name)
+            described = await self._record(key, generation)
             if described is None:
                 return None
+            name = str(described["name"])
             data = await self._objects.download(name, str(described["generation"]))
             if data is not None:
                 return record_of(described, data)
@@ -147,7 +172,10 @@ class GcsHistory:
     ) -> list[VersionRecord]:
         """The port's ``list_versions``: the current object's record, then archived."""
         current = await self._objects.describe(self._prefix + key)
-        newest = record_of(current, None) if current and is_tracked(current) else None
+        tracked = current is not None and is_tracked(current)
+        newest = record_of(current, None) if current and tracked else None
+        if current is not None and is_pending(current):
+            newest = None  # resolved by readers of the file, not of its history
         found: list[VersionRecord] = []
         if newest is not None and after is None:
             found.append(newest)
@@ -186,8 +214,10 @@ class GcsHistory:
         """Up to ``limit`` archived records, newest first, older than ``after``."""
         params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
         params["maxResults"] = str(min(limit + 2, LIST_BATCH))
-        start = self._name(key, after) if after is not None else None
-        if start is not None:
+        start = None
+        if after is not None:
+            located = await self._record(key, after)
+            start = str(located["name"]) if located else self._name(key, after)
             params["startOffset"] = start
         found: list[VersionRecord] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:

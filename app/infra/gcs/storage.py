@@ -3,7 +3,6 @@
 Version history is kept as ``gcs_history`` describes.
 """
 
-import contextlib
 import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
@@ -13,11 +12,10 @@ from typing import Any
 import aiohttp
 
 from app.features.memory import ports
-from app.infra.gcs.change_log import LOG, GcsChangeLog
+from app.infra.gcs.change_log import GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.deletes import GcsDeletes
 from app.infra.gcs.history import (
-    HISTORY,
     NAME_LIMIT,
     GcsHistory,
     change_map,
@@ -25,27 +23,23 @@ from app.infra.gcs.history import (
     is_tombstone,
     is_tracked,
 )
+from app.infra.gcs.listing import LIST_BATCH, GcsListing
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
-from app.infra.gcs.webhook_store import DIRECTORY as WEBHOOKS
+from app.infra.gcs.renames import PENDING_SECONDS, GcsRenames
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
 
 READ_ATTEMPTS = 3
 WRITE_ATTEMPTS = 5
-LIST_BATCH = 1000
-LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
 SCRUB_FIELDS = "items(name,generation,timeDeleted,metadata),nextPageToken"
 
 OWN_LOOKBACK = 20
 """How many of a file's newest records a repeated call searches for its own write."""
 
 logger = logging.getLogger(__name__)
-
-NOT_FILES = (HISTORY, LOG, WEBHOOKS)
-"""Key prefixes under the storage's prefix that hold no memory file."""
 
 
 class GcsStorage:
@@ -57,6 +51,7 @@ class GcsStorage:
         location: GcsLocation,
         *,
         retention: ports.HistoryRetention | None = None,
+        pending_seconds: float = PENDING_SECONDS,
     ) -> None:
         self._objects = GcsObjects(client, location)
         self._bucket = location.bucket
@@ -72,11 +67,20 @@ class GcsStorage:
         self._writes = GcsDeletes(
             self._objects, self._history, location.prefix, location.timeout
         )
+        self._renames = GcsRenames(
+            self._objects,
+            self._history,
+            self._writes,
+            self._log,
+            location.prefix,
+            pending_seconds=pending_seconds,
+        )
+        self._listing = GcsListing(self._objects, location.prefix, self._renames)
 
     async def _live(self, key: str) -> dict[str, Any] | None:
         if len((self._prefix + key).encode()) > NAME_LIMIT:
             return None  # no object can have this name
-        described = await self._objects.describe(self._prefix + key)
+        described = await self._renames.current(key)
         return None if described is None or is_tombstone(described) else described
 
     async def get(self, key: str) -> ports.StoredObject | None:
@@ -143,7 +147,7 @@ class GcsStorage:
         values = change_map(write.metadata, write.change)
         logged = LoggedWrite(self._log, key, write.change)
         for _ in range(WRITE_ATTEMPTS):
-            current = await self._objects.describe(self._prefix + key)
+            current = await self._renames.current(key, wait=True)
             if current is None:
                 version = await self._create(key, data, values, logged)
             else:
@@ -156,16 +160,19 @@ class GcsStorage:
     async def put_if_version(
         self, write: ports.Write, expected: str | None
     ) -> str | None:
-        key, data, name = write.key, write.data, self._prefix + write.key
+        key, data = write.key, write.data
         self._history.require_room(key)
         values = change_map(write.metadata, write.change)
         logged = LoggedWrite(self._log, key, write.change)
         if expected is None:
             version = await self._create(key, data, values, logged)
             if version is None:
-                # Only a tombstone left by a delete may stand where a create goes.
-                current = await self._objects.describe(name)
-                if current is not None and is_tombstone(current):
+                # Only a tombstone left by a delete, or a rename rolled back,
+                # may stand where a create goes.
+                current = await self._renames.current(key, wait=True)
+                if current is None:
+                    version = await self._create(key, data, values, logged)
+                elif is_tombstone(current):
                     version = await self._replace(key, data, values, current, logged)
         else:
             current = await self._live(key)
@@ -192,6 +199,18 @@ class GcsStorage:
         version = await self._writes.remove(key, current, change, stamp)
         await logged.end(version)
         return version is not None
+
+    async def rename_if_version(
+        self,
+        source: str,
+        destination: str,
+        expected: str,
+        *,
+        replacing: str | None,
+        change: ports.Change,
+    ) -> str | None:
+        move = (source, destination, expected, replacing)
+        return await self._renames.rename(*move, change)
 
     async def erase_if_version(self, key: str, expected: str) -> bool:
         # A purge's tombstone replaces the object only at ``expected``
@@ -229,38 +248,13 @@ class GcsStorage:
     async def get_version(self, key: str, version: str) -> ports.VersionRecord | None:
         return await self._history.version(key, version)
 
-    def _visible(self, item: dict[str, Any]) -> bool:
-        # History, the change log and webhooks share the storage's prefix.
-        key = str(item["name"])[len(self._prefix) :]
-        return not is_tombstone(item) and not key.startswith(NOT_FILES)
-
     async def list_page(
         self, prefix: str, *, start_after: str | None, limit: int
     ) -> Sequence[ports.ListedObject]:
-        params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
-        params["maxResults"] = str(min(limit + 1, LIST_BATCH))
-        if start_after is not None:
-            # startOffset is inclusive; the object named start_after is dropped.
-            params["startOffset"] = self._prefix + start_after
-        page: list[ports.ListedObject] = []
-        async with contextlib.aclosing(self._objects.items(params)) as items:
-            async for item in items:
-                key = str(item["name"])[len(self._prefix) :]
-                if start_after is not None and key <= start_after:
-                    continue
-                if not self._visible(item):
-                    continue
-                metadata = metadata_from_map(item.get("metadata") or {})
-                page.append(ports.ListedObject(key, metadata, str(item["generation"])))
-                if len(page) == limit:
-                    break
-        return page
+        return await self._listing.page(prefix, start_after=start_after, limit=limit)
 
     async def count(self, prefix: str) -> int:
-        params = {"prefix": self._prefix + prefix, "fields": LIST_FIELDS}
-        params["maxResults"] = str(LIST_BATCH)
-        items = self._objects.items(params)
-        return len([item async for item in items if self._visible(item)])
+        return await self._listing.count(prefix)
 
     async def ping(self) -> None:
         # Listing needs only storage.objects.list, which roles/storage.objectUser

@@ -1,8 +1,6 @@
 """Conformance of rename_file on every transport: the move, its history, refusals."""
 
-import pytest
 from wenchang_client.errors import (
-    BackendUnavailableError,
     NotFoundError,
     RestrictedScopeError,
     VersionConflictError,
@@ -39,30 +37,6 @@ async def rename(transport: Transport, version: str, *, to: Location = MOVED) ->
 
 
 class RenameConformance(Harness):
-    @pytest.fixture(autouse=True)
-    async def renames(self, transport: Transport) -> None:
-        """Skip where storage cannot rename yet (it answers BackendUnavailable)."""
-        probe = await create(transport, "rename-probe")
-        try:
-            renamed = await transport.rename_file(
-                "user",
-                "notes",
-                "rename-probe",
-                new_area="notes",
-                new_name="renamed-probe",
-                expected_version=probe.version,
-            )
-        except BackendUnavailableError:
-            await transport.delete_file(
-                "user", "notes", "rename-probe", expected_version=probe.version
-            )
-            pytest.skip("this storage cannot rename yet")
-        # The fixture runs before every test of the suite (the mixins share one
-        # class), so the probe must not stay to be listed, counted or quoted.
-        await transport.delete_file(
-            "user", "notes", "renamed-probe", expected_version=renamed.version
-        )
-
     async def test_rename_moves_the_file_and_its_history(
         self, transport: Transport
     ) -> None:

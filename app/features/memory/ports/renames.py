@@ -25,10 +25,9 @@ RENAME = "rename_file"
 class Renames(Protocol):
     """Storage that moves a file to another key in one atomic step, with its history.
 
-    Memory, SQLite and filesystem storage implement it
-    (``tests/support/storage_conformance``); GCS does not yet, and a rename
-    there is refused as BACKEND_UNAVAILABLE (reason ``unsupported``) before
-    anything is written.
+    Every adapter implements it (``tests/support/storage_conformance``);
+    storage that did not would be refused as BACKEND_UNAVAILABLE (reason
+    ``unsupported``) before anything is written.
     """
 
     async def rename_if_version(
@@ -73,7 +72,7 @@ async def rename_existing(
     """
     if not isinstance(storage, Renames):
         raise errors.backend_unavailable_error(
-            "unsupported", "this storage cannot rename files yet"
+            "unsupported", "this storage cannot rename files"
         )
 
     async def attempt() -> StoredObject:
