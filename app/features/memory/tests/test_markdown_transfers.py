@@ -178,6 +178,7 @@ async def test_a_file_that_is_not_an_export_is_refused_by_name(
         await import_markdown(import_(tmp_path), make_context())
 
     assert caught.value.definition is invalid_argument
+    assert caught.value.details["argument"] == "path"
     assert f"notes/bad.md {problem}" in str(caught.value)
 
 
@@ -212,3 +213,26 @@ async def test_mode_fail_writes_nothing_when_a_file_differs(tmp_path: Path) -> N
     assert (skipped.created, skipped.skipped) == (3, 1)
     assert stored is not None and stored.data == b"other"
     assert (replaced.overwritten, replaced.unchanged) == (1, 3)
+
+
+async def test_a_conflict_counts_every_differing_file_past_those_it_names(
+    tmp_path: Path,
+) -> None:
+    """Only the first names are listed (memory stays bounded), all are counted."""
+    names = [f"n{i:03}" for i in range(105)]
+
+    def files(content: str) -> ImportMemory:
+        listed = [{"area": "notes", "name": n, "content": content} for n in names]
+        return ImportMemory.model_validate({**ENTITY, "files": listed})
+
+    source, target = make_context(), make_context()
+    await import_memory(files("mine"), source)
+    await export_markdown(export(tmp_path), source)
+    await import_memory(files("theirs"), target)
+
+    with pytest.raises(AppError) as caught:
+        await import_markdown(import_(tmp_path), target)
+
+    assert caught.value.definition is import_conflict
+    assert caught.value.details["existing_count"] == 105
+    assert "105 of the imported files already exist" in str(caught.value)
