@@ -189,8 +189,9 @@ async def replace_fact(
 
 
 async def get_memory_index(
-    *, headers: IndexConditionHeaders, context: FloorContext
+    *, query: ReadQuery, headers: IndexConditionHeaders, context: FloorContext
 ) -> str:
+    del query  # include_expired: the floor stores no expiry
     return await sql.index_body(context.db, context.grants or {})
 
 

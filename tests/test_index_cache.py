@@ -32,10 +32,12 @@ META = FileMetadata(
     datetime(2026, 1, 2, tzinfo=UTC),
 )
 LISTING = (
-    ListedObject("user/alice/notes/tea.md", META, "17"),
-    ListedObject("user/alice/system/茶.md", META, "1796032317779507"),
+    ListedObject("user/alice/notes/tea.md", META, "17", "2026-01-02T00:00:00Z"),
+    ListedObject(
+        "user/alice/system/茶.md", META, "1796032317779507", "2026-01-02T00:00:00Z"
+    ),
 )
-LATER = (ListedObject("user/alice/notes/new.md", META, "18"),)
+LATER = (ListedObject("user/alice/notes/new.md", META, "18", "2026-01-02T00:00:00Z"),)
 DOCUMENTS = [SearchDocument("user/alice/notes/tea.md", "17", META, "- Likes tea.")]
 
 Pair = tuple[IndexCache, IndexCache]

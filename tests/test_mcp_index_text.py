@@ -29,6 +29,7 @@ def built(description: str, max_bytes: int) -> BuiltIndex:
                 datetime(2026, 1, 1, 0, 0, n, tzinfo=UTC),
             ),
             f"{n:020x}",
+            f"2026-01-01T00:00:{n:02d}Z",
         )
         for n, scope in enumerate(("user", "team", "user", "project"))
     ]

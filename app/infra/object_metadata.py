@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import cast
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
-from app.features.memory.ports import FileMetadata
+from app.features.memory.ports import FileMetadata, ListedObject
 
 # The keys and encodings of the Wenchang library's GCS layout, so a bucket it
 # wrote reads here unchanged: lists as JSON arrays, the timestamp as ISO 8601 UTC.
@@ -59,3 +59,12 @@ def metadata_from_map(values: Mapping[str, object]) -> FileMetadata:
 def _moment(value: object) -> datetime | None:
     # An empty value is what a store that cannot delete one key of a map leaves.
     return parse_timestamp(str(value)) if value else None
+
+
+def listed_object(key: str, metadata: FileMetadata, version: str) -> ListedObject:
+    """A listing row of ``metadata``, its moment formatted as shown.
+
+    Formatted again rather than taken from the map: a bucket the Wenchang
+    library wrote may spell the same instant otherwise.
+    """
+    return ListedObject(key, metadata, version, format_timestamp(metadata.last_updated))

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from tenchi.errors import AppError
 
+from app.features.memory.domain import format_timestamp
 from app.features.memory.ports import Change, FileMetadata, Storage, Write
 from app.shared.errors import backend_unavailable
 from tests.support.storage_adapters import AdapterUnderTest
@@ -382,6 +383,7 @@ class StorageConformance(
         (listed,) = await adapter.storage.list_page("user/", start_after=None, limit=5)
 
         assert (listed.key, listed.metadata, listed.version) == (KEY, META, version)
+        assert listed.updated_text == format_timestamp(META.last_updated)
         assert not hasattr(listed, "data")
 
     async def test_count_counts_the_keys_with_a_prefix(

@@ -9,9 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from app.features.memory.ports import Change, ListedObject
+from app.features.memory.ports import Change, FileMetadata, ListedObject
 from app.infra.durable_files import replace_file, sync_directory
-from app.infra.object_metadata import metadata_from_map, metadata_to_map
+from app.infra.object_metadata import (
+    listed_object,
+    metadata_from_map,
+    metadata_to_map,
+)
 from app.shared.locations import SEGMENT_RULE, is_valid_segment
 
 SIDECAR = "%meta"
@@ -103,16 +107,18 @@ def read_record(sidecar: Path) -> Record | None:
     except FileNotFoundError:
         return None
     metadata = metadata_from_map(raw["metadata"])
-    entry = ListedObject(raw["key"], metadata, raw["version"])
+    entry = listed_object(raw["key"], metadata, raw["version"])
     return Record(entry, raw.get("operation"), raw.get("actor"))
 
 
-def record_document(entry: ListedObject, change: Change | None) -> bytes:
-    """The sidecar ``read_record`` reads back: ``entry``, and ``change`` if any."""
+def record_document(
+    key: str, version: str, metadata: FileMetadata, change: Change | None
+) -> bytes:
+    """The sidecar ``read_record`` reads back: the object, and ``change`` if any."""
     document = {
-        "key": entry.key,
-        "version": entry.version,
-        "metadata": metadata_to_map(entry.metadata),
+        "key": key,
+        "version": version,
+        "metadata": metadata_to_map(metadata),
         "operation": change.operation if change else None,
         "actor": change.actor if change else None,
     }

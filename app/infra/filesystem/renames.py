@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
-from app.features.memory.ports import Change, ListedObject
+from app.features.memory.ports import Change
 from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem.change_log import FileChangeLog
 from app.infra.filesystem.commits import tidy
@@ -180,10 +180,10 @@ class FileRenames:
         body.unlink(missing_ok=True)  # an earlier attempt's, never named
         write_new(body, data)
         sync_directory(directory)
-        entry = ListedObject(move.destination, record.entry.metadata, move.version)
-        replace_file(
-            directory / f"{stem}{SIDECAR}", record_document(entry, move.change)
+        document = record_document(
+            move.destination, move.version, record.entry.metadata, move.change
         )
+        replace_file(directory / f"{stem}{SIDECAR}", document)
         if move.replacing is not None:
             old = directory / f"{stem}%{move.replacing}"
             tidy(lambda: old.unlink(missing_ok=True))

@@ -101,7 +101,6 @@ class FilesystemStorage:
         current = read_record(sidecar)
         version = write.version or secrets.token_hex(10)
         self._history.archive_current(key, current)
-        entry = ports.ListedObject(key, write.metadata, version)
         make_directories(self._root, key)
         body = directory / f"{stem}%{version}"
         write_new(body, write.data)
@@ -109,7 +108,7 @@ class FilesystemStorage:
             self._changes.intend(key, version, change)
         try:
             sync_directory(directory)  # the body's name, before a sidecar names it
-            replace_file(sidecar, record_document(entry, change))
+            replace_file(sidecar, record_document(key, version, write.metadata, change))
         except OSError as exc:
             if names_version(sidecar, version):
                 # Renamed into place, its directory not synced: readers see the

@@ -10,7 +10,7 @@ from app.infra.gcs.history import HISTORY, RENAMING, is_pending, is_tombstone
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.renames import FINAL_WRITE, GENERATION, GcsRenames
 from app.infra.gcs.webhook_store import DIRECTORY as WEBHOOKS
-from app.infra.object_metadata import metadata_from_map
+from app.infra.object_metadata import listed_object, metadata_from_map
 
 LIST_BATCH = 1000
 LIST_FIELDS = "items(name,generation,metadata,timeCreated),nextPageToken"
@@ -54,7 +54,7 @@ class GcsListing:
                         continue
                 seen[key] = str(item["generation"])
                 metadata = metadata_from_map(item.get("metadata") or {})
-                page.append(ports.ListedObject(key, metadata, str(item["generation"])))
+                page.append(listed_object(key, metadata, str(item["generation"])))
                 if len(page) == limit:
                     break
         return page

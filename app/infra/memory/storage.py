@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from app.features.memory import ports
 from app.features.memory.domain.keys import entity_prefix_of_key
+from app.features.memory.domain.timestamps import format_timestamp
 from app.infra.change_numbers import first_seq
 from app.infra.history_records import expired, tombstone, without_data, written
 
@@ -169,7 +170,8 @@ class MemoryStorage:
             if not key.startswith(prefix) or len(page) == limit:
                 break
             stored = self._objects[key]
-            page.append(ports.ListedObject(key, stored.metadata, stored.version))
+            shown = format_timestamp(stored.metadata.last_updated)
+            page.append(ports.ListedObject(key, stored.metadata, stored.version, shown))
         return page
 
     async def count(self, prefix: str) -> int:

@@ -22,7 +22,11 @@ from tenchi.errors import AppError
 from app.features.memory.ports import CachedCorpus, CachedListing, ListedObject
 from app.features.search.domain.corpus import Corpus, SearchDocument
 from app.infra.change_markers import ChangeMarkers, ProcessChangeMarkers
-from app.infra.object_metadata import metadata_from_map, metadata_to_map
+from app.infra.object_metadata import (
+    listed_object,
+    metadata_from_map,
+    metadata_to_map,
+)
 from app.infra.redis.connection import RedisScriptStore, open_redis_client
 from app.shared.errors import backend_unavailable
 
@@ -106,7 +110,7 @@ def _encode(listing: Sequence[ListedObject]) -> str:
 def _decode(text: str) -> tuple[ListedObject, ...]:
     rows: list[tuple[str, str, dict[str, str]]] = json.loads(text)
     return tuple(
-        ListedObject(key, metadata_from_map(metadata), version)
+        listed_object(key, metadata_from_map(metadata), version)
         for key, version, metadata in rows
     )
 

@@ -75,10 +75,9 @@ def stored_from(row: Any) -> StoredObject:
 
 
 def listed_from(row: Any) -> ListedObject:
-    """A ``SELECT key, {COLUMNS}`` row."""
-    return ListedObject(
-        key=row[0], metadata=meta_from(row, 1, expires=row[5]), version=row[6]
-    )
+    """A ``SELECT key, {COLUMNS}`` row; ``last_updated`` is stored as shown."""
+    meta = meta_from(row, 1, expires=row[5])
+    return ListedObject(key=row[0], metadata=meta, version=row[6], updated_text=row[4])
 
 
 def meta_from(row: Any, offset: int, *, expires: str | None = None) -> FileMetadata:

@@ -73,7 +73,7 @@ def entry_row(parts: tuple[str, str, str], listed: ListedObject) -> EntryRow:
         "description": meta.description,
         "aliases": _strings(meta.aliases),
         "sources": _strings(meta.sources),
-        "last_updated": format_timestamp(meta.last_updated),
+        "last_updated": listed.updated_text,
     }
     if meta.expires_at is not None:
         row["expires_at"] = format_timestamp(meta.expires_at)

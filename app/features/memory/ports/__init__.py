@@ -38,6 +38,10 @@ class ListedObject:
     key: str
     metadata: FileMetadata
     version: str
+    updated_text: str
+    """``metadata.last_updated`` as a listing shows it (``format_timestamp``'s
+    text): storage that holds exactly that text hands it over, so an index does
+    not format each entry's moment again."""
 
 
 @dataclass(frozen=True, slots=True)

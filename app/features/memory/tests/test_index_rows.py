@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.features.audit.domain import Call, Outcome, call_events
-from app.features.memory.domain import build_index, file_key
+from app.features.memory.domain import build_index, file_key, format_timestamp
 from app.features.memory.domain.index import EntryRow, entry_json, row_json
 from app.features.memory.domain.index_answers import IndexAnswer
 from app.features.memory.ports import FileMetadata, ListedObject
@@ -45,7 +45,9 @@ def test_a_row_is_written_as_its_entry_model_is(
 def listed(path: str, seconds: int) -> ListedObject:
     scope, area, name = path.split("/")
     meta = FileMetadata("d", ("a",), ("http",), START + timedelta(seconds=seconds))
-    return ListedObject(file_key(scope, "e", area, name), meta, f"v{seconds}")
+    key = file_key(scope, "e", area, name)
+    shown = format_timestamp(meta.last_updated)
+    return ListedObject(key, meta, f"v{seconds}", shown)
 
 
 PATHS = ["user/notes/a", "team/plans/b", "user/system/c", "user/notes/d", "team/x/e"]

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 
 from app.features.memory.domain.expiry import Expiry
+from app.features.memory.domain.timestamps import format_timestamp
 from app.features.memory.domain.views import render_entry
 from app.features.memory.ports import ListedObject
 from app.features.search.schemas import SearchHit
@@ -16,7 +17,9 @@ from .text import Term
 def render_hit(
     ranked: Ranked, document: SearchDocument, terms: Sequence[Term]
 ) -> SearchHit | None:
-    listed = ListedObject(document.key, document.metadata, document.version)
+    meta = document.metadata
+    shown = format_timestamp(meta.last_updated)
+    listed = ListedObject(document.key, meta, document.version, shown)
     entry = render_entry(listed)
     if entry is None:
         return None
