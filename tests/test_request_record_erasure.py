@@ -3,6 +3,8 @@
 A purge calls ``erase_scope`` with the entity's prefix (the first part of each
 record's scope): afterwards a key of that entity reserves afresh, whoever the
 caller, while a neighbouring entity's records (``user/alice2/``) still replay.
+A sweep calls ``erase_files`` with the tags of the files it erased: only the
+records naming one of them (or no file) go, in that entity only.
 """
 
 import uuid
@@ -14,7 +16,12 @@ import pytest
 from tenchi.idempotency import IdempotencyReplay, IdempotencyReservation
 from tenchi.testing import verify_idempotency_store
 
-from app.features.memory.ports.request_records import RequestRecords, record_scope
+from app.features.memory.ports.request_records import (
+    RequestRecords,
+    record_fingerprint,
+    record_scope,
+    sweep_tags,
+)
 from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.redis.idempotency_store import open_redis_idempotency_store
 from app.infra.sqlite.idempotency_store import open_sqlite_idempotency_store
@@ -62,12 +69,14 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
             return lambda: open_redis_idempotency_store(server.url)
 
 
-async def settle(store: RequestRecords, scope: str, key: str) -> None:
+async def settle(
+    store: RequestRecords, scope: str, key: str, fingerprint: str = "f"
+) -> None:
     decision = await store.reserve(
         namespace="memory",
         scope=scope,
         key=key,
-        fingerprint="f",
+        fingerprint=fingerprint,
         completed_ttl=600,
         reservation_ttl=60,
     )
@@ -75,12 +84,14 @@ async def settle(store: RequestRecords, scope: str, key: str) -> None:
     await store.complete(decision, result_json=b'{"version":"v1"}')
 
 
-async def again(store: RequestRecords, scope: str, key: str) -> object:
+async def again(
+    store: RequestRecords, scope: str, key: str, fingerprint: str = "f"
+) -> object:
     return await store.reserve(
         namespace="memory",
         scope=scope,
         key=key,
-        fingerprint="f",
+        fingerprint=fingerprint,
         completed_ttl=600,
         reservation_ttl=60,
     )
@@ -108,3 +119,31 @@ async def test_erasing_an_entity_frees_its_keys_and_keeps_its_neighbours(
         for scope in (record_scope(neighbour, "caller-a"), "caller-a"):
             kept = await again(store, scope, f"{alice}key")
             assert kept == IdempotencyReplay(result_json=b'{"version":"v1"}')
+
+
+async def test_erasing_files_frees_only_the_records_naming_them(
+    opener: Opener,
+) -> None:
+    entity = f"alice-{uuid.uuid4().hex[:8]}"
+    alice, neighbour = f"user/{entity}/", f"user/{entity}2/"
+    swept, lasting = f"{alice}notes/swept.md", f"{alice}notes/lasting.md"
+    records = {
+        "swept": (alice, record_fingerprint("write_file", [swept], "d")),
+        "moved": (alice, record_fingerprint("rename_file", [lasting, swept], "d")),
+        "none": (alice, record_fingerprint("run_memory_command", [], "d")),
+        "lasting": (alice, record_fingerprint("write_file", [lasting], "d")),
+        "neighbour": (neighbour, record_fingerprint("write_file", [swept], "d")),
+    }
+    async with opener() as store:
+        for key, (prefix, fingerprint) in records.items():
+            await settle(store, record_scope(prefix, "caller"), key, fingerprint)
+
+        assert await store.erase_files(alice, sweep_tags([swept])) == 3
+        assert await store.erase_files(alice, sweep_tags([swept])) == 0
+
+        for key, (prefix, fingerprint) in records.items():
+            answer = await again(
+                store, record_scope(prefix, "caller"), key, fingerprint
+            )
+            replayed = answer == IdempotencyReplay(result_json=b'{"version":"v1"}')
+            assert replayed == (key in {"lasting", "neighbour"}), key

@@ -10,6 +10,10 @@ history. One lasting file without the canary stays beside them. Then
 store holds the canary, and the lasting file is all the owner's index shows,
 expired files included. File names are not the canary: a sweep keeps the audit
 trail and the change feed, which name files (never their content).
+
+Only the records of the swept files go: with a shared request store, a keyed
+retry of the lasting file's create still answers its first result, while a
+keyed retry of an expired file's create runs afresh.
 """
 
 import uuid
@@ -42,6 +46,12 @@ CANARY = f"sweepcanary{uuid.uuid4().hex[:12]}"
 ENTITY = f"e-{uuid.uuid4().hex[:8]}"
 PAST = "2020-01-01T00:00:00Z"
 AREA = "notes"
+LASTING_KEY = f"lasting-{uuid.uuid4().hex[:12]}"
+LASTING: dict[str, Any] = {
+    "content": "- [stated] kept\n",
+    "description": "",
+    "aliases": [],
+}
 
 
 def body(text: str, **extra: Any) -> dict[str, Any]:
@@ -53,9 +63,9 @@ def body(text: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-async def expire_over_http(base: str, token: str) -> None:
+async def expire_over_http(base: str, token: str) -> object:
     """A keyed create and append, then a keyed whole write that expires it;
-    and the lasting file, with nothing of the canary."""
+    and the lasting file's keyed create (its answer), nothing of the canary."""
     auth = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=base, headers=auth) as http:
         path = f"/v1/files/user/{AREA}/over-http"
@@ -71,17 +81,29 @@ async def expire_over_http(base: str, token: str) -> None:
             path, json=body(f"{CANARY} last", expires_at=PAST), headers=last
         )
         assert expired.status_code == 200, expired.text
-        lasting: dict[str, Any] = {
-            "content": "- [stated] kept\n",
-            "description": "",
-            "aliases": [],
-        }
-        kept = await http.put(
-            f"/v1/files/user/{AREA}/lasting",
-            json=lasting,
-            headers={"If-None-Match": "*"},
-        )
+        kept = await create_lasting(http)
         assert kept.status_code == 201, kept.text
+        return kept.json()
+
+
+async def create_lasting(http: httpx.AsyncClient) -> httpx.Response:
+    """The lasting file's keyed create (again: a retry)."""
+    keyed = {"If-None-Match": "*", "Idempotency-Key": LASTING_KEY}
+    path = f"/v1/files/user/{AREA}/lasting"
+    return await http.put(path, json=LASTING, headers=keyed)
+
+
+async def retry_after_the_sweep(base: str, token: str, lasting: object) -> None:
+    """The lasting file's keyed create answers its first result; the expired
+    file's keyed create (its record erased) runs afresh and creates it again."""
+    auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=base, headers=auth) as http:
+        again = await create_lasting(http)
+        assert (again.status_code, again.json()) == (201, lasting)
+        keyed = {"If-None-Match": "*", "Idempotency-Key": f"{CANARY}-k"}
+        path = f"/v1/files/user/{AREA}/over-http"
+        fresh = await http.put(path, json=body(f"{CANARY} secret"), headers=keyed)
+        assert fresh.status_code == 201, fresh.text
 
 
 async def expire_over_mcp(base: str, token: str) -> None:
@@ -133,7 +155,7 @@ async def test_a_sweep_leaves_no_byte_of_an_expired_file_anywhere(
     owner = Identity(grants={"user": Grant(ENTITY, "owner")}, label="sweep-tests")
     token = tokens.issue(owner)
     with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
-        await expire_over_http(base, token)
+        lasting = await expire_over_http(base, token)
         await expire_over_mcp(base, token)
         await expire_with_the_client(base, token)
         stored = await files_under_root(setup) + await gcs_objects(setup)
@@ -159,3 +181,7 @@ async def test_a_sweep_leaves_no_byte_of_an_expired_file_anywhere(
         for scan in DATA_STORES
     }
     assert hits == dict.fromkeys(hits, 0)
+    if keeps_shared_records(setup):
+        assert LASTING_KEY.encode() in await request_records(setup)
+        with serve_in_thread(build_app(setup.settings, resolver=tokens)) as base:
+            await retry_after_the_sweep(base, token, lasting)

@@ -2,7 +2,7 @@
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tenchi.idempotency import (
@@ -70,15 +70,28 @@ class MemoryIdempotencyStore(ReservationStore):
                 del self._records[identity]
 
     async def erase_scope(self, prefix: str) -> int:
+        return await self._erase(lambda held, _: held[1].startswith(prefix))
+
+    async def erase_files(self, prefix: str, tags: Sequence[str]) -> int:
+        return await self._erase(
+            lambda held, record: (
+                held[1].startswith(prefix)
+                and any(tag in record.fingerprint for tag in tags)
+            )
+        )
+
+    async def _erase(
+        self, erased: Callable[[tuple[str, str, str], _Record], bool]
+    ) -> int:
         async with self._lock:
             kept = {
                 held: record
                 for held, record in self._records.items()
-                if not held[1].startswith(prefix)
+                if not erased(held, record)
             }
-            erased = len(self._records) - len(kept)
+            count = len(self._records) - len(kept)
             self._records = kept
-            return erased
+            return count
 
     def _sweep(self, now: float) -> None:
         # Drop expired records at most once a minute, not on every claim.

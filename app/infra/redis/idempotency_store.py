@@ -5,7 +5,7 @@ stored deadlines (by ``REDIS_NOW``); Redis also drops each record on its own
 shortly after it can no longer be replayed.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import cast
 
@@ -73,18 +73,29 @@ if r[2] == 'reserved' and r[1] == ARGV[1] and r[3] == ARGV[2] then
 end
 return 1
 """
-# ARGV: key prefix, scope prefix. A record's key is its prefix, namespace,
+# ARGV: key prefix, scope prefix, then the tags a fingerprint must hold one of
+# (none: every record of the scope). A record's key is its prefix, namespace,
 # scope and key joined by newlines (a namespace holds none), so the scope is
-# what follows the first newline. Run by a purge only: one pass over the keys.
+# what follows the first newline. Run by a purge or a sweep: one pass over the
+# keys.
 _ERASE = """
 local cursor, erased = '0', 0
 local scoped = ARGV[2]
+local function named(key)
+  if #ARGV < 3 then return true end
+  local held = redis.call('HGET', key, 'fingerprint')
+  if not held then return false end
+  for i = 3, #ARGV do
+    if string.find(held, ARGV[i], 1, true) then return true end
+  end
+  return false
+end
 repeat
   local page = redis.call('SCAN', cursor, 'MATCH', ARGV[1] .. '*', 'COUNT', 1000)
   cursor = page[1]
   for _, key in ipairs(page[2]) do
     local cut = string.find(key, '\\n', 1, true)
-    if cut and string.sub(key, cut + 1, cut + #scoped) == scoped then
+    if cut and string.sub(key, cut + 1, cut + #scoped) == scoped and named(key) then
       redis.call('DEL', key)
       erased = erased + 1
     end
@@ -145,6 +156,12 @@ class RedisIdempotencyStore(RedisScriptStore, ReservationStore):
 
     async def erase_scope(self, prefix: str) -> int:
         return int(cast(int, await self._run(_ERASE, [], [KEY_PREFIX, prefix])))
+
+    async def erase_files(self, prefix: str, tags: Sequence[str]) -> int:
+        if not tags:
+            return 0  # no tag names a file (an empty list would erase them all)
+        arguments = [KEY_PREFIX, prefix, *tags]
+        return int(cast(int, await self._run(_ERASE, [], arguments)))
 
 
 def open_redis_idempotency_store(

@@ -9,7 +9,7 @@ lease, after which the version guard of the retried write decides.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -65,6 +65,11 @@ _CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)"
 _ERASE = """
 DELETE FROM idempotency_records
 WHERE substr(scope, 1, length(:prefix)) = :prefix
+RETURNING key
+"""
+_ERASE_FILE = """
+DELETE FROM idempotency_records
+WHERE substr(scope, 1, length(:prefix)) = :prefix AND instr(fingerprint, :tag) > 0
 RETURNING key
 """
 
@@ -125,11 +130,21 @@ class SqliteIdempotencyStore(SqliteGuardStore, ReservationStore):
         await self._rows(_ABANDON, _fence(reservation))
 
     async def erase_scope(self, prefix: str) -> int:
+        return await self._erased([(_ERASE, {"prefix": prefix})])
+
+    async def erase_files(self, prefix: str, tags: Sequence[str]) -> int:
+        return await self._erased(
+            [(_ERASE_FILE, {"prefix": prefix, "tag": tag}) for tag in tags]
+        )
+
+    async def _erased(self, statements: list[tuple[str, dict[str, object]]]) -> int:
         # secure_delete (every connection's) overwrites the freed cells; the
         # checkpoint then copies those pages over the file's old ones and
         # empties the WAL, so no page image keeps an erased key (a busy
         # checkpoint leaves it to the next one, as SQLite's own would).
-        erased = len(await self._rows(_ERASE, {"prefix": prefix}))
+        erased = 0
+        for statement, parameters in statements:
+            erased += len(await self._rows(statement, parameters))
         if erased:
             await self._rows(_CHECKPOINT, {})
         return erased

@@ -17,8 +17,8 @@ from tenchi.idempotency import fingerprint, run_idempotently
 from tenchi.responses import PresentedResponse
 from tenchi.routes import Route, RouteGroup, route, route_group
 
-from app.features.memory.domain.keys import entity_prefix
-from app.features.memory.ports.request_records import record_scope
+from app.features.memory.domain.keys import entity_prefix, file_key
+from app.features.memory.ports.request_records import record_fingerprint, record_scope
 from app.features.memory.routes.headers import expected_version, version_headers
 from app.features.memory.schemas import (
     CreateOrMatchHeaders,
@@ -206,7 +206,7 @@ async def run_once[ResultT](
         namespace=IDEMPOTENCY_NAMESPACE,
         scope=record_scope(_entity_of(request, context), context.caller or "local"),
         key=key,
-        fingerprint=_fingerprint(operation, request),
+        fingerprint=_fingerprint(operation, request, context),
         result_type=Receipt,
         operation=first_run,
         completed_ttl=IDEMPOTENCY_RETENTION_SECONDS,
@@ -217,17 +217,42 @@ async def run_once[ResultT](
     return await _replay(kept, request, result_type, context)
 
 
-def _entity_of(request: BaseModel, context: AppContext) -> str:
-    """The entity prefix of the file ``request`` names, so a purge of the entity
-    erases the record; "" when the caller holds no grant for its scope (the
-    operation then refuses the call, and its record is abandoned)."""
+def _entity_id(request: BaseModel, context: AppContext) -> str | None:
+    """The caller's entity in the scope ``request`` names; None when the caller
+    holds no grant for it (the operation then refuses the call, and its record
+    is abandoned)."""
     scope: str = getattr(request, "scope", "")
     grant = None if context.identity is None else context.identity.grants.get(scope)
-    return "" if grant is None else entity_prefix(scope, grant.entity_id)
+    return None if grant is None else grant.entity_id
 
 
-def _fingerprint(operation: str, request: BaseModel) -> str:
-    return f"{operation}:{fingerprint(request, annotation=type(request))}"
+def _entity_of(request: BaseModel, context: AppContext) -> str:
+    """The entity prefix of the file ``request`` names, so a purge of the entity
+    erases the record ("" without a grant)."""
+    entity_id = _entity_id(request, context)
+    scope: str = getattr(request, "scope", "")
+    return "" if entity_id is None else entity_prefix(scope, entity_id)
+
+
+def _named_keys(request: BaseModel, context: AppContext) -> list[str]:
+    """The storage keys of the files ``request`` names (a rename: both), so a
+    sweep that erases one of them erases the record."""
+    entity_id = _entity_id(request, context)
+    values = request.model_dump(include=_LOCATION | _NEW_LOCATION.keys())
+    scope = values.get("scope")
+    paths = [("area", "name"), ("new_area", "new_name")]
+    named = [(values.get(area), values.get(name)) for area, name in paths]
+    return [
+        file_key(scope, entity_id, area, name)
+        for area, name in named
+        if isinstance(scope, str) and entity_id is not None
+        if isinstance(area, str) and isinstance(name, str)
+    ]
+
+
+def _fingerprint(operation: str, request: BaseModel, context: AppContext) -> str:
+    digest = fingerprint(request, annotation=type(request))
+    return record_fingerprint(operation, _named_keys(request, context), digest)
 
 
 async def _replay[ResultT](

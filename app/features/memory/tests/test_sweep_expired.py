@@ -8,7 +8,10 @@ from tenchi.errors import AppError
 from tenchi.idempotency import IdempotencyReplay, IdempotencyReservation
 
 from app.features.memory.ports import Write
-from app.features.memory.ports.request_records import record_scope
+from app.features.memory.ports.request_records import (
+    record_fingerprint,
+    record_scope,
+)
 from app.features.memory.schemas import SweepExpired
 from app.features.memory.use_cases.sweep_expired import sweep_expired
 from app.features.memory.use_cases.write_file import write_file
@@ -142,8 +145,9 @@ async def test_a_file_rewritten_between_listing_and_erasing_is_kept() -> None:
     assert await history_of(storage) == 2
 
 
-async def test_a_sweep_erases_the_request_records_of_its_entities() -> None:
-    """Records of an entity that lost a file go; another entity's stay."""
+async def test_a_sweep_erases_the_request_records_of_the_files_it_erased() -> None:
+    """Records naming the swept file (or no file) go; those of a file still
+    there, and another entity's, stay."""
     clock, storage = SetClock(), MemoryStorage()
     context = await expiring(clock, storage)
     await write_file(
@@ -152,19 +156,30 @@ async def test_a_sweep_erases_the_request_records_of_its_entities() -> None:
     )
     store = MemoryIdempotencyStore()
     context = replace(context, idempotency=store)
-    for entity in (ALICE, "team/t-1/"):
-        held = IdempotencyReservation(
-            "ns", record_scope(entity, "caller"), "key", "f", "token", None
-        )
-        assert await store.claim(held, 60) == held
-        assert await store.settle(held, b"{}")
+    team_tea = "team/t-1/notes/tea.md"
+    held: dict[str, tuple[str, list[str]]] = {
+        "swept": (ALICE, [KEY]),
+        "renamed away": (ALICE, [ALICE + "notes/old.md", KEY]),
+        "no file": (ALICE, []),
+        "lasting": (ALICE, [ALICE + "notes/lasting.md"]),
+        "other entity": ("team/t-1/", [team_tea]),
+    }
+
+    def record(name: str, token: str) -> IdempotencyReservation:
+        entity, keys = held[name]
+        fingerprint = record_fingerprint("write_file", keys, "digest")
+        scope = record_scope(entity, "caller")
+        return IdempotencyReservation("ns", scope, name, fingerprint, token, None)
+
+    for name in held:
+        assert await store.claim(record(name, "t1"), 60) == record(name, "t1")
+        assert await store.settle(record(name, "t1"), b"{}")
     clock.now = START + timedelta(seconds=61)
 
     await sweep_expired(SweepExpired(dry_run=False), context)
 
-    def again(entity: str) -> IdempotencyReservation:
-        scope = record_scope(entity, "caller")
-        return IdempotencyReservation("ns", scope, "key", "f", "t2", None)
-
-    assert await store.claim(again(ALICE), 60) == again(ALICE)
-    assert isinstance(await store.claim(again("team/t-1/"), 60), IdempotencyReplay)
+    answers = {name: await store.claim(record(name, "t2"), 60) for name in held}
+    fresh = {name for name, answer in answers.items() if answer == record(name, "t2")}
+    assert fresh == {"swept", "renamed away", "no file"}
+    assert isinstance(answers["lasting"], IdempotencyReplay)
+    assert isinstance(answers["other entity"], IdempotencyReplay)
