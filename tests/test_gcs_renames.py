@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import Write
+from app.features.memory.ports import HistoryRetention, Write
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import is_pending
 from app.infra.gcs.location import parse_gcs_url
@@ -242,3 +242,25 @@ async def test_a_create_meeting_a_crashed_mark_rolls_it_back_and_lands(
     assert there is not None and there.data == b"mine\n"
     source = await bucket.waiting.get(TEA)
     assert source is not None and source.version == first
+
+
+async def test_a_rename_keeps_the_moved_history_within_retention(
+    bucket: Bucket,
+) -> None:
+    version = await write(bucket.writer, TEA, b"0\n", None)
+    for line in range(1, 5):
+        assert version is not None
+        version = await write(bucket.writer, TEA, f"{line}\n".encode(), version)
+    assert version is not None
+    location = parse_gcs_url(f"gcs://{TEST_BUCKET}/{bucket.prefix}")
+    async with aiohttp.ClientSession() as session:
+        keeping = GcsStorage(
+            GcsClient(session=session), location, retention=HistoryRetention(3)
+        )
+        moved = await keeping.rename_if_version(
+            TEA, CHAI, version, replacing=None, change=RENAME
+        )
+
+        records = await history(keeping, CHAI)
+    assert [r.version for r in records][:2] == [moved, version]
+    assert len(records) == 3

@@ -30,7 +30,7 @@ from typing import Any
 from tenchi.errors import AppError
 
 from app.features.memory.domain import parse_timestamp
-from app.features.memory.ports import Change
+from app.features.memory.ports import Change, Write
 from app.infra.gcs.change_log import SEQ, WRITE, GcsChangeLog
 from app.infra.gcs.deletes import GcsDeletes, tombstone_map
 from app.infra.gcs.history import (
@@ -45,6 +45,7 @@ from app.infra.gcs.history import (
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.moved_history import MovedHistory
 from app.infra.gcs.objects import GcsObjects
+from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.clock import utc_now
 
@@ -127,6 +128,10 @@ class GcsRenames:
                 await self._roll_back(destination, resource)
         await first.end(version)
         await second.end(version)
+        if version is not None:
+            moved = Write(destination, data, metadata_from_map(values), change)
+            newest = without_data(written(version, moved, change))
+            await self._history.prune(destination, newest, change.at)
         return version
 
     async def _finished(self, key: str, write: str) -> str | None:
