@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from app.shared.errors import import_conflict_error
+from app.shared.progress import Progress, ProgressBar
 
 from ..schemas import ForeignImport, ForeignImportReport, ImportMode
 from . import Change, Storage, StoredObject, Write
@@ -60,26 +61,42 @@ async def import_notes(
     restores: Sequence[Restore],
     change: Change,
     request: ForeignImport,
+    progress: Progress,
 ) -> NoteOutcomes:
     """Judge every file, then (unless ``dry_run``) write those that change.
 
     Mode fail with any file holding other content: IMPORT_CONFLICT naming
     them, nothing written (on a dry run too). Names the request's mode and
-    dry_run take effect.
+    dry_run take effect. Progress: a bar ``check_<tool>`` over the files
+    judged, then ``import_<tool>`` over the files done (``change.operation``
+    names the tool).
     """
     mode, dry_run = request.mode, request.dry_run
-    plan = [(r, await storage.get(r.address.key)) for r in restores]
+    tool = change.operation.removeprefix("memory.import_")
+    with progress.bar(f"check_{tool}", len(restores)) as bar:
+        plan = [(r, await _read(storage, r, bar)) for r in restores]
     if mode is ImportMode.FAIL:
         differ = [r.label for r, now in plan if _judged(now, r, mode) == "overwritten"]
         if differ:
             raise import_conflict_error(differ)
     outcomes = NoteOutcomes()
-    for restore, current in plan:
-        outcome = _judged(current, restore, mode)
-        if not dry_run and outcome in ("created", "overwritten"):
-            outcome = await _write(storage, restore, current, change, mode)
-        getattr(outcomes, outcome).append(restore.address.location.name)
+    name = f"import_{tool}" + (" (dry run)" if dry_run else "")
+    with progress.bar(name, len(plan)) as bar:
+        for restore, current in plan:
+            outcome = _judged(current, restore, mode)
+            if not dry_run and outcome in ("created", "overwritten"):
+                outcome = await _write(storage, restore, current, change, mode)
+            getattr(outcomes, outcome).append(restore.address.location.name)
+            bar.advance()
     return outcomes
+
+
+async def _read(
+    storage: Storage, restore: Restore, bar: ProgressBar
+) -> StoredObject | None:
+    current = await storage.get(restore.address.key)
+    bar.advance()
+    return current
 
 
 async def _write(

@@ -1,4 +1,5 @@
-"""The operator tasks' progress bars and counts: purge and sweep, seen by a terminal."""
+"""The operator tasks' progress bars and counts: purge, sweep and the importers from
+other tools, seen by a terminal."""
 
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -6,6 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from app.features.memory.schemas import PurgeMemory, SweepExpired
+from app.features.memory.use_cases.import_basic_memory import import_basic_memory
+from app.features.memory.use_cases.import_mcp_memory import import_mcp_memory
 from app.features.memory.use_cases.purge_memory import purge_memory
 from app.features.memory.use_cases.sweep_expired import sweep_expired
 from app.infra.memory.storage import MemoryStorage
@@ -14,6 +17,7 @@ from app.server.context import AppContext
 from app.shared.progress import ProgressBar
 
 from .conftest import START, create, make_context
+from .foreign_samples import basic, mcp
 from .scripted_storage import ScriptedStorage, recreate
 from .test_expiry import SetClock
 from .test_sweep_expired import RewrittenOnErase, expiring
@@ -128,3 +132,20 @@ async def test_a_sweep_counts_every_file_it_kept() -> None:
     report = await sweep_expired(SweepExpired(dry_run=False), context)
 
     assert (report.files, report.kept) == ([], 2)
+
+
+async def test_the_importers_show_the_files_checked_then_the_files_done() -> None:
+    context, terminal = watched(make_context(surface="task"))
+
+    await import_mcp_memory(mcp(dry_run=True), context)
+    await import_mcp_memory(mcp(), context)
+    await import_basic_memory(basic(), context)
+
+    assert terminal.bars == [
+        Bar("check_mcp_memory", 4, 4),
+        Bar("import_mcp_memory (dry run)", 4, 4),
+        Bar("check_mcp_memory", 4, 4),
+        Bar("import_mcp_memory", 4, 4),
+        Bar("check_basic_memory", 3, 3),
+        Bar("import_basic_memory", 3, 3),
+    ]

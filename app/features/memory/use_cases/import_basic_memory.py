@@ -19,6 +19,7 @@ async def import_basic_memory(
     Every note is checked before anything is written: a malformed one is
     InvalidArgumentError(path) naming its line. A file already holding what
     the import would write is left alone, so a re-run changes nothing.
+    Progress: bars ``check_basic_memory`` then ``import_basic_memory``.
     """
     prefix = locate_entity(request.scope, request.entity_id)
     notes = read_notes(parse_basic_memory, await read_note_tree(request.path))
@@ -26,7 +27,9 @@ async def import_basic_memory(
     restores = checked_notes(request, notes, context.limits, source=source, now=now)
     change = Change("memory.import_basic_memory", source, now)
     try:
-        outcomes = await import_notes(context.storage, restores, change, request)
+        outcomes = await import_notes(
+            context.storage, restores, change, request, context.progress
+        )
     finally:
         await context.index_cache.invalidate(prefix)
     return outcomes.report(request)

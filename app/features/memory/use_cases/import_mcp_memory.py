@@ -19,6 +19,7 @@ async def import_mcp_memory(
     Every line is checked before anything is written: a malformed one is
     InvalidArgumentError(path) naming it. A file already holding what the
     import would write is left alone, so a re-run changes nothing.
+    Progress: bars ``check_mcp_memory`` then ``import_mcp_memory``.
     """
     prefix = locate_entity(request.scope, request.entity_id)
     notes = read_notes(parse_mcp_memory, [await read_source(request.path)])
@@ -26,7 +27,9 @@ async def import_mcp_memory(
     restores = checked_notes(request, notes, context.limits, source=source, now=now)
     change = Change("memory.import_mcp_memory", source, now)
     try:
-        outcomes = await import_notes(context.storage, restores, change, request)
+        outcomes = await import_notes(
+            context.storage, restores, change, request, context.progress
+        )
     finally:
         await context.index_cache.invalidate(prefix)
     return outcomes.report(request)
