@@ -51,6 +51,13 @@ async def test_a_file_is_a_resource_of_the_template(
     [content] = read.contents
     assert getattr(content, "text", None) == "- [stated] Meets Jo.\n"
     assert content.mime_type == "text/markdown"
+    # The file's last_updated, as read_file answers it (ISO 8601, UTC).
+    file = httpx.get(
+        f"{url}/v1/files/user/places/{NAME}",
+        headers={"Authorization": f"Bearer {alice}"},
+    )
+    assert content.meta == {"lastModified": file.json()["last_updated"]}
+    assert file.json()["last_updated"].endswith("Z")
 
 
 async def test_another_entity_reads_its_own_file_there_not_the_owners(

@@ -3,12 +3,17 @@
 One resource template; ``resources/read`` authenticates the request as a tool
 call does and reads the file through the ``read_file`` use case (its grant,
 name and system-area rules, its audit event), answering the content as
-markdown. Names are percent-encoded in the URI, as in a URL path.
+markdown, with the file's ``last_updated`` as ``_meta.lastModified`` (ISO 8601;
+resource contents carry no annotations). Names are percent-encoded in the URI,
+as in a URL path.
 """
 
 from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any, cast
 from urllib.parse import quote, unquote
 
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from tenchi.mcp import McpRequest
 
@@ -19,6 +24,13 @@ from app.shared.identity import Identity
 
 FILE_TEMPLATE = "wenchang://{scope}/{area}/{name}"
 SURFACE = "mcp"
+READ = "resources/read"
+
+read_modified: ContextVar[list[str] | None] = ContextVar(
+    "wenchang_resource_modified", default=None
+)
+"""Set per ``resources/read`` by `LastModified`: the template function runs
+inside that request's middleware chain and records the file's timestamp."""
 
 
 def file_uri(scope: str, area: str, name: str) -> str:
@@ -47,6 +59,9 @@ def add_file_resources(
             lambda audited: read_file(request, audited),
             mutates=False,
         )
+        modified = read_modified.get()
+        if modified is not None:
+            modified.append(found.last_updated)
         return found.content
 
     server.resource(
@@ -57,3 +72,27 @@ def add_file_resources(
         "as in read_file.",
         mime_type="text/markdown",
     )(memory_file)
+
+
+async def last_modified(
+    ctx: ServerRequestContext, call_next: CallNext
+) -> HandlerResult:
+    """Middleware: a file read's contents carry ``_meta.lastModified``."""
+    if ctx.method != READ:
+        return await call_next(ctx)
+    modified: list[str] = []
+    token = read_modified.set(modified)
+    try:
+        result = await call_next(ctx)
+    finally:
+        read_modified.reset(token)
+    if not modified or not isinstance(result, dict):
+        return result
+    contents = cast(list[dict[str, Any]], result.get("contents") or [])
+    stamped = [_stamped(item, modified[-1]) for item in contents]
+    return {**result, "contents": stamped}
+
+
+def _stamped(item: dict[str, Any], modified: str) -> dict[str, Any]:
+    meta = cast(dict[str, Any], item.get("_meta") or {})
+    return {**item, "_meta": {**meta, "lastModified": modified}}
