@@ -264,3 +264,29 @@ async def test_a_rename_keeps_the_moved_history_within_retention(
         records = await history(keeping, CHAI)
     assert [r.version for r in records][:2] == [moved, version]
     assert len(records) == 3
+
+
+async def test_records_moved_after_the_destinations_own_read_and_page_by_version(
+    bucket: Bucket,
+) -> None:
+    """The source's records are older than the replaced file's, so they are
+    placed after it, and still found by their versions, one page at a time."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    there = await write(bucket.writer, CHAI, b"old\n", None)
+    assert first is not None and there is not None
+    moved = await bucket.writer.rename_if_version(
+        TEA, CHAI, first, replacing=there, change=RENAME
+    )
+
+    walked: list[str] = []
+    after: str | None = None
+    while True:
+        page = await bucket.waiting.list_versions(CHAI, after=after, limit=1)
+        if not page:
+            break
+        walked.append(page[0].version)
+        after = page[0].version
+    assert walked == [moved, first, there]
+    for version, data in ((first, b"one\n"), (there, b"old\n")):
+        record = await bucket.waiting.get_version(CHAI, version)
+        assert record is not None and record.data == data

@@ -13,7 +13,8 @@ tombstone object removed, so a later create needs no precondition but "absent".
 
 Archive objects live under ``<prefix>\\history/<key>\\<order>``: no key has a
 backslash, and ``order`` counts down with the generation so GCS lists a key's
-history newest first.
+history newest first (records a rename moved may sit at other orders, after
+the key's own: ``gcs.moved_history``; their version is in their metadata).
 """
 
 import contextlib

@@ -9,7 +9,7 @@ Until then every reader treats the marked object as absent, and a write
 that changes the source first spends the commit's precondition, so the
 rename fails instead of losing that write. After the commit the rename
 rolls forward, each step idempotent: the source's archived records are
-copied beside the destination's (same names, so in generation order), the
+copied after the destination's own (``gcs.moved_history``), the
 destination is rewritten unmarked (``ifGenerationMatch`` on the marked
 generation; the new generation is the rename's version, and a late roll
 back now fails its own precondition), then the source's tombstone and
