@@ -290,3 +290,27 @@ async def test_records_moved_after_the_destinations_own_read_and_page_by_version
     for version, data in ((first, b"one\n"), (there, b"old\n")):
         record = await bucket.waiting.get_version(CHAI, version)
         assert record is not None and record.data == data
+
+
+@pytest.mark.parametrize("suffix", ["projects/chai.md", "notes/tea.md"])
+async def test_a_lost_answer_of_the_mark_or_the_commit_still_moves_the_file_once(
+    bucket: Bucket, suffix: str
+) -> None:
+    """The write id each carries tells the rename its mutation landed."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    proxy = bucket.emulator.proxy
+    before = proxy.lost
+    proxy.lose_answer(suffix)
+    try:
+        version = await bucket.writer.rename_if_version(
+            TEA, CHAI, first, replacing=None, change=RENAME
+        )
+    finally:
+        proxy.lose_answer(None)
+
+    assert proxy.lost == before + 1
+    moved = await bucket.waiting.get(CHAI)
+    assert moved is not None and (moved.data, moved.version) == (b"one\n", version)
+    assert await bucket.waiting.get(TEA) is None
+    assert not await bucket.marked(CHAI)

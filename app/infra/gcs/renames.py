@@ -115,7 +115,13 @@ class GcsRenames:
         values |= {FINAL_WRITE: final[WRITE], FINAL_SEQ: final[SEQ]}
         started = time.monotonic()
         at = "0" if taken is None else str(taken["generation"])
-        marked = await self._writes.upload(destination, data, values, at)
+        try:
+            marked = await self._writes.upload(destination, data, values, at)
+        except AppError:
+            await self._abandon(destination, commit[WRITE])
+            await first.end(None)  # only this call commits: it never will
+            await second.end(None)
+            raise
         version = None
         if marked is not None:
             resource = {"generation": marked, "metadata": values}
@@ -133,6 +139,15 @@ class GcsRenames:
             newest = without_data(written(version, moved, change))
             await self._history.prune(destination, newest, change.at)
         return version
+
+    async def _abandon(self, key: str, commit: str) -> None:
+        # No commit was tried: the marked object, if it landed, can go now
+        # rather than hold its path until readers find it stale. If this
+        # fails too, those readers roll it back.
+        with contextlib.suppress(AppError):
+            found = await self._objects.describe(self._prefix + key)
+            if found is not None and _values(found).get(COMMIT) == commit:
+                await self._roll_back(key, found)
 
     async def _finished(self, key: str, write: str) -> str | None:
         """The version another settler finished this rename at."""
