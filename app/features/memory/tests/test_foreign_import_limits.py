@@ -9,7 +9,11 @@ from tenchi.errors import AppError
 
 from app.features.memory.domain import file_key
 from app.features.memory.policy.content import METADATA_BUDGET_BYTES
-from app.features.memory.policy.foreign_imports import MAX_ALIAS_CHARS, MAX_ALIASES
+from app.features.memory.policy.foreign_imports import (
+    MAX_ALIAS_CHARS,
+    MAX_ALIASES,
+    MAX_NAME_CHARS,
+)
 from app.features.memory.use_cases.import_basic_memory import import_basic_memory
 from app.server.context import AppContext
 from app.shared.errors import invalid_argument
@@ -169,3 +173,37 @@ async def test_an_imported_note_s_history_names_the_import_and_the_task(
     (record,) = await context.storage.list_versions(key, after=None, limit=10)
 
     assert (record.operation, record.actor) == ("memory.import_basic_memory", "task")
+
+
+async def test_a_title_of_the_longest_name_is_imported(tmp_path: Path) -> None:
+    title = "t" * MAX_NAME_CHARS
+    context = await imported(note(tmp_path, f"title: {title}"))
+
+    content, _, _ = await read(context, "notes", title)
+
+    assert content == "- [stated] idea: Tea.\n"
+
+
+async def test_a_title_one_character_longer_is_refused(tmp_path: Path) -> None:
+    error = await refused(note(tmp_path, "title: " + "t" * (MAX_NAME_CHARS + 1)))
+
+    assert f"and have at most {MAX_NAME_CHARS} characters" in str(error)
+
+
+async def test_a_title_with_an_invisible_character_is_refused(tmp_path: Path) -> None:
+    error = await refused(note(tmp_path, 'title: "Te\\u200ba"'))
+
+    assert "must contain no invisible, separator or noncharacter code point" in str(
+        error
+    )
+
+
+async def test_two_notes_becoming_one_file_are_refused_naming_path(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.md").write_text("---\ntitle: Tea\n---\nx\n")
+    note(tmp_path, "title: Tea")
+
+    error = await refused(tmp_path)
+
+    assert "both become the file 'Tea'" in str(error)

@@ -132,3 +132,13 @@ async def test_replace_fact_answers_its_own_write_that_landed_unanswered() -> No
     assert storage.conditional_puts == 2  # the create, then the edit once
     assert await _operations(context, "tea") == ["replace_fact", "write_file"]
     assert replaced == await read_file(ReadFile(**LOCATION), context)
+
+
+async def test_a_keyed_repeat_of_an_empty_file_s_create_answers_it_empty() -> None:
+    """An empty body is still the call's own write: answered as it is."""
+    storage = ScriptedStorage(keeps_call_keys=True, lose_acks=True)
+    keyed = replace(make_context(storage=storage), call_key="k-1")
+
+    created = await write_file(write_request("", name="new"), keyed)
+
+    assert (created.name, created.content) == ("new", "")
