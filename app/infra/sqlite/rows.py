@@ -70,22 +70,23 @@ def record_from(row: Any, data: bytes | None) -> VersionRecord:
 
 def stored_from(row: Any) -> StoredObject:
     """A ``SELECT data, {COLUMNS}`` row."""
-    meta = meta_from(row, 1, expires=row[5])
-    return StoredObject(data=bytes(row[0]), metadata=meta, version=row[6])
+    meta = meta_from(row, 1, row[5])
+    return StoredObject(bytes(row[0]), meta, row[6])
 
 
 def listed_from(row: Any) -> ListedObject:
     """A ``SELECT key, {COLUMNS}`` row; ``last_updated`` is stored as shown."""
-    meta = meta_from(row, 1, expires=row[5])
-    return ListedObject(key=row[0], metadata=meta, version=row[6], updated_text=row[4])
+    meta = meta_from(row, 1, row[5])
+    return ListedObject(row[0], meta, row[6], row[4])
 
 
-def meta_from(row: Any, offset: int, *, expires: str | None = None) -> FileMetadata:
+def meta_from(row: Any, offset: int, expires: str | None = None) -> FileMetadata:
     """Metadata columns from ``offset``; history rows keep no ``expires``."""
+    # Positional calls: an index builds one per file, and keywords cost more.
     return FileMetadata(
-        description=row[offset],
-        aliases=_strings(row[offset + 1]),
-        sources=_strings(row[offset + 2]),
-        last_updated=parse_timestamp(row[offset + 3]),
-        expires_at=parse_timestamp(expires) if expires else None,
+        row[offset],
+        _strings(row[offset + 1]),
+        _strings(row[offset + 2]),
+        parse_timestamp(row[offset + 3]),
+        parse_timestamp(expires) if expires else None,
     )
