@@ -48,6 +48,7 @@ from app.infra.gcs.objects import GcsObjects
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.clock import utc_now
+from app.shared.errors import backend_unavailable_error
 
 GENERATION = "renaming-generation"
 COMMIT = "renaming-commit"
@@ -58,6 +59,8 @@ PENDING_SECONDS = 60.0
 WAIT_SECONDS = 0.05
 """How often a writer that met a pending rename looks again."""
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
+SETTLE_STEPS = 8
+"""Marks one read may meet at a key (each rename settled is one)."""
 
 
 def _values(resource: dict[str, Any] | None) -> dict[str, str]:
@@ -195,9 +198,16 @@ class GcsRenames:
         A rename still pending leaves None (no file yet), or, with ``wait`` (a
         writer), is waited for until it commits or is rolled back.
         """
-        while resource is not None and is_pending(resource):
+        steps = SETTLE_STEPS + (int(self._pending / WAIT_SECONDS) if wait else 0)
+        for _ in range(steps):
+            if resource is None or not is_pending(resource):
+                return resource
             resource = await self._settle(key, resource, wait=wait)
-        return resource
+        if resource is None or not is_pending(resource):
+            return resource
+        # Each step commits, rolls back or waits; one that keeps meeting a
+        # mark is a backend not doing what it answers.
+        raise backend_unavailable_error("unavailable")
 
     async def _settle(
         self, key: str, resource: dict[str, Any], *, wait: bool
