@@ -5,18 +5,29 @@ A client listening on process A for a file hears of a write made through
 process B; another entity's write to the same scope, area and name never
 reaches it; a file it did not subscribe to stays quiet; opening the stream is
 audited as ``read_changes``; a URI in a scope the caller lacks is acknowledged.
+Over stdio, a client of an older protocol version subscribes with
+``resources/subscribe`` on its session.
 """
 
 from collections.abc import Generator
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
+from mcp.client import Client
+from mcp.client.session import IncomingMessage
 from mcp.shared.subscriptions import ResourceUpdated
+from mcp.types import ResourceUpdatedNotification
 
 from app.infra.tokens.token_file import create_token
 from app.shared.identity import parse_grants
-from tests.mcp_support import http_session, stdio_session
+from tests.mcp_support import (
+    SESSION_SECONDS,
+    http_session,
+    stdio_parameters,
+    stdio_session,
+)
 from tests.support.server import ServerProcess, running_servers
 from tests.support.storage_adapters import storage_url
 
@@ -146,3 +157,39 @@ async def test_a_scope_the_caller_lacks_is_acknowledged_and_followed_no_further(
         event = await anext(subscription)
     assert subscription.honored.resource_subscriptions == uris
     assert event == ResourceUpdated(uri=URI)
+
+
+# resources/subscribe is what a client of a version before 2026-07-28 sends.
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_stdio_session_subscribes_and_unsubscribes(
+    servers: tuple[tuple[ServerProcess, ...], dict[str, str]], tmp_path: Path
+) -> None:
+    (_, b), tokens = servers
+    local = {
+        "WENCHANG_STORAGE": tokens["storage"],
+        "WENCHANG_LOCAL_IDENTITY": "user=alice:owner",
+    }
+    updates, updated = anyio.create_memory_object_stream[str](10)
+
+    async def heard(message: IncomingMessage) -> None:
+        if isinstance(message, ResourceUpdatedNotification):
+            await updates.send(message.params.uri)
+
+    second = "wenchang://user/notes/second"
+    with updates, updated, anyio.fail_after(SESSION_SECONDS):
+        async with Client(
+            stdio_parameters(tmp_path, local), mode="legacy", message_handler=heard
+        ) as client:
+            capabilities = client.server_capabilities
+            await client.subscribe_resource(URI)  # pyright: ignore[reportDeprecated]
+            await client.subscribe_resource(second)  # pyright: ignore[reportDeprecated]
+            put(b.url, tokens["alice"], NAME, "- [stated] Subscribed.\n")
+            first = await updated.receive()
+            await client.unsubscribe_resource(URI)  # pyright: ignore[reportDeprecated]
+            # After the unsubscribe, only the other file is heard of.
+            put(b.url, tokens["alice"], NAME, "- [stated] Unsubscribed.\n")
+            put(b.url, tokens["alice"], "second", "- [stated] Still here.\n")
+            then = await updated.receive()
+    assert capabilities.resources is not None
+    assert capabilities.resources.subscribe is True
+    assert (first, then) == (URI, second)

@@ -28,6 +28,7 @@ from app.server.mcp.prompt import build_memory_prompt
 from app.server.mcp.refusal_audit import McpRefusalAudit, caller
 from app.server.mcp.resources import add_file_resources, last_modified
 from app.server.mcp.server_info import SERVER_NAME, ServerInfo, wenchang_version
+from app.server.mcp.session_subscriptions import SessionSubscriptions
 from app.server.mcp.settings import prompt_slots, registered_name, required_approvals
 from app.server.mcp.state_key import share_request_state_key
 from app.server.mcp.subscriptions import FileSubscriptions
@@ -231,8 +232,15 @@ async def serve_stdio(
     """Serve the tools over stdio as WENCHANG_LOCAL_IDENTITY until stdin closes."""
     shared = SharedContext()
     resolver = FixedResolver(Identity(grants=settings.local_grants))
+    authenticate = fixed_identity(resolver)
     server = create_memory_mcp_server(
-        settings, authenticate=fixed_identity(resolver), context=shared, on_call=on_call
+        settings, authenticate=authenticate, context=shared, on_call=on_call
     )
-    async with shared.open(create_lifespan(settings, surface=SURFACE)):
+    # stdio is one session for the life of the process: it can hold subscriptions.
+    subscriptions = SessionSubscriptions(authenticate=authenticate, context=shared)
+    server.middleware.append(subscriptions)
+    async with (
+        shared.open(create_lifespan(settings, surface=SURFACE)),
+        subscriptions.run(),
+    ):
         await server.run_stdio_async()

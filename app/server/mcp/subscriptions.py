@@ -13,7 +13,7 @@ bus of this stream alone, which acknowledges, stamps and sends
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
@@ -86,15 +86,19 @@ class StreamBus:
 
 
 async def follow(
-    scope: str, after: str, files: Files, context: AppContext, bus: StreamBus
+    scope: str,
+    after: str,
+    files: Files,
+    context: AppContext,
+    publish: Callable[[str], Awaitable[None]],
 ) -> None:
-    """Publish an update for each change of a watched file of ``scope``, in order."""
-    await bus.subscribed.wait()
+    """Publish the URIs of each change of a watched file of ``scope``, in order;
+    ``files`` is read afresh for each change (a session's subscriptions change)."""
     while True:
         page = await read_changes(ReadChanges(scope=scope, after=after), context)
         for change in page.changes:
             for uri in sorted(files.get((change.area, change.name), ())):
-                await bus.publish(ResourceUpdated(uri=uri))
+                await publish(uri)
         after = page.next_cursor
         if not page.changes:
             await anyio.sleep(POLL_SECONDS)
@@ -185,8 +189,12 @@ async def guarded_follow(
     bus: StreamBus,
     handler: ListenHandler,
 ) -> None:
+    async def publish(uri: str) -> None:
+        await bus.publish(ResourceUpdated(uri=uri))
+
+    await bus.subscribed.wait()
     try:
-        await follow(scope, after, files, context, bus)
+        await follow(scope, after, files, context, publish)
     except AppError as error:
         # The feed cannot continue (a cursor expired, storage failed): end the
         # stream gracefully; the client listens again and reads afresh.
