@@ -193,3 +193,22 @@ async def test_a_replace_losing_every_race_to_a_file_that_then_expired_finds_non
         await replace_fact(replace_request(first.version), context)
 
     assert caught.value.definition is memory_not_found
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+async def test_a_replace_of_an_expired_file_finds_none(keyed: bool) -> None:
+    """Keyed or not, an edit never lands on a file whose expiry has passed."""
+    storage = MemoryStorage()
+    context = make_context(storage=storage)
+    key = file_key("user", "alice", "notes", "tea")
+    await create(context, FACTS)
+    stored = await storage.get(key)
+    assert stored is not None
+    gone = replace(stored.metadata, expires_at=START - timedelta(seconds=1))
+    version = await storage.put(Write(key, stored.data, gone))
+    caller = replace(context, call_key="k-1") if keyed else context
+
+    with pytest.raises(AppError) as caught:
+        await replace_fact(replace_request(version), caller)
+
+    assert caught.value.definition is memory_not_found
