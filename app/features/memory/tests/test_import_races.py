@@ -161,3 +161,21 @@ async def test_a_create_from_a_tree_never_reuses_a_version_of_its_history(
     await import_markdown(request, context)
 
     assert await version_of(context) != "v-7"
+
+
+async def test_a_dry_run_judges_each_note_against_what_is_stored(
+    tmp_path: Path,
+) -> None:
+    """Unchanged where storage holds it alike, skipped where it holds other content."""
+    note = tea_note(tmp_path)
+    context = make_context(storage=MemoryStorage(), surface="task")
+    await import_basic_memory(basic(note), context)
+
+    again = await import_basic_memory(basic(note, dry_run=True), context)
+    note.write_text("- [fact] Oolong instead\n")
+    skipping = await import_basic_memory(
+        basic(note, mode="skip", dry_run=True), context
+    )
+
+    assert (again.unchanged, again.created) == (["tea"], [])
+    assert (skipping.skipped, skipping.overwritten) == (["tea"], [])
