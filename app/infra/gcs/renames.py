@@ -55,7 +55,8 @@ COMMIT = "renaming-commit"
 FINAL_WRITE, FINAL_SEQ = "renaming-write", "renaming-seq"
 MARKER = (RENAMING, GENERATION, COMMIT, FINAL_WRITE, FINAL_SEQ)
 PENDING_SECONDS = 60.0
-"""How long a marked object may wait for its commit before readers roll it back."""
+"""How long a marked object may wait for its commit before readers roll it back
+(at least four request deadlines: its writer commits only within the first half)."""
 WAIT_SECONDS = 0.05
 """How often a writer that met a pending rename looks again."""
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
@@ -78,12 +79,18 @@ class GcsRenames:
         log: GcsChangeLog,
         prefix: str,
         *,
-        pending_seconds: float = PENDING_SECONDS,
+        timeout: float,
+        pending_seconds: float | None = None,
     ) -> None:
         self._objects, self._history, self._writes = objects, history, writes
         self._log, self._prefix = log, prefix
         self._moved = MovedHistory(objects, history)
-        self._pending = pending_seconds
+        self._timeout = timeout
+        self._pending = (
+            max(PENDING_SECONDS, 4 * timeout)
+            if pending_seconds is None
+            else pending_seconds
+        )
 
     async def rename(
         self,
@@ -128,9 +135,10 @@ class GcsRenames:
         version = None
         if marked is not None:
             resource = {"generation": marked, "metadata": values}
-            if time.monotonic() - started < self._pending / 2 and await self._commit(
-                source, current, change, commit
-            ):
+            # The commit (one request, within the deadline) must land well
+            # before readers would find the mark stale and roll it back.
+            late = time.monotonic() - started + self._timeout >= self._pending / 2
+            if not late and await self._commit(source, current, change, commit):
                 version = await self._forward(destination, resource)
                 version = version or await self._finished(destination, final[WRITE])
             else:

@@ -27,7 +27,7 @@ from app.infra.gcs.listing import LIST_BATCH, GcsListing
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
-from app.infra.gcs.renames import PENDING_SECONDS, GcsRenames
+from app.infra.gcs.renames import GcsRenames
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
@@ -51,7 +51,7 @@ class GcsStorage:
         location: GcsLocation,
         *,
         retention: ports.HistoryRetention | None = None,
-        pending_seconds: float = PENDING_SECONDS,
+        pending_seconds: float | None = None,
     ) -> None:
         self._objects = GcsObjects(client, location)
         self._bucket = location.bucket
@@ -73,6 +73,7 @@ class GcsStorage:
             self._writes,
             self._log,
             location.prefix,
+            timeout=location.timeout,
             pending_seconds=pending_seconds,
         )
         self._listing = GcsListing(self._objects, location.prefix, self._renames)
