@@ -70,3 +70,25 @@ async def test_another_entity_reads_its_own_file_there_not_the_owners(
     # bob's user scope is his own entity: no such file there (the SDK reports a
     # failed template read without our error's details).
     assert "Meets Jo" not in str(raised.value)
+
+
+async def test_the_callers_files_are_listed_with_when_they_changed(
+    server: tuple[str, str, str],
+) -> None:
+    url, alice, bob = server
+    async with http_session(url, alice) as session:
+        listed = (await session.list_resources()).resources
+    async with http_session(url, bob) as session:
+        bobs = (await session.list_resources()).resources
+    file = httpx.get(
+        f"{url}/v1/files/user/places/{NAME}",
+        headers={"Authorization": f"Bearer {alice}"},
+    ).json()
+    [resource] = [r for r in listed if r.uri.startswith("wenchang://user/")]
+    assert resource.uri == "wenchang://user/places/Caf%C3%A9%20Cr%C3%A8me"
+    assert resource.name == f"user/places/{NAME}"
+    assert resource.mime_type == "text/markdown"
+    assert resource.annotations is not None
+    assert resource.annotations.last_modified == file["last_updated"]
+    # bob's list holds the memory prompt only: alice's file is not his.
+    assert [r.uri for r in bobs] == ["wenchang://memory-prompt"]

@@ -4,8 +4,9 @@ One resource template; ``resources/read`` authenticates the request as a tool
 call does and reads the file through the ``read_file`` use case (its grant,
 name and system-area rules, its audit event), answering the content as
 markdown, with the file's ``last_updated`` as ``_meta.lastModified`` (ISO 8601;
-resource contents carry no annotations). Names are percent-encoded in the URI,
-as in a URL path.
+resource contents carry no annotations). ``resources/list`` adds the files of
+the caller's index (``get_memory_index``), each with ``annotations.lastModified``.
+Names are percent-encoded in the URI, as in a URL path.
 """
 
 from collections.abc import Callable
@@ -17,14 +18,18 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from tenchi.mcp import McpRequest
 
-from app.features.memory.schemas import ReadFile
+from app.features.memory.schemas import FileEntry, GetMemoryIndex, ReadFile
+from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.read_file import read_file
 from app.server.context import AppContext
+from app.server.mcp.subscriptions import request_headers
 from app.shared.identity import Identity
 
 FILE_TEMPLATE = "wenchang://{scope}/{area}/{name}"
 SURFACE = "mcp"
 READ = "resources/read"
+LIST = "resources/list"
+MARKDOWN = "text/markdown"
 
 read_modified: ContextVar[list[str] | None] = ContextVar(
     "wenchang_resource_modified", default=None
@@ -70,7 +75,7 @@ def add_file_resources(
         title="Memory file",
         description="One memory file's content (markdown); scope, area and name "
         "as in read_file.",
-        mime_type="text/markdown",
+        mime_type=MARKDOWN,
     )(memory_file)
 
 
@@ -96,3 +101,51 @@ async def last_modified(
 def _stamped(item: dict[str, Any], modified: str) -> dict[str, Any]:
     meta = cast(dict[str, Any], item.get("_meta") or {})
     return {**item, "_meta": {**meta, "lastModified": modified}}
+
+
+class ListedFiles:
+    """Middleware: ``resources/list`` also names the caller's indexed files."""
+
+    def __init__(
+        self,
+        *,
+        authenticate: Callable[[McpRequest], Identity],
+        context: Callable[[], AppContext],
+    ) -> None:
+        self._authenticate = authenticate
+        self._context = context
+
+    async def __call__(
+        self, ctx: ServerRequestContext, call_next: CallNext
+    ) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method != LIST or not isinstance(result, dict):
+            return result
+        headers = request_headers(ctx)
+        identity = self._authenticate(McpRequest(ctx.request_id, headers))
+        call = self._context().for_call(
+            identity, surface=SURFACE, request_id=str(ctx.request_id)
+        )
+        request = GetMemoryIndex()
+        index = await call.audited(
+            "get_memory_index",
+            request,
+            lambda audited: get_memory_index(request, audited),
+            mutates=False,
+        )
+        listed = cast(list[dict[str, Any]], result.get("resources") or [])
+        files = [_listed(entry) for entry in index.entries]
+        return {**result, "resources": [*listed, *files]}
+
+
+def _listed(entry: FileEntry) -> dict[str, Any]:
+    """A file as ``resources/list`` names it (wire form)."""
+    listed: dict[str, Any] = {
+        "uri": file_uri(entry.scope, entry.area, entry.name),
+        "name": f"{entry.scope}/{entry.area}/{entry.name}",
+        "mimeType": MARKDOWN,
+        "annotations": {"lastModified": entry.last_updated},
+    }
+    if entry.description:
+        listed["description"] = entry.description
+    return listed

@@ -26,7 +26,7 @@ from app.server.mcp.approval_gate import ApprovalGate, approve_listed
 from app.server.mcp.calls import MemoryCalls, call_request_id
 from app.server.mcp.prompt import build_memory_prompt
 from app.server.mcp.refusal_audit import McpRefusalAudit, caller
-from app.server.mcp.resources import add_file_resources, last_modified
+from app.server.mcp.resources import ListedFiles, add_file_resources, last_modified
 from app.server.mcp.server_info import SERVER_NAME, ServerInfo, wenchang_version
 from app.server.mcp.session_subscriptions import SessionSubscriptions
 from app.server.mcp.settings import prompt_slots, registered_name, required_approvals
@@ -168,6 +168,7 @@ def build_memory_mcp(
     server.middleware.append(ServerInfo(version=wenchang_version()))
     server.middleware.append(calls)
     server.middleware.append(last_modified)
+    server.middleware.append(ListedFiles(authenticate=authenticate, context=context))
     server.middleware.append(
         FileSubscriptions(authenticate=authenticate, context=context)
     )
