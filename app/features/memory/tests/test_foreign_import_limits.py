@@ -193,8 +193,9 @@ async def test_a_title_one_character_longer_is_refused(tmp_path: Path) -> None:
 async def test_a_title_with_an_invisible_character_is_refused(tmp_path: Path) -> None:
     error = await refused(note(tmp_path, 'title: "Te\\u200ba"'))
 
-    assert "must contain no invisible, separator or noncharacter code point" in str(
-        error
+    assert (
+        "a name must contain no invisible, separator or noncharacter code point. This"
+        in str(error)
     )
 
 

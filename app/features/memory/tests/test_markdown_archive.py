@@ -52,6 +52,7 @@ async def seeded(clock: SetClock) -> AppContext:
     await create(context, "- [stated] Soon gone.\n", area="scratch", name="gone")
     await create(context, "- [stated] Far.\n", name=LONG)
     await create(context, "- [stated] Plan.\n", scope="team", name="plan")
+    await create(context, "- [stated] Last.\n", area="work", name="zz")
     clock.now = START + timedelta(seconds=61)
     return context
 
@@ -71,7 +72,11 @@ async def test_the_archive_holds_the_live_files_of_every_granted_scope(
     assert "user/scratch/gone.md" in exported  # the operator's export keeps it
     del exported["user/scratch/gone.md"]
     assert files == exported
-    assert sorted(files) == ["team/notes/plan.md", "user/notes/tea.md"]
+    assert sorted(files) == [
+        "team/notes/plan.md",
+        "user/notes/tea.md",
+        "user/work/zz.md",
+    ]
     assert b"description: Tea" in files["user/notes/tea.md"]
     assert files["user/notes/tea.md"].endswith(b"- [stated] Green.\n")
 
@@ -80,16 +85,19 @@ async def test_the_archive_of_one_scope_holds_only_that_scope() -> None:
     context = await seeded(SetClock())
 
     assert sorted(await archive(context, "team")) == ["team/notes/plan.md"]
-    assert sorted(await archive(context, "user")) == ["user/notes/tea.md"]
+    assert sorted(await archive(context, "user")) == [
+        "user/notes/tea.md",
+        "user/work/zz.md",
+    ]
 
 
 async def test_the_archive_carries_each_file_s_last_update() -> None:
     context = await seeded(SetClock())
 
     files = await read_markdown_archive(ReadMarkdownArchive(scope="user"), context)
-    [only] = [file async for file in files]
+    updates = [file.last_updated async for file in files]
 
-    assert only.last_updated == START
+    assert updates == [START, START]
 
 
 async def test_an_ungranted_scope_is_refused() -> None:

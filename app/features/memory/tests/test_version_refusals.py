@@ -11,6 +11,7 @@ from app.features.memory.schemas import (
     RestoreVersion,
     SweepExpired,
 )
+from app.features.memory.use_cases.append_line import append_line
 from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.list_versions import list_versions
 from app.features.memory.use_cases.read_version import read_version
@@ -20,6 +21,7 @@ from app.server.context import AppContext
 from app.shared.errors import invalid_argument
 
 from .conftest import LOCATION, create, make_context, snapshot
+from .requests import append_request
 
 
 async def test_read_version_blames_a_version_that_is_not_utf8(
@@ -80,7 +82,7 @@ async def test_restoring_a_delete_record_says_which_version_to_restore(
             context,
         )
 
-    assert "restore a version listed before it" in str(raised.value)
+    assert "no content; restore a version listed before it. This" in str(raised.value)
 
 
 async def test_a_restore_of_a_deleted_file_keeps_its_sources() -> None:
@@ -104,4 +106,20 @@ async def test_a_sweep_of_an_entity_without_a_scope_says_why() -> None:
 
     assert raised.value.definition is invalid_argument
     assert raised.value.details["argument"] == "scope"
-    assert "entity_id names an entity of a scope" in str(raised.value)
+    assert "invalid: entity_id names an entity of a scope. This" in str(raised.value)
+
+
+async def test_append_line_blames_an_expected_version_that_is_not_utf8(
+    context: AppContext,
+) -> None:
+    first = await create(context)
+    before = await snapshot(context.storage)
+    request = append_request(first.version)
+    bad = request.model_copy(update={"expected_version": "\ud800"})
+
+    with pytest.raises(AppError) as raised:
+        await append_line(bad, context)
+
+    assert raised.value.definition is invalid_argument
+    assert raised.value.details["argument"] == "expected_version"
+    assert await snapshot(context.storage) == before
