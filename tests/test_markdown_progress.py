@@ -39,6 +39,32 @@ def environment(root: Path) -> dict[str, str]:
     )
 
 
+def on_a_terminal(root: Path, name: str, payload: object) -> tuple[bytes, bytes]:
+    """Run the task with stderr a pseudo-terminal: (what it showed, stdout)."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        command(name, payload),
+        cwd=REPOSITORY,
+        env=environment(root),
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal's other end closed: the task exited
+            break
+        if not chunk:
+            break
+        shown += chunk
+    stdout, _ = process.communicate(timeout=120)
+    os.close(controller)
+    assert process.returncode == 0, shown
+    return shown, stdout
+
+
 async def seed(root: Path, count: int) -> None:
     settings = Settings(
         storage=f"sqlite:///{root / 'w.db'}", tokens_file=str(root / "tokens.json")
@@ -104,29 +130,9 @@ def test_progress_shows_on_a_terminal_and_stdout_stays_the_result(
 ) -> None:
     """stderr a pseudo-terminal: a bar with counts; stdout: the JSON result."""
     asyncio.run(seed(tmp_path, 3))
-    controller, terminal = pty.openpty()
     payload = {**ENTITY, "path": str(tmp_path / "tree")}
-    process = subprocess.Popen(
-        command("memory.export_markdown", payload),
-        cwd=REPOSITORY,
-        env=environment(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=terminal,
-    )
-    os.close(terminal)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # the terminal's other end closed: the task exited
-            break
-        if not chunk:
-            break
-        shown += chunk
-    stdout, _ = process.communicate(timeout=120)
-    os.close(controller)
+    shown, stdout = on_a_terminal(tmp_path, "memory.export_markdown", payload)
 
-    assert process.returncode == 0
     assert b"export_markdown" in shown and b"3/3" in shown
     assert json.loads(stdout)["output"]["written"] == 3
 

@@ -1,14 +1,11 @@
 """memory.sweep_expired on a terminal: a bar on stderr, stdout the one JSON result."""
 
 import json
-import os
-import pty
-import subprocess
 from pathlib import Path
 
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner
-from tests.test_markdown_progress import ENTITY, REPOSITORY, command, environment
+from tests.test_markdown_progress import ENTITY, on_a_terminal
 
 
 async def seed_expired(root: Path, count: int) -> None:
@@ -31,27 +28,7 @@ async def seed_expired(root: Path, count: int) -> None:
 
 async def test_sweep_progress_shows_on_a_terminal(tmp_path: Path) -> None:
     await seed_expired(tmp_path, 3)
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
-        command("memory.sweep_expired", {"dry_run": False}),
-        cwd=REPOSITORY,
-        env=environment(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=terminal,
-    )
-    os.close(terminal)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # the terminal's other end closed: the task exited
-            break
-        if not chunk:
-            break
-        shown += chunk
-    stdout, _ = process.communicate(timeout=120)
-    os.close(controller)
+    shown, stdout = on_a_terminal(tmp_path, "memory.sweep_expired", {"dry_run": False})
 
-    assert process.returncode == 0
     assert b"sweep" in shown and b"3" in shown
     assert len(json.loads(stdout)["output"]["files"]) == 3
