@@ -9,24 +9,19 @@ the caller's index (``get_memory_index``), each with ``annotations.lastModified`
 Names are percent-encoded in the URI, as in a URL path.
 """
 
-from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, cast
 from urllib.parse import quote, unquote
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from tenchi.mcp import McpRequest
 
 from app.features.memory.schemas import FileEntry, GetMemoryIndex, ReadFile
 from app.features.memory.use_cases.get_memory_index import get_memory_index
 from app.features.memory.use_cases.read_file import read_file
-from app.server.context import AppContext
-from app.server.mcp.subscriptions import request_headers
-from app.shared.identity import Identity
+from app.server.mcp.callers import Callers, request_headers
 
 FILE_TEMPLATE = "wenchang://{scope}/{area}/{name}"
-SURFACE = "mcp"
 READ = "resources/read"
 LIST = "resources/list"
 MARKDOWN = "text/markdown"
@@ -45,18 +40,12 @@ def file_uri(scope: str, area: str, name: str) -> str:
 
 
 def add_file_resources(
-    server: MCPServer[dict[str, object]],
-    *,
-    authenticate: Callable[[McpRequest], Identity],
-    context: Callable[[], AppContext],
+    server: MCPServer[dict[str, object]], *, callers: Callers
 ) -> None:
     """Register the file template on ``server``."""
 
     async def memory_file(scope: str, area: str, name: str, ctx: Context) -> str:
-        identity = authenticate(McpRequest(ctx.request_id, ctx.headers))
-        call = context().for_call(
-            identity, surface=SURFACE, request_id=str(ctx.request_id)
-        )
+        call = callers.call_context(ctx.request_id, ctx.headers)
         request = ReadFile(scope=unquote(scope), area=unquote(area), name=unquote(name))
         found = await call.audited(
             "read_file",
@@ -106,14 +95,8 @@ def _stamped(item: dict[str, Any], modified: str) -> dict[str, Any]:
 class ListedFiles:
     """Middleware: ``resources/list`` also names the caller's indexed files."""
 
-    def __init__(
-        self,
-        *,
-        authenticate: Callable[[McpRequest], Identity],
-        context: Callable[[], AppContext],
-    ) -> None:
-        self._authenticate = authenticate
-        self._context = context
+    def __init__(self, callers: Callers) -> None:
+        self._callers = callers
 
     async def __call__(
         self, ctx: ServerRequestContext, call_next: CallNext
@@ -121,11 +104,7 @@ class ListedFiles:
         result = await call_next(ctx)
         if ctx.method != LIST or not isinstance(result, dict):
             return result
-        headers = request_headers(ctx)
-        identity = self._authenticate(McpRequest(ctx.request_id, headers))
-        call = self._context().for_call(
-            identity, surface=SURFACE, request_id=str(ctx.request_id)
-        )
+        call = self._callers.call_context(ctx.request_id, request_headers(ctx))
         request = GetMemoryIndex()
         index = await call.audited(
             "get_memory_index",

@@ -23,6 +23,7 @@ from app.server.context import AppContext
 from app.server.fast import fast_paths_on
 from app.server.fast.mcp_direct import DirectCalls
 from app.server.mcp.approval_gate import ApprovalGate, approve_listed
+from app.server.mcp.callers import SURFACE, Callers
 from app.server.mcp.calls import MemoryCalls, call_request_id
 from app.server.mcp.prompt import build_memory_prompt
 from app.server.mcp.refusal_audit import McpRefusalAudit, caller
@@ -39,7 +40,6 @@ from app.server.settings import Settings, SettingsError
 from app.shared.identity import Identity, Resolver
 
 PROMPT_RESOURCE_URI = "wenchang://memory-prompt"
-SURFACE = "mcp"
 
 Authenticate = Callable[[McpRequest], Identity]
 
@@ -153,7 +153,8 @@ def build_memory_mcp(
         description="How to use memory; the same text as the server instructions.",
         mime_type="text/markdown",
     )(lambda: prompt)
-    add_file_resources(server, authenticate=authenticate, context=context)
+    callers = Callers(authenticate, context)
+    add_file_resources(server, callers=callers)
     refusals = McpRefusalAudit(tools)
     calls = MemoryCalls(
         order=tuple(binding.tool.name for binding in tools),
@@ -168,10 +169,8 @@ def build_memory_mcp(
     server.middleware.append(ServerInfo(version=wenchang_version()))
     server.middleware.append(calls)
     server.middleware.append(last_modified)
-    server.middleware.append(ListedFiles(authenticate=authenticate, context=context))
-    server.middleware.append(
-        FileSubscriptions(authenticate=authenticate, context=context)
-    )
+    server.middleware.append(ListedFiles(callers))
+    server.middleware.append(FileSubscriptions(callers))
     if not fast_paths_on(settings):
         return MemoryMcp(server, None, refusals)
     direct = DirectCalls(
@@ -238,7 +237,7 @@ async def serve_stdio(
         settings, authenticate=authenticate, context=shared, on_call=on_call
     )
     # stdio is one session for the life of the process: it can hold subscriptions.
-    subscriptions = SessionSubscriptions(authenticate=authenticate, context=shared)
+    subscriptions = SessionSubscriptions(Callers(authenticate, shared))
     server.middleware.append(subscriptions)
     async with (
         shared.open(create_lifespan(settings, surface=SURFACE)),

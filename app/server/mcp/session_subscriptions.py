@@ -11,7 +11,7 @@ run in the task group `run` opens beside the stdio server.
 """
 
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -22,17 +22,15 @@ from mcp.server.session import ServerSession
 from mcp.types import SubscribeRequestParams
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from tenchi.errors import AppError
-from tenchi.mcp import McpRequest
 
 from app.server.context import AppContext
+from app.server.mcp.callers import Callers
 from app.server.mcp.subscriptions import (
-    SURFACE,
     Files,
     follow,
     starting_points,
     watched_files,
 )
-from app.shared.identity import Identity
 
 SUBSCRIBE = "resources/subscribe"
 UNSUBSCRIBE = "resources/unsubscribe"
@@ -43,14 +41,8 @@ logger = logging.getLogger(__name__)
 class SessionSubscriptions:
     """Middleware holding one session's resource subscriptions."""
 
-    def __init__(
-        self,
-        *,
-        authenticate: Callable[[McpRequest], Identity],
-        context: Callable[[], AppContext],
-    ) -> None:
-        self._authenticate = authenticate
-        self._context = context
+    def __init__(self, callers: Callers) -> None:
+        self._callers = callers
         self._scopes: dict[str, Files] = {}
         self._session: ServerSession | None = None
         self._followers: TaskGroup | None = None
@@ -86,10 +78,7 @@ class SessionSubscriptions:
         return {}
 
     async def _watch(self, uri: str, request_id: str) -> None:
-        identity = self._authenticate(McpRequest(request_id, None))
-        context = self._context().for_call(
-            identity, surface=SURFACE, request_id=request_id
-        )
+        context = self._callers.call_context(request_id, None)
         watched = watched_files([uri])
         for scope, files in watched.items():
             for key, uris in files.items():

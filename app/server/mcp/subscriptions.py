@@ -23,18 +23,15 @@ from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR, SubscriptionsListenRequestParams
 from pydantic import ValidationError
-from starlette.requests import Request
 from tenchi.errors import AppError
-from tenchi.mcp import McpRequest
 
 from app.features.changes.schemas import ReadChanges
 from app.features.changes.use_cases.newest_change import newest_change
 from app.features.changes.use_cases.read_changes import read_changes
 from app.server.context import AppContext
-from app.shared.identity import Identity
+from app.server.mcp.callers import Callers, request_headers
 
 LISTEN = "subscriptions/listen"
-SURFACE = "mcp"
 POLL_SECONDS = 0.2
 """How often an open stream reads the change log (other processes' writes)."""
 MAX_STREAMS = 1024
@@ -104,25 +101,11 @@ async def follow(
             await anyio.sleep(POLL_SECONDS)
 
 
-def request_headers(ctx: ServerRequestContext) -> dict[str, str] | None:
-    """The HTTP request's headers (lowercase names); None on stdio."""
-    request = ctx.request
-    if isinstance(request, Request):
-        return dict(request.headers)
-    return None
-
-
 class FileSubscriptions:
     """Middleware serving ``subscriptions/listen`` from the change feed."""
 
-    def __init__(
-        self,
-        *,
-        authenticate: Callable[[McpRequest], Identity],
-        context: Callable[[], AppContext],
-    ) -> None:
-        self._authenticate = authenticate
-        self._context = context
+    def __init__(self, callers: Callers) -> None:
+        self._callers = callers
         self._open = 0
 
     async def __call__(
@@ -137,10 +120,7 @@ class FileSubscriptions:
             return await call_next(ctx)
         if self._open >= MAX_STREAMS:
             raise MCPError(INTERNAL_ERROR, "Subscription limit reached")
-        identity = self._authenticate(McpRequest(ctx.request_id, request_headers(ctx)))
-        context = self._context().for_call(
-            identity, surface=SURFACE, request_id=str(ctx.request_id)
-        )
+        context = self._callers.call_context(ctx.request_id, request_headers(ctx))
         uris = params.notifications.resource_subscriptions or ()
         starts = await starting_points(watched_files(uris), context)
         bus = StreamBus()
