@@ -289,7 +289,8 @@ def test_concurrent_agents_never_lose_an_edit(server: Server) -> None:
 
     def agent(tool: WenchangMemoryToolSync, name: str) -> None:
         for number in range(8):
-            assert run(tool, insert(NOTES, 0, f"{name}-{number}"))[0] == "result"
+            outcome = run(tool, insert(NOTES, 0, f"{name}-{number}"))
+            assert outcome[0] == "result", outcome
 
     threads = [
         threading.Thread(target=agent, args=(tool, name))

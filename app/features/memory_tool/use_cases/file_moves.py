@@ -7,10 +7,10 @@ from app.features.memory.schemas import RenameFile
 from app.features.memory.use_cases.rename_file import rename_file
 from app.server.context import AppContext
 
+from ..domain.edit_attempts import EDIT_ATTEMPTS, edit_attempts
 from ..domain.paths import ToolRefusal, memory_path
 from ..policy import require_writable
 from .file_reads import read_or_none
-from .file_writes import EDIT_ATTEMPTS
 
 
 async def move(
@@ -21,7 +21,7 @@ async def move(
     old_path, new_path = memory_path(*old), memory_path(*new)
     require_writable(old[0], old_path)
     require_writable(new[0], new_path)
-    for _ in range(EDIT_ATTEMPTS):
+    async for _ in edit_attempts():
         current = await read_or_none(context, scope, *old)
         if current is None:
             raise ToolRefusal(f"The path {old_path} does not exist")

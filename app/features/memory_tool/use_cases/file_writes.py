@@ -10,13 +10,11 @@ from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.write_file import write_file
 from app.server.context import AppContext
 
+from ..domain.edit_attempts import EDIT_ATTEMPTS, edit_attempts
 from ..domain.paths import ToolRefusal, memory_path
 from ..domain.texts import gone
 from ..policy import require_writable
 from .file_reads import read_or_none
-
-EDIT_ATTEMPTS = 8
-"""Edits retried on a version conflict: each retry saw another agent's write land."""
 
 
 async def edit(
@@ -29,7 +27,7 @@ async def edit(
     on a conflict, again on the content that won. Returns (before, after)."""
     area, name = where
     require_writable(area, memory_path(area, name))
-    for _ in range(EDIT_ATTEMPTS):
+    async for _ in edit_attempts():
         current = await read_or_none(context, scope, area, name)
         if current is None:
             raise ToolRefusal(gone(memory_path(area, name)))
@@ -59,7 +57,7 @@ async def edit(
 async def remove(context: AppContext, scope: str, area: str, name: str) -> bool:
     """Delete the file at whatever version it has; False when it is absent."""
     require_writable(area, memory_path(area, name))
-    for _ in range(EDIT_ATTEMPTS):
+    async for _ in edit_attempts():
         current = await read_or_none(context, scope, area, name)
         if current is None:
             return False
