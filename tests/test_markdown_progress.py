@@ -119,29 +119,6 @@ def interrupted(
     return process.returncode
 
 
-def interrupted_export(root: Path) -> tuple[int, Path]:
-    """SIGINT to an export at its first staged file: (exit status, its tree).
-
-    A loaded machine can starve this poll until the export is over: only then
-    (every file written) is the signal tried again, on a fresh tree.
-    """
-    status, tree = 0, root
-    for attempt in range(3):
-        tree = root / f"tree-{attempt}"
-        area = tree / "user" / "notes"
-        status = interrupted(
-            root,
-            "memory.export_markdown",
-            {**ENTITY, "path": str(tree)},
-            # Its first staged file: a finished export cannot be interrupted,
-            # and this machine may write all of the files in half a second.
-            lambda: area.is_dir() and any(area.iterdir()),  # noqa: B023 (called at once)
-        )
-        if status != 0 or len(tree_of(tree)) < MANY:
-            break
-    return status, tree
-
-
 def stored_files(root: Path) -> int:
     with sqlite3.connect(root / "w.db") as database:
         (count,) = database.execute("SELECT count(*) FROM memory_objects").fetchone()
@@ -181,8 +158,18 @@ def test_ctrl_c_leaves_whole_files_and_a_re_run_continues(tmp_path: Path) -> Non
     re-run writes the rest. The same mid-import: each file stored whole, and a
     re-run stores the rest; the tree then exports again to the same bytes."""
     asyncio.run(seed(tmp_path, MANY))
-    status, tree = interrupted_export(tmp_path)
+    tree = tmp_path / "tree"
     export = {**ENTITY, "path": str(tree)}
+    area = tree / "user" / "notes"
+
+    status = interrupted(
+        tmp_path,
+        "memory.export_markdown",
+        export,
+        # Its first staged file: a finished export cannot be interrupted, and
+        # this machine may write all of the files in half a second.
+        lambda: area.is_dir() and any(area.iterdir()),
+    )
 
     assert status != 0
     written = tree_of(tree)
