@@ -100,6 +100,13 @@ def tree_of(root: Path) -> dict[str, bytes]:
     }
 
 
+def interruptible() -> None:
+    """In the child before exec: SIGINT back to its default, as a shell gives a
+    foreground command. A child inherits an ignored SIGINT, and then Python
+    never raises KeyboardInterrupt; a pytest worker can hold SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupted(
     root: Path, name: str, payload: object, started: Callable[[], bool]
 ) -> int:
@@ -111,6 +118,7 @@ def interrupted(
         env=environment(root),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=interruptible,
     )
     while not started() and process.poll() is None:
         time.sleep(0.01)
