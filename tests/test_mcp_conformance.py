@@ -1,11 +1,14 @@
-"""The official MCP conformance suite's resource scenarios against `/mcp`
-(docs/mcp.md, "Conformance").
+"""The official MCP conformance suite's resource scenarios against `/mcp` and
+`/mcp/session` (docs/mcp.md, "Conformance").
 
 `@modelcontextprotocol/conformance` (pinned; it needs Node 22, fetched as the
 pinned `node` package) connects as a 2025-11-25 client without credentials, so
 the app is served behind a wrapper that adds a bearer token to each request.
-`resources-list` passes; `tests/mcp_conformance_baseline.yml` names the
-scenarios that cannot, with why, and the suite fails when one of them passes.
+The read scenarios read fixtures the suite expects of every server under test;
+the app is composed here with `tests/support/mcp_conformance_fixtures` (never
+in the shipped server). The subscribe scenarios need a session: they run
+against `/mcp/session`. `tests/mcp_conformance_baseline.yml` names any scenario
+that cannot pass, with why, and the suite fails when one of them passes.
 """
 
 import shutil
@@ -21,18 +24,20 @@ from app.server.asgi import build_app
 from app.server.settings import Settings
 from app.shared.identity import parse_grants
 from tests.mcp_support import serve
+from tests.support.mcp_conformance_fixtures import add_conformance_fixtures
 
 CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16"
 NODE = "node@22.12.0"
 """The suite imports ``fs.globSync``, which Node has from version 22."""
-SCENARIOS = (
-    "resources-list",
-    "resources-read-text",
-    "resources-read-binary",
-    "resources-templates-read",
-    "resources-subscribe",
-    "resources-unsubscribe",
-)
+SCENARIOS = {
+    "resources-list": "/mcp",
+    "resources-read-text": "/mcp",
+    "resources-read-binary": "/mcp",
+    "resources-templates-read": "/mcp",
+    "resources-subscribe": "/mcp/session",
+    "resources-unsubscribe": "/mcp/session",
+}
+"""Each scenario and the endpoint it runs against."""
 BASELINE = Path(__file__).with_name("mcp_conformance_baseline.yml")
 SCENARIO_SECONDS = 300
 """A bound on one scenario, the first including npm's download of the suite."""
@@ -54,19 +59,22 @@ def with_token(app: ASGIApp, token: str) -> ASGIApp:
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tokens = tmp_path_factory.mktemp("conformance") / "tokens.json"
     token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
-    app = build_app(Settings(storage="memory://", tokens_file=str(tokens)))
+    app = build_app(
+        Settings(storage="memory://", tokens_file=str(tokens)),
+        mcp_extensions=(add_conformance_fixtures,),
+    )
     with serve(with_token(app, token)) as served:
-        yield f"{served}/mcp"
+        yield served
 
 
 @pytest.mark.skipif(shutil.which("npx") is None, reason="needs npx (Node.js)")
 def test_the_resource_scenarios_pass_or_are_baselined(url: str, tmp_path: Path) -> None:
     suite = ["npx", "-y", "-p", NODE, "-p", CONFORMANCE, "conformance", "server"]
-    options = ["--url", url, "-o", str(tmp_path), "--expected-failures", str(BASELINE)]
+    options = ["-o", str(tmp_path), "--expected-failures", str(BASELINE)]
     outcomes: dict[str, str] = {}
-    for scenario in SCENARIOS:
+    for scenario, path in SCENARIOS.items():
         ran = subprocess.run(
-            [*suite, *options, "--scenario", scenario],
+            [*suite, "--url", url + path, *options, "--scenario", scenario],
             capture_output=True,
             text=True,
             timeout=SCENARIO_SECONDS,

@@ -20,7 +20,7 @@ from app.server.http.front_door import FrontDoor
 from app.server.http.hooks import RateLimit, create_bearer_hook
 from app.server.http.markdown_zip import MarkdownZip
 from app.server.http.refusal_audit import RefusalAudit
-from app.server.mcp.endpoint import HttpMcp
+from app.server.mcp.endpoint import HttpMcp, McpExtension
 from app.server.mcp.server import SharedContext
 from app.server.mcp.telemetry import ToolCallObserver, log_tool_call
 from app.server.oauth.wiring import wire_oauth
@@ -39,11 +39,14 @@ def build_app(
     on_call: Sequence[ToolCallObserver] = (log_tool_call,),
     telemetry: Telemetry | None = None,
     freeze_heap: bool = False,
+    mcp_extensions: Sequence[McpExtension] = (),
 ) -> Starlette:
     """The app; ``telemetry`` (OpenTelemetry) observes it when given.
 
     ``freeze_heap``: a serving process's start-up objects leave the garbage
     collector's full passes once it has started (``app.server.heap``).
+    ``mcp_extensions`` add to the MCP server through its public API before it
+    serves (the conformance suite's fixtures, in its test).
     """
     resolver = resolver or TokenFileResolver(settings.tokens_path)
     rate_limit = rate_limit_from(settings)
@@ -57,6 +60,7 @@ def build_app(
         rate_limit=rate_limit,
         on_call=on_call,
         challenge=oauth.challenge,
+        extensions=mcp_extensions,
     )
     refusals = RefusalAudit(api_routes, resolver, running)
     lifespan = mcp.lifespan(functools.partial(running.open, create_lifespan(settings)))
@@ -80,7 +84,7 @@ def build_app(
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),
     )
-    app.router.routes.append(mcp.route)
+    app.router.routes.extend(mcp.routes)
     app.router.routes.extend(ui_routes())
     app.router.routes.extend(oauth.routes)
     return app

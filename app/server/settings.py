@@ -110,6 +110,10 @@ class Settings(WebhookSettings):
     oauth_ca_file: str | None = None
     oauth_access_ttl: float = Field(default=3600, ge=60, le=86_400)
     oauth_unused_client_ttl: float = Field(default=30 * 86_400, ge=60)
+    mcp_sessions: int = Field(default=1000, ge=0, le=100_000)
+    """Open sessions of ``/mcp/session`` at once (``0``: no such endpoint)."""
+    mcp_session_idle: float = Field(default=30 * 60, ge=1, le=86_400)
+    """Seconds a ``/mcp/session`` session may go without a request in flight."""
 
     @field_validator(
         "scope_priority",
@@ -129,6 +133,7 @@ class Settings(WebhookSettings):
         "oauth_access_ttl",
         "oauth_unused_client_ttl",
         "changes_retention",
+        "mcp_session_idle",
         mode="before",
     )
     @classmethod

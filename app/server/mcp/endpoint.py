@@ -39,6 +39,7 @@ from app.server.http.hooks import (
 from app.server.http.middleware import HttpMiddleware
 from app.server.http.request_log import HEADER as ID_HEADER
 from app.server.http.request_log import current_request_id
+from app.server.mcp.callers import Callers
 from app.server.mcp.refusal_audit import McpRefusalAudit, tool_calls
 from app.server.mcp.server import (
     SURFACE,
@@ -47,6 +48,13 @@ from app.server.mcp.server import (
     build_memory_mcp,
     transport_security,
 )
+from app.server.mcp.session_endpoint import (
+    SESSION_PATH,
+    SessionLife,
+    held_session,
+    session_manager,
+)
+from app.server.mcp.session_subscriptions import SessionSubscriptions
 from app.server.mcp.telemetry import ToolCallObserver, log_tool_call
 from app.server.runtime import Runtime
 from app.server.settings import Settings
@@ -56,6 +64,8 @@ MCP_PATH = "/mcp"
 Challenge = Callable[[Scope, bool], str]
 """The 401's ``WWW-Authenticate`` for a request (and whether it sent a token)."""
 JSON = "application/json"
+McpExtension = Callable[[MCPServer[dict[str, object]]], None]
+"""Adds to the served MCP server through its public API (resources, say)."""
 
 
 def bearer_identity(resolver: Resolver) -> Authenticate:
@@ -168,6 +178,7 @@ class HttpMcp:
         rate_limit: RateLimit,
         on_call: Sequence[ToolCallObserver] = (log_tool_call,),
         challenge: Challenge | None = None,
+        extensions: Sequence[McpExtension] = (),
     ) -> None:
         self._shared = SharedContext()
         self._app: ASGIApp | None = None
@@ -179,6 +190,8 @@ class HttpMcp:
             on_call=on_call,
         )
         self.server: MCPServer[dict[str, object]] = built.server
+        for extend in extensions:
+            extend(self.server)
         self._direct = built.direct
         guard = BearerGuard(
             self._serve,
@@ -189,11 +202,32 @@ class HttpMcp:
             challenge=challenge,
         )
         self.route = Route(MCP_PATH, BodyLimit(guard, limit=settings.max_request_bytes))
+        self._settings = settings
+        self._subscriptions = SessionSubscriptions(
+            Callers(bearer_identity(resolver), self._shared), session_of=held_session
+        )
+        self.server.middleware.append(self._subscriptions)
+        self._life = SessionLife(settings.mcp_session_idle, self._subscriptions.end)
+        held = BearerGuard(
+            self._serve_session,
+            resolver,
+            context=self._shared,
+            rate_limit=rate_limit,
+            refusals=built.refusals,
+            challenge=challenge,
+        )
+        limit = settings.max_request_bytes
+        self.routes = [self.route]
+        if settings.mcp_sessions > 0:
+            self.routes.append(Route(SESSION_PATH, BodyLimit(held, limit=limit)))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._app is None:
             raise RuntimeError("MCP is not running: the app lifespan has not started")
         await self._app(scope, receive, named_request(send))
+
+    async def _serve_session(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._life(scope, receive, named_request(send))
 
     def lifespan(
         self, inner: Callable[[], AbstractAsyncContextManager[Runtime]]
@@ -209,6 +243,8 @@ class HttpMcp:
                 self._shared.open(inner) as runtime,
                 self.server.session_manager.run(),
                 lowlevel.lifespan(lowlevel) as state,
+                self._subscriptions.run(),
+                self._life.serving(session_manager(lowlevel, self._settings)),
             ):
                 # With the fast paths off (no direct path), the SDK's
                 # transport answers every request: the declared path.
