@@ -9,6 +9,7 @@ the credential that opened it, the endpoint refuses a request without one, and
 sessions are bounded in number and idle time (in-process app under uvicorn).
 """
 
+import logging
 import time
 from collections.abc import AsyncGenerator, Generator
 from contextlib import asynccontextmanager
@@ -26,6 +27,7 @@ from mcp.types import ResourceUpdatedNotification
 
 from app.infra.tokens.token_file import create_token
 from app.server.asgi import build_app
+from app.server.mcp.session_subscriptions import logger as subscriptions_logger
 from app.server.settings import Settings
 from app.shared.identity import parse_grants
 from tests.mcp_support import SESSION_SECONDS, serve
@@ -50,6 +52,7 @@ INITIALIZE = {
     },
 }
 ACCEPT = {"accept": "application/json, text/event-stream"}
+subscriptions_log = subscriptions_logger.name
 
 
 @pytest.fixture(scope="module")
@@ -169,16 +172,30 @@ def bounded(tmp_path: Path) -> Generator[tuple[str, str]]:
 
 
 def test_sessions_are_bounded_in_number_and_idle_time(
-    bounded: tuple[str, str],
+    bounded: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     url, token = bounded
     auth = {"authorization": f"Bearer {token}"} | ACCEPT
     first = httpx.post(url, json=INITIALIZE, headers=auth)
     refused = httpx.post(url, json=INITIALIZE, headers=auth)
-    held = {"mcp-session-id": first.headers["mcp-session-id"]}
-    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-    time.sleep(2.5)
-    expired = httpx.post(url, json=ping, headers=auth | held)
+    held = auth | {"mcp-session-id": first.headers["mcp-session-id"]}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    subscribe = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "resources/subscribe",
+        "params": {"uri": URI},
+    }
+    httpx.post(url, json=initialized, headers=held)
+    with caplog.at_level(logging.INFO, logger=subscriptions_log):
+        subscribed = httpx.post(url, json=subscribe, headers=held)
+        time.sleep(2.5)
+    # Before any request names the session again: the idle sweep ended it.
+    ended = [r.getMessage() for r in caplog.records if r.name == subscriptions_log]
+    expired = httpx.post(url, json=subscribe, headers=held)
     again = httpx.post(url, json=INITIALIZE, headers=auth)
     assert (first.status_code, refused.status_code) == (200, 503)
+    assert subscribed.status_code == 200, subscribed.text
+    # The idle session closed, and its followed scope with it.
     assert (expired.status_code, again.status_code) == (404, 200)
+    assert ended == ["subscribe: session ended, 1 scope(s) unfollowed"]

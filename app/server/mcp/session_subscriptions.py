@@ -82,16 +82,16 @@ class SessionSubscriptions:
                 self._sessions.clear()
                 followers.cancel_scope.cancel()
 
-    @property
-    def held(self) -> int:
-        """Sessions holding a subscription now."""
-        return len(self._sessions)
-
     def end(self, key: str) -> None:
         """The session ``key`` ended: stop following its scopes."""
         held = self._sessions.pop(key, None)
-        for scope in held.followers if held is not None else ():
+        if held is None:
+            return
+        for scope in held.followers:
             scope.cancel()
+        logger.info(
+            "subscribe: session ended, %d scope(s) unfollowed", len(held.scopes)
+        )
 
     async def __call__(
         self, ctx: ServerRequestContext, call_next: CallNext
