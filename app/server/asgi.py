@@ -20,6 +20,7 @@ from app.server.http.front_door import FrontDoor
 from app.server.http.hooks import RateLimit, create_bearer_hook
 from app.server.http.markdown_zip import MarkdownZip
 from app.server.http.refusal_audit import RefusalAudit
+from app.server.http.route_order import hot_first
 from app.server.mcp.endpoint import HttpMcp, McpExtension
 from app.server.mcp.server import SharedContext
 from app.server.mcp.telemetry import ToolCallObserver, log_tool_call
@@ -87,6 +88,7 @@ def build_app(
     app.router.routes.extend(mcp.routes)
     app.router.routes.extend(ui_routes())
     app.router.routes.extend(oauth.routes)
+    app.router.routes[:] = hot_first(app.router.routes)
     return app
 
 
