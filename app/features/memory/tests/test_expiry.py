@@ -254,3 +254,15 @@ async def test_the_index_tag_moves_when_a_file_expires(
     assert unchanged.tag == before.tag
     assert after.tag != before.tag
     assert after.built is not None and after.built.rows == []
+
+
+async def test_a_whole_write_over_an_expired_file_finds_no_file(
+    clock: SetClock, storage: MemoryStorage
+) -> None:
+    context = context_at(clock, storage)
+    first = await write_file(write(ttl_seconds=1), context)
+    assert first.description == ""
+    clock.now = START + timedelta(seconds=1)
+    with pytest.raises(AppError) as raised:
+        await write_file(write(expected=first.version), context)
+    assert raised.value.code == "MEMORY_NOT_FOUND"
