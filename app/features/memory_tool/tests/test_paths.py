@@ -1,0 +1,62 @@
+"""The memory tool's refusals say which path would work, and system/ is read-only."""
+
+import pytest
+
+from app.features.memory.tests.conftest import make_context
+from app.features.memory_tool.domain.paths import ToolRefusal, parse
+from app.features.memory_tool.schemas import RunMemoryCommand
+from app.features.memory_tool.use_cases.run_memory_command import run_memory_command
+
+
+@pytest.mark.parametrize(
+    ("path", "instead"),
+    [
+        ("/memories/__Prefs!!/a/b.md", "/memories/prefs/a-b.md"),
+        ("/memories/!!!/a/b.md", "/memories/notes/a-b.md"),
+    ],
+)
+def test_a_deep_path_is_refused_with_a_slug_area_that_would_work(
+    path: str, instead: str
+) -> None:
+    with pytest.raises(ToolRefusal) as refused:
+        parse(path)
+
+    assert refused.value.text.endswith(f"Use {instead} instead.")
+
+
+async def test_a_system_file_is_refused_as_read_only() -> None:
+    context = make_context()
+    command = RunMemoryCommand(
+        scope="user", command="create", path="/memories/system/x.md", file_text="x"
+    )
+
+    answer = await run_memory_command(command, context)
+
+    assert answer.error == (
+        "The path /memories/system/x.md is read-only: files under /memories/system/ "
+        "are curated and cannot be changed through the memory tool."
+    )
+
+
+async def test_a_directory_renamed_into_an_area_is_refused_saying_where_it_may_go() -> (
+    None
+):
+    context = make_context()
+    create = RunMemoryCommand(
+        scope="user", command="create", path="/memories/prefs/a.md", file_text="x"
+    )
+    assert (await run_memory_command(create, context)).error is None
+    command = RunMemoryCommand(
+        scope="user",
+        command="rename",
+        old_path="/memories/prefs",
+        new_path="/memories/drinks/prefs",
+    )
+
+    answer = await run_memory_command(command, context)
+
+    assert answer.error == (
+        "Wenchang renames the directory /memories/prefs only to another directory "
+        "directly under /memories whose name is a lowercase slug, e.g. "
+        "/memories/prefs-old; /memories/drinks/prefs is not one. Nothing was renamed."
+    )
