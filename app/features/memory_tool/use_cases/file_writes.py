@@ -44,6 +44,8 @@ async def edit(
         try:
             await write_file(request, context)
         except AppError as error:
+            if error.code == "MEMORY_NOT_FOUND":
+                continue  # deleted meanwhile: the next read says it is gone
             if error.code == "VERSION_CONFLICT":
                 continue  # another write landed first: apply to what it left
             raise
