@@ -236,3 +236,23 @@ async def test_a_conflict_counts_every_differing_file_past_those_it_names(
     assert caught.value.definition is import_conflict
     assert caught.value.details["existing_count"] == 105
     assert "105 of the imported files already exist" in str(caught.value)
+
+
+async def test_a_name_too_long_for_a_file_is_listed_and_the_rest_exported(
+    tmp_path: Path,
+) -> None:
+    long = "a" * 253
+    document = {
+        **ENTITY,
+        "files": [
+            {"area": "notes", "name": long, "content": "x"},
+            {"area": "notes", "name": "b", "content": "y"},
+        ],
+    }
+    context = make_context()
+    await import_memory(ImportMemory.model_validate(document), context)
+
+    report = await export_markdown(export(tmp_path), context)
+
+    assert (report.files, report.unnamed) == (1, [f"notes/{long}"])
+    assert sorted(tree_of(tmp_path)) == ["user/notes/b.md"]
