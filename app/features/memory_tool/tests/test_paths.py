@@ -1,11 +1,14 @@
-"""The memory tool's refusals say which path would work, and system/ is read-only."""
+"""The memory tool's refusals say which path would work, system/ is read-only,
+and several matches are told by line."""
 
 import pytest
 
-from app.features.memory.tests.conftest import make_context
+from app.features.memory.tests.conftest import make_context, seed_system
 from app.features.memory_tool.domain.paths import ToolRefusal, parse
+from app.features.memory_tool.domain.texts import several_matches
 from app.features.memory_tool.schemas import RunMemoryCommand
 from app.features.memory_tool.use_cases.run_memory_command import run_memory_command
+from app.infra.memory.storage import MemoryStorage
 
 
 @pytest.mark.parametrize(
@@ -59,4 +62,27 @@ async def test_a_directory_renamed_into_an_area_is_refused_saying_where_it_may_g
         "Wenchang renames the directory /memories/prefs only to another directory "
         "directly under /memories whose name is a lowercase slug, e.g. "
         "/memories/prefs-old; /memories/drinks/prefs is not one. Nothing was renamed."
+    )
+
+
+@pytest.mark.parametrize("path", ["/memories/system/./x.md", "/memories/./system"])
+async def test_a_system_file_or_area_is_refused_by_the_path_given(path: str) -> None:
+    storage = MemoryStorage()
+    await seed_system(storage, "x.md")
+    context = make_context(storage=storage)
+
+    answer = await run_memory_command(
+        RunMemoryCommand(scope="user", command="delete", path=path), context
+    )
+
+    assert answer.error == (
+        f"The path {path} is read-only: files under /memories/system/ "
+        "are curated and cannot be changed through the memory tool."
+    )
+
+
+def test_overlapping_occurrences_are_each_told_by_line() -> None:
+    assert several_matches("/memories/a.md", "a", "aa\nb\na") == (
+        "No replacement was performed. Multiple occurrences of old_str `a` "
+        "in lines: 1, 1, 3. Please ensure it is unique"
     )
