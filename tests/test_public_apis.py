@@ -9,6 +9,8 @@ library lacks, it is asked for in ``docs/upstream.md``.
 """
 
 import ast
+import importlib.util
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,3 +146,37 @@ def test_the_check_finds_a_private_attribute_of_a_library(tmp_path: Path) -> Non
         "self._download",
         "session._connector",
     ]
+
+
+_DOTTED = re.compile(r"`([A-Za-z_][\w.]*\._\w+)`")
+
+
+def _library_private_mentions(text: str) -> list[str]:
+    """Backquoted dotted names that reach a private member through a library's
+    module (``mcp._x``): a reader takes them for a library's private API. Our
+    own names are spelled from ``app.``."""
+    return [
+        name
+        for name in _DOTTED.findall(text)
+        if not name.startswith("app.")
+        and name.rsplit(".", 1)[1] not in PUBLIC_UNDERSCORED
+        and importlib.util.find_spec(name.split(".", 1)[0]) is not None
+    ]
+
+
+def test_docstrings_name_no_private_member_of_a_library() -> None:
+    found = [
+        f"{_relative(path)}: {name}"
+        for path in _sources()
+        for name in _library_private_mentions(path.read_text())
+    ]
+    assert found == []
+
+
+def test_the_docstring_check_tells_a_library_from_ours() -> None:
+    text = "built by (`mcp._call_context`), by `app.server.mcp.server._call_context`"
+    assert _library_private_mentions(text) == ["mcp._call_context"]
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))

@@ -36,7 +36,7 @@ class WebhookSettings(BaseSettings):
     @property
     def webhook_policy(self) -> WebhookPolicy:
         return WebhookPolicy(
-            trusted_hosts=frozenset(h.strip("[]") for h in self.webhook_trusted_hosts),
+            trusted_hosts=frozenset(self.webhook_trusted_hosts),
             retry_base=self.webhook_retry_base,
             retry_window=self.webhook_retry_window,
         )

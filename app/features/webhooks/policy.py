@@ -21,8 +21,18 @@ class WebhookPolicy:
     retry_base: float = 5.0
     retry_window: float = 86_400.0
 
+    def __post_init__(self) -> None:
+        # Names match whatever their case, on both sides: a host configured
+        # as "Hooks.Internal" or "[::1]" is the URL's "hooks.internal", "::1".
+        hosts = frozenset(_host_key(host) for host in self.trusted_hosts)
+        object.__setattr__(self, "trusted_hosts", hosts)
+
     def is_trusted(self, host: str) -> bool:
-        return host.lower().strip("[]") in self.trusted_hosts
+        return _host_key(host) in self.trusted_hosts
+
+
+def _host_key(host: str) -> str:
+    return host.strip().lower().strip("[]")
 
 
 def require_owner(identity: Identity, scope: str) -> Grant:

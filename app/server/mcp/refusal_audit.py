@@ -28,8 +28,9 @@ LOCATION = ("scope", "area", "name")
 caller: ContextVar[Identity | None] = ContextVar("wenchang_mcp_caller", default=None)
 """The identity the current tool call authenticated as (set before validation).
 
-The call's context (`mcp._call_context`) is built from it, for the tool's use
-case and for a refusal recorded here alike."""
+Each call's context is built from it by our own
+`app.server.mcp.server._call_context`, for the tool's use case and for a
+refusal recorded here alike."""
 
 
 def failure_kind(wire: Mapping[str, object]) -> str | None:

@@ -8,6 +8,7 @@ from app.features.webhooks.policy import WebhookPolicy, require_destination
 from app.features.webhooks.schemas import AddWebhook, WebhookPath
 from app.features.webhooks.use_cases.add_webhook import add_webhook
 from app.features.webhooks.use_cases.remove_webhook import remove_webhook
+from app.server.settings import Settings
 from app.shared.errors import memory_not_found, restricted_scope
 
 NO_HOST = "use an http(s) URL with a host, e.g. https://example.com/hook"
@@ -67,3 +68,23 @@ async def test_refusals_name_the_scope_and_the_endpoint() -> None:
     assert missing.value.definition is memory_not_found
     assert missing.value.details["scope"] == "user"
     assert "No webhook wh_none is registered" in missing.value.message
+
+
+def test_a_trusted_host_configured_in_capitals_or_brackets_matches() -> None:
+    policy = WebhookPolicy(trusted_hosts=frozenset({"Hooks.Internal", "[::1]"}))
+    assert policy.trusted_hosts == frozenset({"hooks.internal", "::1"})
+    for url in (
+        "http://hooks.internal/h",
+        "http://HOOKS.internal/h",
+        "http://[::1]:81/",
+    ):
+        assert require_destination(url, policy) == url
+
+
+def test_trusted_hosts_given_to_the_settings_as_a_list_match_whatever_their_case() -> (
+    None
+):
+    settings = Settings(webhook_trusted_hosts=("Hooks.Internal", "[::1]"))
+    policy = settings.webhook_policy
+    assert require_destination("http://hooks.internal/h", policy)
+    assert require_destination("http://[::1]:81/h", policy)
