@@ -2,9 +2,11 @@
 state of each endpoint, enable a failed one, remove one.
 
 docs/browser.md and docs/changes.md: the page calls only /v1/webhooks; a
-failing endpoint shows its state and last error, and Enable resumes it.
+failing endpoint shows its state and last error, and Enable resumes it; changes
+no longer kept by then are skipped, and the page says so.
 """
 
+import sqlite3
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ class HookSite:
     server: ServerProcess
     owner: str
     receiver: Receiver
+    database: Path
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +51,17 @@ def hook_site(tmp_path_factory: pytest.TempPathFactory) -> Generator[HookSite]:
         running_receiver() as receiver,
         running_server(directory, logs=logs, settings=settings) as server,
     ):
-        yield HookSite(server, owner, receiver)
+        yield HookSite(server, owner, receiver, directory / "memory.db")
+
+
+def put(site: HookSite, name: str) -> None:
+    with httpx.Client(base_url=site.server.url) as http:
+        written = http.put(
+            f"/v1/files/user/notes/{name}",
+            json={"content": f"- [stated] {name}.\n", "description": "", "aliases": []},
+            headers={"Authorization": f"Bearer {site.owner}", "If-None-Match": "*"},
+        )
+    assert written.status_code == 201
 
 
 def test_add_watch_fail_enable_and_remove_a_webhook(
@@ -67,13 +80,7 @@ def test_add_watch_fail_enable_and_remove_a_webhook(
     expect(page.locator("code.secret")).to_contain_text("whsec_")
     table = page.get_by_role("table", name="Webhooks of scope user")
     expect(table).to_contain_text("ci hook")
-    with httpx.Client(base_url=site.server.url) as http:
-        written = http.put(
-            "/v1/files/user/notes/tea",
-            json={"content": "- [stated] Tea.\n", "description": "", "aliases": []},
-            headers={"Authorization": f"Bearer {site.owner}", "If-None-Match": "*"},
-        )
-    assert written.status_code == 201
+    put(site, "tea")
     site.receiver.wait_for(lambda r: len(r.all()) >= 2, "failed attempts")
     failed = page.locator("[data-status=failed]")
     for _ in range(600):  # the page shows the state as of its last load
@@ -83,10 +90,20 @@ def test_add_watch_fail_enable_and_remove_a_webhook(
         expect(table).to_be_visible()
     expect(table).to_contain_text("HTTP 500")
     check_page(page, "webhooks")
+    expect(page.locator("[data-skipped]")).to_have_count(0)
+    put(site, "coffee")
+    # Eight days pass for tea's change while the endpoint is failed.
+    with sqlite3.connect(site.database) as db:
+        db.execute(
+            "UPDATE memory_changes SET at = '2020-01-01T00:00:00Z' "
+            "WHERE seq = (SELECT min(seq) FROM memory_changes)"
+        )
     site.receiver.fail_next(0)
     page.get_by_role("button", name="Enable").click()
     site.receiver.wait_for(lambda r: len(r.accepted()) == 1)
+    assert site.receiver.accepted()[0].data["name"] == "coffee"
     page.reload()
     expect(page.locator("[data-status=active]")).to_be_visible()
+    expect(page.locator("[data-skipped]")).to_contain_text("Missed changes")
     page.get_by_role("button", name="Remove").click()
     expect(table).to_contain_text("No webhooks yet.")

@@ -8,6 +8,7 @@ retry window leave the endpoint failed (listed so) until it is enabled again;
 two processes on one SQLite file deliver every change, none skipped.
 """
 
+import sqlite3
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,45 @@ def test_failures_for_the_retry_window_fail_the_endpoint_until_enabled(
         receiver.wait_for(lambda r: len(r.accepted()) == 1)
     assert tried >= 2
     assert receiver.accepted()[0].data["name"] == "tea"
+
+
+def test_changes_pruned_while_retrying_are_skipped_and_listed_as_such(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    token, settings = alice_on_sqlite(
+        tmp_path, WENCHANG_WEBHOOK_RETRY_BASE="1s", **TRUSTED
+    )
+    receiver.fail_next(1_000_000)
+    with running_server(tmp_path, logs=tmp_path / "logs", settings=settings) as one:
+        write(one.url, token, "before")
+        add(one.url, token, receiver.url)
+        write(one.url, token, "tea")
+        receiver.wait_for(lambda r: len(r.all()) >= 1, "a first attempt")
+        # Eight days pass for tea's change (the clock is the server's own).
+        with sqlite3.connect(tmp_path / "wenchang.db") as db:
+            db.execute(
+                "UPDATE memory_changes SET at = '2020-01-01T00:00:00Z' "
+                "WHERE seq = (SELECT max(seq) FROM memory_changes)"
+            )
+        write(one.url, token, "coffee")
+
+        states: list[dict[str, Any]] = []
+
+        def skipped(_: Receiver) -> bool:
+            states[:] = [listed(one.url, token)[0]["delivery"]]
+            return states[0]["skipped_at"] is not None
+
+        receiver.wait_for(skipped, "a skip in the listing")
+        retrying = states[0]
+        receiver.fail_next(0)
+        receiver.wait_for(lambda r: len(r.accepted()) == 1)
+        state = listed(one.url, token)[0]["delivery"]
+    assert {d.data["name"] for d in receiver.all()} == {"tea", "coffee"}
+    assert receiver.accepted()[0].data["name"] == "coffee"
+    assert retrying["status"] == "retrying"
+    assert state["status"] == "active"
+    assert state["skipped_at"] == retrying["skipped_at"]
+    assert state["skipped_at"] <= state["last_delivered_at"]
 
 
 def test_two_processes_on_one_file_deliver_every_change(

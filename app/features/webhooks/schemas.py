@@ -48,6 +48,11 @@ class Delivery(BaseModel):
     last_error: str
     last_delivered_at: str | None
     failed_at: str | None
+    skipped_at: str | None
+    """When changes due here were last found no longer kept (older than
+    ``WENCHANG_CHANGES_RETENTION``, or erased by a purge) and skipped: the
+    receiver never got them and should read the files again. Later deliveries
+    keep it; only a later skip replaces it."""
 
 
 class Webhook(BaseModel):

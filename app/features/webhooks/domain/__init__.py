@@ -17,6 +17,8 @@ class Endpoint:
 
     ``cursor`` is the seq of the entity's change log delivered last; the change
     after it is the one due. ``lease_holder`` delivers it until ``lease_until``.
+    ``skipped_at``: when changes due were last found no longer kept, and skipped;
+    no later delivery clears it (the receiver missed them for good).
     """
 
     id: str
@@ -33,6 +35,7 @@ class Endpoint:
     failed_at: datetime | None = None
     last_error: str = ""
     last_delivered_at: datetime | None = None
+    skipped_at: datetime | None = None
     lease_holder: str = ""
     lease_until: datetime | None = None
 

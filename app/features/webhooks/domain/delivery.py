@@ -32,7 +32,6 @@ from . import (
 from .signing import delivery_body, message_id, signed_headers
 
 PAGE = 50
-GAP = "changes were pruned before they could be delivered; resumed at the oldest kept"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +58,7 @@ async def deliver_due(courier: Courier) -> int:
 
 
 async def _deliver_endpoint(courier: Courier, stored: Stored) -> int:
-    endpoint = leased(stored.endpoint, courier.holder, courier.clock())
+    endpoint: Endpoint = leased(stored.endpoint, courier.holder, courier.clock())
     version = await courier.store.swap(endpoint, stored.version)
     sent = 0
     while version is not None:
@@ -69,8 +68,16 @@ async def _deliver_endpoint(courier: Courier, stored: Stored) -> int:
         if not page.changes:
             await courier.store.swap(released(endpoint), version)
             return sent
-        if not follows(page, endpoint.cursor):
-            endpoint = replace(endpoint, cursor=page.changes[0].seq - 1, last_error=GAP)
+        if endpoint.cursor == 0:
+            # Registered on an empty log: the first change is the start, so
+            # that its loss to the retention is a skip like any other.
+            endpoint = replace(endpoint, cursor=page.changes[0].seq - 1)
+        elif not follows(page, endpoint.cursor):
+            # Retention (or a purge) took changes due here: resume at the oldest
+            # kept, and say so in the listing for good (docs/changes.md).
+            skipped = courier.clock()
+            resumed = page.changes[0].seq - 1
+            endpoint = replace(endpoint, cursor=resumed, skipped_at=skipped)
         for change in page.changes:
             error = await _send(courier, endpoint, change)
             now = courier.clock()

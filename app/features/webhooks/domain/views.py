@@ -31,5 +31,6 @@ def webhook_view(endpoint: Endpoint) -> Webhook:
             last_error=endpoint.last_error,
             last_delivered_at=_moment(endpoint.last_delivered_at),
             failed_at=_moment(endpoint.failed_at),
+            skipped_at=_moment(endpoint.skipped_at),
         ),
     )

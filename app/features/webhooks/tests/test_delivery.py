@@ -5,12 +5,13 @@ import json
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from standardwebhooks import Webhook
 
 from app.features.changes.schemas import ReadChanges
 from app.features.changes.use_cases.read_changes import read_changes
 from app.features.memory.domain import format_timestamp
-from app.features.memory.ports import ChangeFeed
+from app.features.memory.ports import ChangeFeed, HistoryRetention
 from app.features.memory.tests.conftest import CURSOR_KEY, create, make_context
 from app.features.webhooks.domain import Endpoint, leased
 from app.features.webhooks.domain.delivery import Courier, deliver_due
@@ -19,6 +20,7 @@ from app.features.webhooks.schemas import AddWebhook, WebhookPath, WebhookScope
 from app.features.webhooks.use_cases.add_webhook import add_webhook
 from app.features.webhooks.use_cases.enable_webhook import enable_webhook
 from app.features.webhooks.use_cases.list_webhooks import list_webhooks
+from app.infra.memory.storage import MemoryStorage
 from app.server.context import AppContext
 
 HOOK = "https://hooks.example.com/wenchang"
@@ -226,3 +228,37 @@ async def test_an_endpoint_leased_by_another_replica_waits_for_its_lease() -> No
         "tea",
         "coffee",
     ]
+
+
+@pytest.mark.parametrize("earlier", [["before"], []])
+async def test_changes_pruned_before_delivery_are_skipped_and_the_listing_says_so(
+    earlier: list[str],
+) -> None:
+    """Also for an endpoint registered before its entity's first change."""
+    clock, receiver = Clock(), Receiver()
+    storage = MemoryStorage(retention=HistoryRetention(changes_seconds=60))
+    context = make_context(storage=storage, clock=clock)
+    for name in earlier:
+        await create(context, name=name)
+    await registered(context)
+    await create(context, name="tea")
+    receiver.answers = ["down"]
+    round_ = courier(context, receiver, clock)
+    assert await deliver_due(round_) == 0
+    [view] = (await list_webhooks(WebhookScope(scope="user"), context)).webhooks
+    assert (view.delivery.status, view.delivery.skipped_at) == ("retrying", None)
+    clock.now = T0 + timedelta(minutes=2)  # tea is past the retention now
+    await create(context, name="coffee")
+    assert await deliver_due(round_) == 1
+    names = [json.loads(body)["data"]["name"] for _, _, body in receiver.sent]
+    assert names == ["tea", "coffee"]
+    skipped = format_timestamp(clock.now)
+    [view] = (await list_webhooks(WebhookScope(scope="user"), context)).webhooks
+    assert (view.delivery.status, view.delivery.skipped_at) == ("active", skipped)
+    assert view.delivery.last_error == ""
+    clock.now += timedelta(seconds=1)
+    await create(context, name="milk")
+    assert await deliver_due(round_) == 1
+    [view] = (await list_webhooks(WebhookScope(scope="user"), context)).webhooks
+    assert view.delivery.skipped_at == skipped
+    assert view.delivery.last_delivered_at == format_timestamp(clock.now)

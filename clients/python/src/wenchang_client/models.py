@@ -166,6 +166,8 @@ class WebhookDelivery(_Answer):
     last_error: str
     last_delivered_at: str | None
     failed_at: str | None
+    skipped_at: str | None
+    """When changes due were last found no longer kept and skipped (never delivered)."""
 
 
 class Webhook(_Answer):

@@ -1,5 +1,6 @@
 // Webhooks of one scope: add a URL (its secret shown once), each endpoint's delivery
-// state (active, retrying, failed), enable a failed one, remove one. Owners only: the
+// state (active, retrying, failed; changes skipped as no longer kept), enable a failed
+// one, remove one. Owners only: the
 // server refuses anyone else, and the page shows its refusal.
 import { api } from "../api.js";
 import { announce, errorBox, field, h, replaceChildren, when } from "../dom.js";
@@ -33,7 +34,8 @@ function hookRow(scope, hook, refresh) {
   actions.append(remove);
   return h("tr", { "data-id": hook.id },
     h("td", {}, h("code", {}, hook.url), hook.description ? h("p", { class: "description" }, hook.description) : null),
-    h("td", {}, h("span", { class: delivery.status === "active" ? "ok" : "bad", "data-status": delivery.status }, stateText(delivery))),
+    h("td", {}, h("span", { class: delivery.status === "active" ? "ok" : "bad", "data-status": delivery.status }, stateText(delivery)),
+      delivery.skipped_at ? h("p", { class: "bad", "data-skipped": "" }, "Missed changes no longer kept, skipped ", when(delivery.skipped_at)) : null),
     h("td", {}, delivery.last_error || ""),
     h("td", {}, when(delivery.last_delivered_at)),
     h("td", {}, when(delivery.next_attempt_at || delivery.failed_at)),
