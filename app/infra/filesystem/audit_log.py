@@ -192,7 +192,8 @@ class FileAuditLog(BufferedLog):
         with self._locked():
             erased = self._erasures()
             erased[digest] = max(erased.get(digest, at), at)
-            replace_file(self._root / ERASURES_NAME, json.dumps(erased).encode())
+            erasures = os.path.join(self._root, ERASURES_NAME)
+            replace_file(erasures, json.dumps(erased).encode())
             for _, path in _day_files(self._root):
                 records = list(_records(path))
                 kept = [
@@ -202,4 +203,4 @@ class FileAuditLog(BufferedLog):
                 ]
                 if len(kept) != len(records):
                     lines = (_line(r) for r in kept)
-                    replace_file(path, "".join(lines).encode())
+                    replace_file(os.fspath(path), "".join(lines).encode())

@@ -24,7 +24,7 @@ from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
 from app.infra.change_numbers import first_seq
-from app.infra.durable_files import replace_file
+from app.infra.durable_files import read_file, remove_file, replace_file
 from app.infra.filesystem.layout import encode_segment
 
 CHANGES_DIR = ".changes"
@@ -39,6 +39,10 @@ def log_directory(root: Path, prefix: str) -> Path:
     return root.joinpath(CHANGES_DIR, *parts)
 
 
+def _entry_path(directory: Path, seq: int) -> str:
+    return os.path.join(directory, f"{seq:012d}")  # a str: a name per write
+
+
 def _seqs(directory: Path) -> list[int]:
     try:
         names = os.listdir(directory)
@@ -48,7 +52,7 @@ def _seqs(directory: Path) -> list[int]:
 
 
 def _read(directory: Path, seq: int) -> LoggedChange:
-    fields = json.loads((directory / f"{seq:012d}").read_bytes())
+    fields = json.loads(read_file(_entry_path(directory, seq)))
     return LoggedChange(
         seq,
         fields["key"],
@@ -70,7 +74,7 @@ class FileChangeLog:
         one, or a rename's two)."""
         seqs = _seqs(directory)
         for seq in reversed(seqs[-2:]):
-            fields = json.loads((directory / f"{seq:012d}").read_bytes())
+            fields = json.loads(read_file(_entry_path(directory, seq)))
             # A rename's entry of its old key landed where the file went.
             key = fields.get("landed_as", fields["key"])
             if self._landed(key, fields["version"]):
@@ -111,12 +115,12 @@ class FileChangeLog:
             }
             if landed_as is not None:
                 entry["landed_as"] = landed_as
-            replace_file(directory / f"{seq:012d}", json.dumps(entry).encode())
+            replace_file(_entry_path(directory, seq), json.dumps(entry).encode())
         cutoff = change.at - self.retention
         for old in _seqs(directory)[:PRUNE_PER_WRITE]:
             if old >= seq or _read(directory, old).at >= cutoff:
                 break
-            (directory / f"{old:012d}").unlink(missing_ok=True)
+            remove_file(_entry_path(directory, old))
 
     def page(self, prefix: str, after: int, now: datetime, limit: int) -> ChangeLogPage:
         """Entries after ``after`` within the retention (shared lock held)."""

@@ -7,7 +7,6 @@ visible, a crash may undo it), never a plain failure.
 
 import logging
 from collections.abc import Callable
-from pathlib import Path
 
 from app.infra.filesystem.layout import read_record
 
@@ -23,7 +22,7 @@ def tidy(step: Callable[[], object]) -> None:
         logger.warning("cleanup after a committed write failed", exc_info=True)
 
 
-def names_version(sidecar: Path, version: str) -> bool:
+def names_version(sidecar: str, version: str) -> bool:
     """Whether ``sidecar`` (possibly) names ``version`` after a failed commit."""
     try:
         record = read_record(sidecar)

@@ -33,7 +33,7 @@ HISTORY_DIR = ".history"
 class Archived:
     """An archive file (None for the current record) and the record it holds."""
 
-    path: Path | None
+    path: str | None
     record: VersionRecord
 
 
@@ -41,7 +41,7 @@ def history_directory(root: Path, key: str) -> Path:
     return root.joinpath(HISTORY_DIR, *map(encode_segment, key.split("/")))
 
 
-def current_record(record: Record, body: Path) -> VersionRecord | None:
+def current_record(record: Record, body: str) -> VersionRecord | None:
     """The record a sidecar stands for, when a recorded change wrote it."""
     if record.operation is None or record.actor is None:
         return None
@@ -50,13 +50,13 @@ def current_record(record: Record, body: Path) -> VersionRecord | None:
         operation=record.operation,
         actor=record.actor,
         deleted=False,
-        size=body.stat().st_size,
+        size=os.stat(body).st_size,
         metadata=record.entry.metadata,
     )
 
 
-def _read(path: Path, *, with_data: bool) -> Archived:
-    with path.open("rb") as stream:
+def _read(path: str, *, with_data: bool) -> Archived:
+    with open(path, "rb") as stream:
         header = json.loads(stream.readline())
         data = stream.read() if with_data else None
     record = VersionRecord(
@@ -104,7 +104,7 @@ def archive(
     }
     name = f"{sequence:012d}-{record.version}" + (f"~{replaces}" if replaces else "")
     document = json.dumps(header).encode() + b"\n" + (record.data or b"")
-    write_new(directory / name, document)
+    write_new(os.path.join(directory, name), document)
     # Durable before the mutation that replaces this version commits.
     sync_directory(directory)
 
@@ -131,7 +131,7 @@ def _valid(directory: Path, current: str | None) -> list[str]:
 def archived(directory: Path, current: str | None) -> list[Archived]:
     """The key's valid archive files, newest first, without data."""
     return [
-        _read(directory / name, with_data=False)
+        _read(os.path.join(directory, name), with_data=False)
         for name in reversed(_valid(directory, current))
     ]
 
@@ -142,7 +142,7 @@ def read_archived(
     """The archived record of ``version`` with its data, when it landed."""
     for name in _valid(directory, current):
         if _parse(name)[0] == version:
-            return _read(directory / name, with_data=True).record
+            return _read(os.path.join(directory, name), with_data=True).record
     return None
 
 
@@ -150,7 +150,7 @@ def drop_unlanded(directory: Path, current: str) -> None:
     """Remove tombstones of a delete of ``current``, which never landed."""
     for name in _names(directory):
         if _parse(name)[1] == current:
-            (directory / name).unlink()
+            os.unlink(os.path.join(directory, name))
 
 
 def scrub_history(root: Path, prefix: str) -> None:
@@ -161,9 +161,9 @@ def scrub_history(root: Path, prefix: str) -> None:
     for directory, _, names in os.walk(top, topdown=False):
         here = Path(directory)
         for name in names:
-            path = here / name
+            path = os.path.join(directory, name)
             if name.startswith(".") or _key_of(path).startswith(prefix):
-                path.unlink()
+                os.unlink(path)
         if here != root / HISTORY_DIR and not os.listdir(here):
             here.rmdir()
 
@@ -174,11 +174,11 @@ def erase_history(root: Path, key: str) -> None:
     if not directory.is_dir():
         return
     for name in os.listdir(directory):
-        (directory / name).unlink()
+        os.unlink(os.path.join(directory, name))
     sync_directory(directory)
     remove_empty(root / HISTORY_DIR, directory)
 
 
-def _key_of(path: Path) -> str:
-    with path.open("rb") as stream:
+def _key_of(path: str) -> str:
+    with open(path, "rb") as stream:
         return str(json.loads(stream.readline())["key"])

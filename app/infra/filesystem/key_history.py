@@ -1,9 +1,11 @@
 """The version history of each filesystem key, read and kept under the storage lock."""
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
 from app.features.memory.ports import Change, HistoryRetention, VersionRecord
+from app.infra.durable_files import read_file
 from app.infra.filesystem.history import (
     archive,
     archived,
@@ -12,7 +14,13 @@ from app.infra.filesystem.history import (
     history_directory,
     read_archived,
 )
-from app.infra.filesystem.layout import SIDECAR, Record, object_location, read_record
+from app.infra.filesystem.layout import (
+    Record,
+    body_path,
+    object_location,
+    read_record,
+    sidecar_path,
+)
 from app.infra.history_records import expired, without_data
 
 
@@ -23,11 +31,11 @@ class KeyHistories:
         self._root = root
         self._retention = retention
 
-    def _current(self, key: str) -> tuple[Record | None, Path]:
+    def _current(self, key: str) -> tuple[Record | None, str]:
         directory, stem = object_location(self._root, key)
-        current = read_record(directory / f"{stem}{SIDECAR}")
+        current = read_record(sidecar_path(directory, stem))
         version = current.entry.version if current else ""
-        return current, directory / f"{stem}%{version}"
+        return current, body_path(directory, stem, version)
 
     def archive_current(
         self, key: str, current: Record | None, *, at: str | None = None
@@ -41,15 +49,15 @@ class KeyHistories:
         history = history_directory(self._root, key)
         drop_unlanded(history, current.entry.version)
         directory, stem = object_location(self._root, at or key)
-        body = directory / f"{stem}%{current.entry.version}"
+        body = body_path(directory, stem, current.entry.version)
         record = current_record(current, body)
         if record is not None:
-            archive(history, key, replace(record, data=body.read_bytes()))
+            archive(history, key, replace(record, data=read_file(body)))
 
-    def _records(self, key: str) -> list[tuple[Path | None, VersionRecord]]:
+    def _records(self, key: str) -> list[tuple[str | None, VersionRecord]]:
         """Every landed record of ``key``, newest first (None: the sidecar's own)."""
         current, body = self._current(key)
-        found: list[tuple[Path | None, VersionRecord]] = []
+        found: list[tuple[str | None, VersionRecord]] = []
         record = current_record(current, body) if current else None
         if record is not None:
             found.append((None, record))
@@ -67,7 +75,7 @@ class KeyHistories:
         for position in expired(newest_first, self._retention, change.at):
             path = records[position][0]
             if path is not None:
-                path.unlink()
+                os.unlink(path)
 
     def versions(self, key: str, after: str | None, limit: int) -> list[VersionRecord]:
         records = [record for _, record in self._records(key)]
@@ -88,7 +96,7 @@ class KeyHistories:
         current, body = self._current(key)
         if current is not None and current.entry.version == version:
             record = current_record(current, body)
-            return replace(record, data=body.read_bytes()) if record else None
+            return replace(record, data=read_file(body)) if record else None
         history = history_directory(self._root, key)
         return read_archived(
             history, version, current.entry.version if current else None

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from app.features.memory.ports import Change, FileMetadata, ListedObject
-from app.infra.durable_files import replace_file, sync_directory
+from app.infra.durable_files import read_file, replace_file, sync_directory
 from app.infra.object_metadata import (
     listed_object,
     metadata_from_map,
@@ -68,6 +68,16 @@ def prefix_directory(root: Path, prefix: str) -> Path | None:
     return root.joinpath(*map(encode_segment, segments))
 
 
+def sidecar_path(directory: Path, stem: str) -> str:
+    """A key's sidecar, as a ``str`` (see ``app.infra.durable_files``)."""
+    return os.path.join(directory, f"{stem}{SIDECAR}")
+
+
+def body_path(directory: Path, stem: str, version: str) -> str:
+    """The body of ``version`` of a key, as a ``str`` (a name per write)."""
+    return os.path.join(directory, f"{stem}%{version}")
+
+
 def make_directories(root: Path, key: str) -> None:
     """Create the directories of ``key`` (a long segment's text beside its own)."""
     directory = root
@@ -77,7 +87,7 @@ def make_directories(root: Path, key: str) -> None:
             directory.mkdir()
             sync_directory(directory.parent)
             if HASHED in directory.name:
-                replace_file(directory / SEGMENT_FILE, segment.encode())
+                replace_file(os.path.join(directory, SEGMENT_FILE), segment.encode())
 
 
 def remove_empty(root: Path, directory: Path) -> None:
@@ -87,7 +97,7 @@ def remove_empty(root: Path, directory: Path) -> None:
         if names not in ([], [SEGMENT_FILE]):
             return
         for name in names:
-            (directory / name).unlink()
+            os.unlink(os.path.join(directory, name))
         directory.rmdir()
         directory = directory.parent
 
@@ -101,9 +111,9 @@ class Record:
     actor: str | None = None
 
 
-def read_record(sidecar: Path) -> Record | None:
+def read_record(sidecar: str) -> Record | None:
     try:
-        raw = json.loads(sidecar.read_bytes())
+        raw = json.loads(read_file(sidecar))
     except FileNotFoundError:
         return None
     metadata = metadata_from_map(raw["metadata"])
@@ -125,21 +135,21 @@ def record_document(
     return json.dumps(document).encode()
 
 
-def _entries(directory: Path, base: str) -> list[tuple[str, Path, bool]]:
+def _entries(directory: str, base: str) -> list[tuple[str, str, bool]]:
     """(key or key prefix, path, is directory) of what ``directory`` holds, sorted.
 
     A directory sorts as its segment plus ``/``, which is exactly where the keys
     under it fall in code-point order among its siblings.
     """
-    found: list[tuple[str, Path, bool]] = []
+    found: list[tuple[str, str, bool]] = []
     with os.scandir(directory) as scan:
         for entry in scan:
-            name, path = entry.name, Path(entry.path)
+            name, path = entry.name, entry.path
             if name.startswith(".") or name == SEGMENT_FILE:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 segment = (
-                    (path / SEGMENT_FILE).read_text("utf-8")
+                    read_file(os.path.join(path, SEGMENT_FILE)).decode()
                     if HASHED in name
                     else unquote(name, errors="strict")
                 )
@@ -165,8 +175,8 @@ def _entirely_before(directory_key: str, start_after: str | None) -> bool:
 
 
 def walk(
-    directory: Path, base: str, prefix: str, start_after: str | None
-) -> Iterator[tuple[str, Path]]:
+    directory: str, base: str, prefix: str, start_after: str | None
+) -> Iterator[tuple[str, str]]:
     """(key, sidecar) of every object under ``directory`` in ``prefix``, ascending."""
     for key, path, is_directory in _entries(directory, base):
         if is_directory:
@@ -184,11 +194,12 @@ def scrub_objects(root: Path, top: Path) -> None:
         here = Path(directory)
         kept = {SEGMENT_FILE}
         for name in names:
-            record = read_record(here / name) if name.endswith(SIDECAR) else None
+            path = os.path.join(directory, name)
+            record = read_record(path) if name.endswith(SIDECAR) else None
             if record is not None:
                 stem = name[: -len(SIDECAR)]
                 kept |= {name, f"{stem}%{record.entry.version}"}
         for name in set(names) - kept:
-            (here / name).unlink()
+            os.unlink(os.path.join(directory, name))
         if here.exists():
             remove_empty(root, here)

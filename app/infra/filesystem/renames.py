@@ -25,18 +25,25 @@ from pathlib import Path
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.ports import Change
-from app.infra.durable_files import replace_file, sync_directory, write_new
+from app.infra.durable_files import (
+    read_file,
+    remove_file,
+    replace_file,
+    sync_directory,
+    write_new,
+)
 from app.infra.filesystem.change_log import FileChangeLog
 from app.infra.filesystem.commits import tidy
 from app.infra.filesystem.history import history_directory
 from app.infra.filesystem.key_history import KeyHistories
 from app.infra.filesystem.layout import (
-    SIDECAR,
+    body_path,
     make_directories,
     object_location,
     read_record,
     record_document,
     remove_empty,
+    sidecar_path,
 )
 from app.infra.filesystem.lock import storage_lock
 
@@ -111,7 +118,7 @@ class FileRenames:
 
     def _version_of(self, key: str) -> str | None:
         directory, stem = object_location(self._root, key)
-        record = read_record(directory / f"{stem}{SIDECAR}")
+        record = read_record(sidecar_path(directory, stem))
         return None if record is None else record.entry.version
 
     def rename(
@@ -131,7 +138,7 @@ class FileRenames:
             version = secrets.token_hex(10)
             move = Move(source, destination, expected, replacing, version, change)
             self._changes.intend_rename(source, destination, version, change)
-            replace_file(self.journal, _document(move))  # the commit point
+            replace_file(os.fspath(self.journal), _document(move))  # the commit point
             self.finish()
             return version
 
@@ -151,7 +158,7 @@ class FileRenames:
     def _move_history(self, move: Move) -> None:
         source_dir, source_stem = object_location(self._root, move.source)
         target_dir, target_stem = object_location(self._root, move.destination)
-        taken = read_record(target_dir / f"{target_stem}{SIDECAR}")
+        taken = read_record(sidecar_path(target_dir, target_stem))
         self._histories.archive_current(move.destination, taken)
         moved, into = (
             history_directory(self._root, key)
@@ -164,38 +171,39 @@ class FileRenames:
             there = sorted(n for n in _listed(into) if not n.startswith("."))
             sequence = int(there[-1].split("-", 1)[0]) + 1 if there else 1
             rest = name.split("-", 1)[1]
-            os.replace(moved / name, into / f"{sequence:012d}-{rest}")
+            renamed = os.path.join(into, f"{sequence:012d}-{rest}")
+            os.replace(os.path.join(moved, name), renamed)
             sync_directory(into)
-        current = read_record(source_dir / f"{source_stem}{SIDECAR}")
+        current = read_record(sidecar_path(source_dir, source_stem))
         self._histories.archive_current(move.destination, current, at=move.source)
 
     def _commit_destination(self, move: Move) -> None:
         source_dir, source_stem = object_location(self._root, move.source)
-        record = read_record(source_dir / f"{source_stem}{SIDECAR}")
+        record = read_record(sidecar_path(source_dir, source_stem))
         assert record is not None  # removed only once the destination names it
-        data = (source_dir / f"{source_stem}%{move.expected}").read_bytes()
+        data = read_file(body_path(source_dir, source_stem, move.expected))
         make_directories(self._root, move.destination)
         directory, stem = object_location(self._root, move.destination)
-        body = directory / f"{stem}%{move.version}"
-        body.unlink(missing_ok=True)  # an earlier attempt's, never named
+        body = body_path(directory, stem, move.version)
+        remove_file(body)  # an earlier attempt's, never named
         write_new(body, data)
         sync_directory(directory)
         document = record_document(
             move.destination, move.version, record.entry.metadata, move.change
         )
-        replace_file(directory / f"{stem}{SIDECAR}", document)
+        replace_file(sidecar_path(directory, stem), document)
         if move.replacing is not None:
-            old = directory / f"{stem}%{move.replacing}"
-            tidy(lambda: old.unlink(missing_ok=True))
+            old = body_path(directory, stem, move.replacing)
+            tidy(lambda: remove_file(old))
 
     def _remove_source(self, move: Move) -> None:
         directory, stem = object_location(self._root, move.source)
-        sidecar = directory / f"{stem}{SIDECAR}"
-        if sidecar.exists():
-            sidecar.unlink()
+        sidecar = sidecar_path(directory, stem)
+        if os.path.exists(sidecar):
+            os.unlink(sidecar)
             sync_directory(directory)
-        body = directory / f"{stem}%{move.expected}"
-        tidy(lambda: body.unlink(missing_ok=True))
+        body = body_path(directory, stem, move.expected)
+        tidy(lambda: remove_file(body))
         tidy(lambda: remove_empty(self._root, directory))
         tidy(lambda: self._histories.trim(move.destination, move.change))
 

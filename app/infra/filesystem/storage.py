@@ -2,6 +2,7 @@
 
 import asyncio
 import fcntl
+import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -11,6 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from app.features.memory import ports
+from app.infra import durable_files
 from app.infra.durable_files import replace_file, sync_directory, write_new
 from app.infra.filesystem.change_log import FileChangeLog
 from app.infra.filesystem.commits import names_version, tidy
@@ -22,7 +24,7 @@ from app.infra.filesystem.history import (
 )
 from app.infra.filesystem.key_history import KeyHistories
 from app.infra.filesystem.layout import (
-    SIDECAR,
+    body_path,
     make_directories,
     object_location,
     prefix_directory,
@@ -30,6 +32,7 @@ from app.infra.filesystem.layout import (
     record_document,
     remove_empty,
     scrub_objects,
+    sidecar_path,
     walk,
 )
 from app.infra.filesystem.renames import FileRenames
@@ -86,23 +89,23 @@ class FilesystemStorage:
     def _get(self, key: str) -> ports.StoredObject | None:
         directory, stem = self._location(key)
         with self._locked(fcntl.LOCK_SH):
-            record = read_record(directory / f"{stem}{SIDECAR}")
+            record = read_record(sidecar_path(directory, stem))
             if record is None:
                 return None
             entry = record.entry
-            data = (directory / f"{stem}%{entry.version}").read_bytes()
+            data = durable_files.read_file(body_path(directory, stem, entry.version))
         return ports.StoredObject(data, entry.metadata, entry.version)
 
     def _commit(self, write: ports.Write) -> str:
         """Write the new body, then replace the sidecar; the lock is held."""
         key, change = write.key, write.change
         directory, stem = self._location(key)
-        sidecar = directory / f"{stem}{SIDECAR}"
+        sidecar = sidecar_path(directory, stem)
         current = read_record(sidecar)
         version = write.version or secrets.token_hex(10)
         self._history.archive_current(key, current)
         make_directories(self._root, key)
-        body = directory / f"{stem}%{version}"
+        body = body_path(directory, stem, version)
         write_new(body, write.data)
         if change is not None:
             self._changes.intend(key, version, change)
@@ -114,11 +117,11 @@ class FilesystemStorage:
                 # Renamed into place, its directory not synced: readers see the
                 # write, a crash may undo it.
                 raise outcome_unknown_error() from exc
-            body.unlink(missing_ok=True)
+            durable_files.remove_file(body)
             raise
         if current is not None:
-            old = directory / f"{stem}%{current.entry.version}"
-            tidy(lambda: old.unlink(missing_ok=True))
+            old = body_path(directory, stem, current.entry.version)
+            tidy(lambda: durable_files.remove_file(old))
         tidy(lambda: self._history.trim(key, change))
         return version
 
@@ -129,14 +132,14 @@ class FilesystemStorage:
     def _put_if(self, write: ports.Write, expected: str | None) -> str | None:
         directory, stem = self._location(write.key)
         with self._locked(fcntl.LOCK_EX):
-            current = read_record(directory / f"{stem}{SIDECAR}")
+            current = read_record(sidecar_path(directory, stem))
             if (current.entry.version if current else None) != expected:
                 return None
             return self._commit(write)
 
     def _delete(self, key: str, expected: str, change: ports.Change | None) -> bool:
         directory, stem = self._location(key)
-        sidecar = directory / f"{stem}{SIDECAR}"
+        sidecar = sidecar_path(directory, stem)
         with self._locked(fcntl.LOCK_EX):
             current = read_record(sidecar)
             if current is None or current.entry.version != expected:
@@ -148,13 +151,13 @@ class FilesystemStorage:
                     history_directory(self._root, key), key, dead, current.entry.version
                 )
                 self._changes.intend(key, dead.version, change)
-            sidecar.unlink()
+            os.unlink(sidecar)
             try:
                 sync_directory(directory)
             except OSError as exc:
                 raise outcome_unknown_error() from exc  # gone now; a crash may undo
-            body = directory / f"{stem}%{current.entry.version}"
-            tidy(lambda: body.unlink(missing_ok=True))
+            body = body_path(directory, stem, current.entry.version)
+            tidy(lambda: durable_files.remove_file(body))
             tidy(lambda: remove_empty(self._root, directory))
             tidy(lambda: self._history.trim(key, change))
         return True
@@ -163,15 +166,15 @@ class FilesystemStorage:
         # The history goes first: a crash before the sidecar leaves the file
         # whole (a sweep run again erases it), never history without a file.
         directory, stem = self._location(key)
-        sidecar = directory / f"{stem}{SIDECAR}"
+        sidecar = sidecar_path(directory, stem)
         with self._locked(fcntl.LOCK_EX):
             current = read_record(sidecar)
             if current is None or current.entry.version != expected:
                 return False
             erase_history(self._root, key)
-            sidecar.unlink()
+            os.unlink(sidecar)
             sync_directory(directory)
-            (directory / f"{stem}%{current.entry.version}").unlink(missing_ok=True)
+            durable_files.remove_file(body_path(directory, stem, current.entry.version))
             remove_empty(self._root, directory)
         return True
 
@@ -187,14 +190,12 @@ class FilesystemStorage:
         move = (source, destination, expected, replacing)
         return await self._run(self._renames.rename, *move, change)
 
-    def _found(
-        self, prefix: str, start_after: str | None
-    ) -> Iterator[tuple[str, Path]]:
+    def _found(self, prefix: str, start_after: str | None) -> Iterator[tuple[str, str]]:
         base = prefix[: prefix.rfind("/") + 1]
         directory = prefix_directory(self._root, base)
         if directory is None or not directory.is_dir():
             return iter(())
-        return walk(directory, base, prefix, start_after)
+        return walk(os.fspath(directory), base, prefix, start_after)
 
     def _list(
         self, prefix: str, start_after: str | None, limit: int

@@ -9,11 +9,12 @@ time and a crash leaves the old document or the new one, never half of one.
 import asyncio
 import fcntl
 import json
+import os
 import re
 from pathlib import Path
 
 from app.features.webhooks.domain import Endpoint, Stored
-from app.infra.durable_files import replace_file, sync_directory
+from app.infra.durable_files import read_file, remove_file, replace_file, sync_directory
 from app.infra.filesystem.lock import storage_lock
 from app.infra.webhook_records import endpoint_json, endpoint_of
 
@@ -27,15 +28,24 @@ class FileWebhookStore:
         self._directory = root / DIRECTORY
         self._lock = self._directory / ".lock"
 
-    def _path(self, endpoint_id: str) -> Path | None:
+    def _path(self, endpoint_id: str) -> str | None:
         # Ids come from callers too (remove): only the form we issue names a file.
-        return (
-            self._directory / f"{endpoint_id}.json" if _ID.match(endpoint_id) else None
-        )
+        # A str: an id per endpoint (see app.infra.durable_files).
+        if not _ID.match(endpoint_id):
+            return None
+        return os.path.join(self._directory, f"{endpoint_id}.json")
 
-    def _read(self, path: Path) -> Stored | None:
+    def _documents(self) -> list[str]:
+        names = sorted(os.listdir(self._directory))
+        return [
+            os.path.join(self._directory, name)
+            for name in names
+            if name.startswith("wh_") and name.endswith(".json")
+        ]
+
+    def _read(self, path: str) -> Stored | None:
         try:
-            document = json.loads(path.read_bytes())
+            document = json.loads(read_file(path))
         except FileNotFoundError:
             return None
         endpoint = endpoint_of(json.dumps(document["record"]))
@@ -57,7 +67,7 @@ class FileWebhookStore:
         if not self._directory.is_dir():
             return []
         with storage_lock(self._lock, fcntl.LOCK_SH, LOCK_TIMEOUT):
-            found = (self._read(p) for p in sorted(self._directory.glob("wh_*.json")))
+            found = (self._read(p) for p in self._documents())
             return [
                 s
                 for s in found
@@ -88,13 +98,13 @@ class FileWebhookStore:
                     continue
                 path = self._path(endpoint.id)
                 if path is not None:
-                    path.unlink(missing_ok=True)
+                    remove_file(path)
                     removed = True
             sync_directory(self._directory)
             return removed
 
     def _listing_locked(self) -> list[Stored]:
-        found = (self._read(p) for p in sorted(self._directory.glob("wh_*.json")))
+        found = (self._read(p) for p in self._documents())
         return [s for s in found if s is not None]
 
     async def create(self, endpoint: Endpoint) -> None:

@@ -9,6 +9,7 @@ created or revoked by the CLI takes effect in a running server.
 import fcntl
 import hashlib
 import json
+import os
 import secrets
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
@@ -131,7 +132,8 @@ def write_token_file(path: Path, contents: TokenFileContents) -> None:
         "tokens": [_record_to_json(record) for record in contents.tokens],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, json.dumps(document, indent=2).encode(), mode=0o600)
+    text = json.dumps(document, indent=2)
+    replace_file(os.fspath(path), text.encode(), mode=0o600)
 
 
 @contextmanager
