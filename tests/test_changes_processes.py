@@ -1,5 +1,5 @@
 """The change feed's event stream with two `wenchang serve` processes on one
-SQLite file, then on one GCS bucket (the emulator).
+SQLite file, one directory of files, then one GCS bucket (the emulator).
 
 docs/changes.md: a stream opened on one process receives the writes made
 through the other, in commit order; a client that disconnects and comes back
@@ -7,6 +7,7 @@ with ``Last-Event-ID`` gets every change after it exactly once; another
 entity's writes never appear; a refused stream is the usual error envelope.
 """
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, Generator
 from typing import Any
@@ -24,7 +25,7 @@ STREAM = {"accept": "text/event-stream"}
 AREA = "/v1/files/user/stream"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "gcs"])
+@pytest.fixture(scope="module", params=["sqlite", "file", "gcs"])
 def servers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Generator[tuple[tuple[ServerProcess, ...], dict[str, str]]]:
@@ -40,8 +41,9 @@ def servers(
     }
     alice, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
     bob, _ = create_token(tokens, parse_grants(["user=bob:owner"]))
+    carol, _ = create_token(tokens, parse_grants(["user=carol:owner"]))
     with running_servers(2, directory, settings=settings) as running:
-        yield running, {"alice": alice, "bob": bob}
+        yield running, {"alice": alice, "bob": bob, "carol": carol}
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -119,6 +121,110 @@ async def test_a_stream_resumes_after_a_disconnect_without_loss_or_repeat(
         )
         listed = [c["name"] for c in json_page.json()["changes"]]
         assert listed == ["before", "a", "b", "c", "d", "e"]
+
+
+WRITERS = 4
+ROUNDS = 3
+HANG_SECONDS = 120
+"""A lost change would leave a stream waiting for ever: a generous bound, not a
+timed assertion."""
+
+
+async def append(
+    client: httpx.AsyncClient, name: str, line: str, version: str, token: str
+) -> str:
+    """Append ``line``; on 412 retry from the version the conflict carries."""
+    for _ in range(400):
+        response = await client.post(
+            f"{AREA}/{name}/lines",
+            json={"line": line},
+            headers=bearer(token) | {"If-Match": f'"{version}"'},
+        )
+        if response.status_code != 412:
+            assert response.status_code == 200, response.text
+            appended: str = response.json()["version"]
+            return appended
+        version = response.json()["details"]["version"]
+    raise AssertionError(f"{line!r} not appended in 400 attempts")
+
+
+async def landed_order(client: httpx.AsyncClient, name: str, token: str) -> list[str]:
+    """The file's versions oldest first, as its history holds them."""
+    found: list[str] = []
+    params: dict[str, str] = {}
+    while True:
+        response = await client.get(
+            f"{AREA}/{name}/versions", params=params, headers=bearer(token)
+        )
+        assert response.status_code == 200, response.text
+        page = response.json()
+        found += [entry["version"] for entry in page["entries"]]
+        if not page.get("next_cursor"):
+            return found[::-1]
+        params = {"cursor": page["next_cursor"]}
+
+
+@pytest.mark.openapi_drift  # Tenchi's contracts cannot declare an event stream
+async def test_concurrent_writers_reach_a_reconnecting_stream_once_each_in_order(
+    servers: tuple[tuple[ServerProcess, ...], dict[str, str]],
+) -> None:
+    (one, two), tokens = servers
+    carol = tokens["carol"]  # an entity of its own: no other test's writes
+    limits = httpx.Limits(max_connections=WRITERS * 2)
+    async with (
+        httpx.AsyncClient(base_url=one.url, timeout=60, limits=limits) as first,
+        httpx.AsyncClient(base_url=two.url, timeout=60, limits=limits) as second,
+        httpx.AsyncClient(base_url=one.url, timeout=60) as reader,
+    ):
+        shared = await write(second, "shared", carol)
+
+        async def writer(number: int) -> list[tuple[str, str]]:
+            """(name, version) of each write, in the order this writer made them."""
+            client = (first, second)[number % 2]
+            own = f"w{number}"
+            mine = await write(client, own, carol)
+            made = [(own, mine)]
+            for serial in range(ROUNDS):
+                line = f"- [observed] writer {number} line {serial}."
+                version = await append(client, "shared", line, shared, carol)
+                made.append(("shared", version))
+                if serial:
+                    mine = await append(client, own, line, mine, carol)
+                    made.append((own, mine))
+            return made
+
+        total = WRITERS * (2 * ROUNDS)
+        headers = bearer(carol) | STREAM
+        params = {"scope": "user"}
+        async with reader.stream(
+            "GET", "/v1/changes", params=params, headers=headers
+        ) as stream:
+            assert stream.status_code == 200
+            writing = asyncio.gather(*(writer(n) for n in range(WRITERS)))
+            async with asyncio.timeout(HANG_SECONDS):
+                before = await take(stream, total // 2)
+        resumed = headers | {"last-event-id": before[-1][0]}
+        async with reader.stream(
+            "GET", "/v1/changes", params=params, headers=resumed
+        ) as stream:
+            async with asyncio.timeout(HANG_SECONDS):
+                after = await take(stream, total - len(before))
+        made = await writing
+        history = await landed_order(first, "shared", carol)
+
+    seen = [(data["name"], data["version"]) for _, data in before + after]
+    answered = [write_ for writes in made for write_ in writes]
+    assert len(seen) == len(set(seen)) == total
+    assert sorted(seen) == sorted(answered)
+    assert [cursor for cursor, _ in before + after] == [
+        d["cursor"] for _, d in before + after
+    ]
+    assert [v for name, v in seen if name == "shared"] == history[1:]
+    for writes in made:
+        own = writes[0][0]
+        assert [v for name, v in seen if name == own] == [
+            v for name, v in writes if name == own
+        ]
 
 
 @pytest.mark.openapi_drift  # the stream's own refusals, before any event
