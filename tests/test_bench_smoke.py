@@ -67,3 +67,21 @@ def test_bench_versus_runs_two_trees_side_by_side() -> None:
                 if line.startswith(f"| {op} | {c} |")
             )
             assert row.endswith("| 0 |"), row  # no request failed
+
+
+def test_feed_latency_runs_two_servers_and_prints_both_rows() -> None:
+    """`python -m bench.feed_latency N` (bench/RESULTS.md's feed latency rows)
+    measures each write to an SSE event and to a webhook; no timing is asserted."""
+    finished = subprocess.run(
+        [sys.executable, "-m", "bench.feed_latency", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=SMOKE_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert "· 3 writes · two servers, one SQLite file" in finished.stdout
+    assert "| write sent → SSE event received |" in finished.stdout
+    assert "| write sent → webhook received |" in finished.stdout

@@ -16,6 +16,11 @@ from tests.http_support import Api, Headers, assert_app_error, create, open_api
 from tests.support.storage_adapters import selected_storage, storage_url
 
 FILE = "/v1/files/user/notes/tea"
+STREAM = {"accept": "text/event-stream"}
+WHAT_TO_DO = (
+    "read the current files again, then read the feed without a cursor "
+    "(or from its newest change)"
+)
 
 
 @pytest.fixture
@@ -117,6 +122,22 @@ async def test_a_cursor_past_the_retention_is_gone(api: Api, tmp_path: Path) -> 
         category="recoverable",
         scope="user",
     )
+    assert WHAT_TO_DO in response.json()["message"]
+    stream = await api.http.get(
+        "/v1/changes",
+        params={"scope": "user"},
+        headers=api.alice | STREAM | {"last-event-id": early["next_cursor"]},
+    )
+    assert stream.status_code == 410
+    assert_app_error(
+        stream,
+        410,
+        "CURSOR_EXPIRED",
+        error="CursorExpiredError",
+        category="recoverable",
+        scope="user",
+    )
+    assert stream.json()["message"] == response.json()["message"]
     restart = await feed(api, api.alice, scope="user")
     assert [c["name"] for c in restart["changes"]] == ["water"]
 

@@ -18,6 +18,8 @@ from app.infra.port_wiring import (
     open_request_store,
     open_storage,
 )
+from app.features.webhooks.policy import WebhookPolicy
+from app.server.runtime import history_retention
 from app.server.settings import SettingsError, load_settings
 from app.shared.identity import Grant
 
@@ -345,3 +347,30 @@ def test_a_malformed_area_ttl_refuses_to_start(
 
     with refused("WENCHANG_AREA_TTL"):
         load_settings()
+
+
+def test_change_feed_and_webhook_settings_default_as_documented() -> None:
+    """docs/changes.md: a 7d retention; retries from 5s for 24h; no trusted host."""
+    settings = load_settings()
+
+    assert history_retention(settings).changes_seconds == 7 * 86_400
+    assert settings.webhook_policy == WebhookPolicy(
+        trusted_hosts=frozenset(), retry_base=5.0, retry_window=86_400.0
+    )
+
+
+def test_change_feed_and_webhook_durations_and_hosts_are_read_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WENCHANG_CHANGES_RETENTION", "12h")
+    monkeypatch.setenv("WENCHANG_WEBHOOK_RETRY_BASE", "90s")
+    monkeypatch.setenv("WENCHANG_WEBHOOK_RETRY_WINDOW", "2d")
+    monkeypatch.setenv("WENCHANG_WEBHOOK_TRUSTED_HOSTS", " Hooks.Internal , 10.0.0.7,")
+    settings = load_settings()
+
+    assert history_retention(settings).changes_seconds == 12 * 3_600
+    assert settings.webhook_policy == WebhookPolicy(
+        trusted_hosts=frozenset({"hooks.internal", "10.0.0.7"}),
+        retry_base=90.0,
+        retry_window=2 * 86_400.0,
+    )
