@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.features.webhooks.policy import WebhookPolicy
 from app.infra.port_wiring import (
     IDEMPOTENCY_STORES,
     RATE_LIMIT_STORES,
@@ -18,7 +19,6 @@ from app.infra.port_wiring import (
     open_request_store,
     open_storage,
 )
-from app.features.webhooks.policy import WebhookPolicy
 from app.server.runtime import history_retention
 from app.server.settings import SettingsError, load_settings
 from app.shared.identity import Grant
