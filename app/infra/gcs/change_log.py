@@ -30,7 +30,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from tenchi.errors import AppError
 
@@ -40,6 +39,7 @@ from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
 from app.infra.change_numbers import first_seq
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.requests import OutcomeUnknown
+from app.infra.gcs.resources import ObjectResource
 from app.shared.clock import utc_now
 from app.shared.errors import backend_unavailable_error
 
@@ -58,13 +58,13 @@ LIST_FIELDS = "items(name,generation,metadata,timeCreated),nextPageToken"
 LIST_BATCH = 1000
 
 
-def _values(resource: dict[str, Any]) -> dict[str, str]:
+def _values(resource: ObjectResource) -> dict[str, str]:
     return resource.get("metadata") or {}
 
 
-def seq_of(resource: dict[str, Any] | None) -> int:
+def seq_of(resource: ObjectResource | None) -> int:
     """The entry number a stored version carries (0: none)."""
-    text = _values(resource or {}).get(SEQ, "")
+    text = "" if resource is None else _values(resource).get(SEQ, "")
     return int(text) if text.isdigit() else 0
 
 
@@ -83,7 +83,7 @@ class Claim:
 @dataclass(slots=True)
 class _Entry:
     seq: int
-    claim: dict[str, Any]
+    claim: ObjectResource
     settled: dict[str, str] | None = None
 
 

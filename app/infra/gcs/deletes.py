@@ -11,13 +11,13 @@ history.
 
 import contextlib
 from dataclasses import replace
-from typing import Any
 
 from tenchi.errors import AppError
 
 from app.features.memory.ports import Change, FileMetadata
 from app.infra.gcs.history import LIST_BATCH, SEPARATOR, change_map, is_tombstone
 from app.infra.gcs.outcomes import GcsWrites
+from app.infra.gcs.resources import ObjectResource
 from app.infra.object_metadata import metadata_from_map
 from app.shared.clock import utc_now
 
@@ -32,7 +32,7 @@ class GcsDeletes(GcsWrites):
     async def remove(
         self,
         key: str,
-        current: dict[str, Any],
+        current: ObjectResource,
         change: Change | None,
         stamp: dict[str, str] | None = None,
     ) -> str | None:
@@ -54,7 +54,11 @@ class GcsDeletes(GcsWrites):
         # The delete has landed; a tombstone left behind by a failure here is a
         # state every reader and the next create handle.
         with contextlib.suppress(AppError):
-            resource = {"generation": tombstone, "metadata": values}
+            resource: ObjectResource = {
+                "name": self._prefix + key,
+                "generation": tombstone,
+                "metadata": values,
+            }
             await self._history.archive(key, resource, b"")
             await self._objects.delete(
                 self._prefix + key, {"ifGenerationMatch": tombstone}
@@ -75,7 +79,7 @@ class GcsDeletes(GcsWrites):
         await self._history.scrub(key + SEPARATOR)
 
 
-def tombstone_map(current: dict[str, Any], change: Change | None) -> dict[str, str]:
+def tombstone_map(current: ObjectResource, change: Change | None) -> dict[str, str]:
     """The metadata of ``change``'s tombstone over ``current`` (None: a purge's)."""
     if change is None:
         now = utc_now()

@@ -22,7 +22,6 @@ import logging
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from tenchi.errors import AppError
 
@@ -33,6 +32,7 @@ from app.features.memory.ports import (
     VersionRecord,
 )
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.resources import ObjectResource
 from app.infra.history_records import PRUNE_PER_WRITE, expired
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 from app.shared.errors import invalid_argument_error
@@ -75,24 +75,24 @@ def generation_of(version: str) -> str | None:
     return None
 
 
-def _metadata(resource: dict[str, Any]) -> dict[str, str]:
+def _metadata(resource: ObjectResource) -> dict[str, str]:
     return resource.get("metadata") or {}
 
 
-def is_tombstone(resource: dict[str, Any]) -> bool:
+def is_tombstone(resource: ObjectResource) -> bool:
     return _metadata(resource).get(DELETED) == "true"
 
 
-def is_pending(resource: dict[str, Any]) -> bool:
+def is_pending(resource: ObjectResource) -> bool:
     """A rename's destination written before its commit: no file yet."""
     return RENAMING in _metadata(resource)
 
 
-def is_tracked(resource: dict[str, Any]) -> bool:
+def is_tracked(resource: ObjectResource) -> bool:
     return OPERATION in _metadata(resource) and ACTOR in _metadata(resource)
 
 
-def record_of(resource: dict[str, Any], data: bytes | None) -> VersionRecord:
+def record_of(resource: ObjectResource, data: bytes | None) -> VersionRecord:
     """The record an object (current or archived) stands for."""
     values = _metadata(resource)
     return VersionRecord(
@@ -128,7 +128,7 @@ class GcsHistory:
     def _name(self, key: str, generation: str) -> str:
         return self.order_name(key, int(generation))
 
-    async def _record(self, key: str, generation: str) -> dict[str, Any] | None:
+    async def _record(self, key: str, generation: str) -> ObjectResource | None:
         """The archived object of ``key``'s version ``generation``: named by it,
         else (moved here by a rename, renumbered) found by listing."""
         described = await self._objects.describe(self._name(key, generation))
@@ -151,7 +151,7 @@ class GcsHistory:
                 "name", f"{detail} (object names: {NAME_LIMIT})"
             )
 
-    async def archive(self, key: str, resource: dict[str, Any], data: bytes) -> None:
+    async def archive(self, key: str, resource: ObjectResource, data: bytes) -> None:
         """Copy the record of ``resource`` (a generation that landed) to the archive."""
         generation = str(resource["generation"])
         values = _metadata(resource) | {VERSION: generation}
@@ -244,7 +244,7 @@ class GcsHistory:
         params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
         limit = self._retention.max_versions + PRUNE_PER_WRITE
         params["maxResults"] = str(min(limit, LIST_BATCH))
-        items: list[dict[str, Any]] = (await self._objects.list(params)).get(
+        items: list[ObjectResource] = (await self._objects.list(params)).get(
             "items", []
         )
         skip = newest.version if newest else None

@@ -2,13 +2,13 @@
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
 
 from app.features.memory import ports
 from app.infra.gcs.change_log import LOG, WRITE
 from app.infra.gcs.history import HISTORY, RENAMING, is_pending, is_tombstone
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.renames import FINAL_WRITE, GENERATION, GcsRenames
+from app.infra.gcs.resources import ObjectResource
 from app.infra.gcs.webhook_store import DIRECTORY as WEBHOOKS
 from app.infra.object_metadata import listed_object, metadata_from_map
 
@@ -25,7 +25,7 @@ class GcsListing:
     def __init__(self, objects: GcsObjects, prefix: str, renames: GcsRenames) -> None:
         self._objects, self._prefix, self._renames = objects, prefix, renames
 
-    def _visible(self, item: dict[str, Any]) -> bool:
+    def _visible(self, item: ObjectResource) -> bool:
         # History, the change log and webhooks share the storage's prefix.
         key = str(item["name"])[len(self._prefix) :]
         return not is_tombstone(item) and not key.startswith(NOT_FILES)
@@ -60,8 +60,8 @@ class GcsListing:
         return page
 
     async def _settled(
-        self, key: str, item: dict[str, Any], seen: dict[str, str], gone: set[str]
-    ) -> dict[str, Any] | None:
+        self, key: str, item: ObjectResource, seen: dict[str, str], gone: set[str]
+    ) -> ObjectResource | None:
         """A rename's destination as this page shows it, which must agree with
         the source the same listing shows: one of the two, never both."""
         values: dict[str, str] = item.get("metadata") or {}

@@ -1,9 +1,8 @@
 """One recorded write's change-log entry on GCS: claimed before, settled after."""
 
-from typing import Any
-
 from app.features.memory.ports import Change
 from app.infra.gcs.change_log import Claim, GcsChangeLog, seq_of
+from app.infra.gcs.resources import ObjectResource
 
 
 class LoggedWrite:
@@ -16,7 +15,7 @@ class LoggedWrite:
         self._log, self._key, self._change = log, key, change
         self._claim: Claim | None = None
 
-    async def stamp(self, replaced: dict[str, Any] | None) -> dict[str, str]:
+    async def stamp(self, replaced: ObjectResource | None) -> dict[str, str]:
         """What the mutation replacing ``replaced`` (None: an absent object)
         stamps: a claim numbered above the replaced version's."""
         if self._change is None:

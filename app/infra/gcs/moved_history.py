@@ -15,19 +15,19 @@ listed while it was still marked are all of them.
 """
 
 import contextlib
-from typing import Any
 
 from app.infra.gcs.history import LIST_BATCH, LIST_FIELDS, GcsHistory, record_of
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.resources import ObjectResource
 
 MOVED_BY = "moved-by"
 
 
-def _order(item: dict[str, Any]) -> int:
+def _order(item: ObjectResource) -> int:
     return int(record_of(item, None).version)
 
 
-def _values(item: dict[str, Any]) -> dict[str, str]:
+def _values(item: ObjectResource) -> dict[str, str]:
     return item.get("metadata") or {}
 
 
@@ -37,22 +37,22 @@ class MovedHistory:
     def __init__(self, objects: GcsObjects, history: GcsHistory) -> None:
         self._objects, self._history = objects, history
 
-    async def _archived(self, key: str) -> list[dict[str, Any]]:
+    async def _archived(self, key: str) -> list[ObjectResource]:
         params = {"prefix": self._history.key_prefix(key), "fields": LIST_FIELDS}
         params["maxResults"] = str(LIST_BATCH)
-        found: list[dict[str, Any]] = []
+        found: list[ObjectResource] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
                 if record_of(item, None).version.isdigit():
                     found.append(item)
         return found
 
-    async def moved(self, source: str, upto: int) -> list[dict[str, Any]]:
+    async def moved(self, source: str, upto: int) -> list[ObjectResource]:
         """The records of ``source`` a rename of its version ``upto`` moves."""
         return [item for item in await self._archived(source) if _order(item) <= upto]
 
     async def copy(
-        self, records: list[dict[str, Any]], destination: str, commit: str
+        self, records: list[ObjectResource], destination: str, commit: str
     ) -> None:
         """Copy the ``moved`` records (every one) after ``destination``'s own."""
         moving = sorted(records, key=_order)

@@ -6,7 +6,7 @@ failures translated); 404 and 412 come back as plain outcomes.
 
 import contextlib
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import cast
 
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.location import GcsLocation
@@ -16,6 +16,7 @@ from app.infra.gcs.requests import (
     GcsRequests,
     StatusRefusal,
 )
+from app.infra.gcs.resources import ObjectPage, ObjectResource
 
 CONTENT_TYPE = "text/markdown; charset=utf-8"
 
@@ -41,8 +42,8 @@ class GcsObjects:
         """
         parameters = {} if generation is None else {"ifGenerationMatch": generation}
 
-        async def send(timeout: int) -> dict[str, Any]:
-            return await self._client.upload(
+        async def send(timeout: int) -> ObjectResource:
+            uploaded = await self._client.upload(
                 self.bucket,
                 name,
                 data,
@@ -51,6 +52,7 @@ class GcsObjects:
                 metadata={"metadata": metadata},
                 timeout=timeout,
             )
+            return cast(ObjectResource, uploaded)
 
         try:
             result = await self._requests.call(
@@ -60,10 +62,10 @@ class GcsObjects:
             return None
         return str(result["generation"])
 
-    async def describe(self, name: str) -> dict[str, Any] | None:
+    async def describe(self, name: str) -> ObjectResource | None:
         """The object's resource (generation, size, metadata), or None."""
         try:
-            return await self._requests.call(
+            described = await self._requests.call(
                 lambda timeout: self._client.download_metadata(
                     self.bucket, name, timeout=timeout
                 ),
@@ -71,6 +73,7 @@ class GcsObjects:
             )
         except StatusRefusal:
             return None
+        return cast(ObjectResource, described)
 
     async def download(self, name: str, generation: str) -> bytes | None:
         """The body of exactly ``generation``; None once it is gone."""
@@ -102,19 +105,18 @@ class GcsObjects:
         with contextlib.suppress(StatusRefusal):
             await self.delete(name, {"generation": generation})
 
-    async def _list_objects(
-        self, params: dict[str, str], timeout: int
-    ) -> dict[str, Any]:
-        return await self._client.list_objects(
+    async def _list_objects(self, params: dict[str, str], timeout: int) -> ObjectPage:
+        page = await self._client.list_objects(
             self.bucket, params=params, timeout=timeout
         )
+        return cast(ObjectPage, page)
 
-    async def list(self, params: dict[str, str]) -> dict[str, Any]:
+    async def list(self, params: dict[str, str]) -> ObjectPage:
         """One page of a listing."""
         return await self._requests.call(
             lambda timeout: self._list_objects(dict(params), timeout)
         )
 
-    def items(self, params: dict[str, str]) -> AsyncGenerator[dict[str, Any]]:
+    def items(self, params: dict[str, str]) -> AsyncGenerator[ObjectResource]:
         """Every item of a listing, page after page."""
         return self._requests.pages(self._list_objects, params)

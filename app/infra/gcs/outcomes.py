@@ -17,13 +17,13 @@ import base64
 import contextlib
 import hashlib
 import uuid
-from typing import Any
 
 from tenchi.errors import AppError
 
 from app.infra.gcs.history import OPERATION, VERSION, GcsHistory
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.requests import OutcomeUnknown
+from app.infra.gcs.resources import ObjectResource
 from app.shared.errors import outcome_unknown_error
 
 WRITE = "write"
@@ -107,7 +107,7 @@ class GcsWrites:
 LIST_FIELDS = "items(name,generation,metadata),nextPageToken"
 
 
-def _values(resource: dict[str, Any]) -> dict[str, str]:
+def _values(resource: ObjectResource) -> dict[str, str]:
     return resource.get("metadata") or {}
 
 
@@ -118,7 +118,7 @@ class _Ours:
         self.values = values
         self._md5 = base64.b64encode(hashlib.md5(data).digest()).decode()
 
-    def made(self, resource: dict[str, Any]) -> bool:
+    def made(self, resource: ObjectResource) -> bool:
         found = _values(resource)
         if WRITE in self.values:
             return found.get(WRITE) == self.values[WRITE]

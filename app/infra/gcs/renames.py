@@ -25,7 +25,6 @@ a rename and a create of its destination exactly one wins.
 import asyncio
 import contextlib
 import time
-from typing import Any
 
 from tenchi.errors import AppError
 
@@ -45,6 +44,7 @@ from app.infra.gcs.history import (
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.moved_history import MovedHistory
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.resources import ObjectResource
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.clock import utc_now
@@ -64,8 +64,8 @@ SETTLE_STEPS = 8
 """Marks one read may meet at a key (each rename settled is one)."""
 
 
-def _values(resource: dict[str, Any] | None) -> dict[str, str]:
-    return (resource or {}).get("metadata") or {}
+def _values(resource: ObjectResource | None) -> dict[str, str]:
+    return {} if resource is None else resource.get("metadata") or {}
 
 
 class GcsRenames:
@@ -134,7 +134,11 @@ class GcsRenames:
             raise
         version = None
         if marked is not None:
-            resource = {"generation": marked, "metadata": values}
+            resource: ObjectResource = {
+                "name": self._prefix + destination,
+                "generation": marked,
+                "metadata": values,
+            }
             # The commit (one request, within the deadline) must land well
             # before readers would find the mark stale and roll it back.
             late = time.monotonic() - started + self._timeout >= self._pending / 2
@@ -166,7 +170,7 @@ class GcsRenames:
         landed = found is not None and _values(found).get(WRITE) == write
         return str(found["generation"]) if found is not None and landed else None
 
-    async def _archive(self, key: str, taken: dict[str, Any] | None) -> bool:
+    async def _archive(self, key: str, taken: ObjectResource | None) -> bool:
         """The replaced destination's record archived; False if it changed."""
         if taken is None or not is_tracked(taken):
             return True
@@ -184,7 +188,7 @@ class GcsRenames:
     async def _commit(
         self,
         source: str,
-        current: dict[str, Any],
+        current: ObjectResource,
         change: Change,
         stamp: dict[str, str],
     ) -> bool:
@@ -192,15 +196,15 @@ class GcsRenames:
         generation = str(current["generation"])
         return await self._writes.upload(source, b"", values, generation) is not None
 
-    async def current(self, key: str, *, wait: bool = False) -> dict[str, Any] | None:
+    async def current(self, key: str, *, wait: bool = False) -> ObjectResource | None:
         """The object at ``key`` with any rename it stands for settled."""
         return await self.settled(
             key, await self._objects.describe(self._prefix + key), wait=wait
         )
 
     async def settled(
-        self, key: str, resource: dict[str, Any] | None, *, wait: bool = False
-    ) -> dict[str, Any] | None:
+        self, key: str, resource: ObjectResource | None, *, wait: bool = False
+    ) -> ObjectResource | None:
         """``resource`` (an object at ``key``) once any rename it marks is settled.
 
         A rename still pending leaves None (no file yet), or, with ``wait`` (a
@@ -218,12 +222,13 @@ class GcsRenames:
         raise backend_unavailable_error("unavailable")
 
     async def _settle(
-        self, key: str, resource: dict[str, Any], *, wait: bool
-    ) -> dict[str, Any] | None:
+        self, key: str, resource: ObjectResource, *, wait: bool
+    ) -> ObjectResource | None:
         if "timeCreated" not in resource:
-            resource = await self._objects.describe(self._prefix + key) or {}
-            if not is_pending(resource):
-                return resource or None
+            described = await self._objects.describe(self._prefix + key)
+            if described is None or not is_pending(described):
+                return described
+            resource = described
         values = _values(resource)
         source = values[RENAMING]
         found = await self._objects.describe(self._prefix + source)
@@ -242,12 +247,12 @@ class GcsRenames:
         await self._roll_back(key, resource)
         return await self._objects.describe(self._prefix + key)
 
-    def _stale(self, resource: dict[str, Any]) -> bool:
-        created = parse_timestamp(str(resource["timeCreated"]))
+    def _stale(self, resource: ObjectResource) -> bool:
+        created = parse_timestamp(str(resource.get("timeCreated")))
         return (utc_now() - created).total_seconds() >= self._pending
 
     async def _committed(
-        self, source: str, found: dict[str, Any] | None, commit: str
+        self, source: str, found: ObjectResource | None, commit: str
     ) -> bool:
         """Whether the source holds the commit's id, on its object or archived."""
         if _values(found).get(WRITE) == commit:
@@ -259,11 +264,11 @@ class GcsRenames:
                     return True
         return False
 
-    async def _roll_back(self, key: str, resource: dict[str, Any]) -> None:
+    async def _roll_back(self, key: str, resource: ObjectResource) -> None:
         name, generation = self._prefix + key, str(resource["generation"])
         await self._objects.delete(name, {"ifGenerationMatch": generation})
 
-    async def _forward(self, key: str, resource: dict[str, Any]) -> str | None:
+    async def _forward(self, key: str, resource: ObjectResource) -> str | None:
         """Finish a committed rename; its version, None if another settler did."""
         values = _values(resource)
         source, upto = values[RENAMING], int(values[GENERATION])

@@ -19,11 +19,11 @@ import logging
 import math
 import random
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
 
 import aiohttp
 from tenchi.errors import AppError
 
+from app.infra.gcs.resources import ObjectPage, ObjectResource
 from app.shared.errors import backend_unavailable_error
 
 BACKOFF_SECONDS = 0.2
@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 type Request[T] = Callable[[int], Awaitable[T]]
 """A request given its per-attempt timeout in whole seconds."""
-type ListObjects = Callable[[dict[str, str], int], Awaitable[dict[str, Any]]]
+type ListObjects = Callable[[dict[str, str], int], Awaitable[ObjectPage]]
 """One page of a listing: its query parameters and the timeout."""
 
 
@@ -118,16 +118,17 @@ class GcsRequests:
 
     async def pages(
         self, list_objects: ListObjects, params: dict[str, str]
-    ) -> AsyncGenerator[dict[str, Any]]:
+    ) -> AsyncGenerator[ObjectResource]:
         """Every item a listing with ``params`` returns, page after page."""
         query = dict(params)
         while True:
             result = await self.call(lambda timeout: list_objects(dict(query), timeout))
             for item in result.get("items", []):
                 yield item
-            if not result.get("nextPageToken"):
+            token = result.get("nextPageToken")
+            if not token:
                 return
-            query["pageToken"] = str(result["nextPageToken"])
+            query["pageToken"] = str(token)
 
     async def _retrying[T](
         self, request: Request[T], accept: frozenset[int], attempts: _Attempts

@@ -7,7 +7,6 @@ import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from typing import Any
 
 import aiohttp
 
@@ -28,6 +27,7 @@ from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.renames import GcsRenames
+from app.infra.gcs.resources import ObjectResource
 from app.infra.history_records import without_data, written
 from app.infra.object_metadata import metadata_from_map
 from app.shared.errors import backend_unavailable_error
@@ -78,7 +78,7 @@ class GcsStorage:
         )
         self._listing = GcsListing(self._objects, location.prefix, self._renames)
 
-    async def _live(self, key: str) -> dict[str, Any] | None:
+    async def _live(self, key: str) -> ObjectResource | None:
         if len((self._prefix + key).encode()) > NAME_LIMIT:
             return None  # no object can have this name
         described = await self._renames.current(key)
@@ -99,7 +99,7 @@ class GcsStorage:
         logger.warning("GCS object kept changing while being read")
         raise backend_unavailable_error("unavailable")
 
-    async def _archive(self, key: str, current: dict[str, Any]) -> bool:
+    async def _archive(self, key: str, current: ObjectResource) -> bool:
         """Archive ``current``'s record before replacing it; False if it changed."""
         if not is_tracked(current):
             return True
@@ -118,7 +118,7 @@ class GcsStorage:
         key: str,
         data: bytes,
         values: dict[str, str],
-        current: dict[str, Any],
+        current: ObjectResource,
         logged: LoggedWrite,
     ) -> str | None:
         if not await self._archive(key, current):
