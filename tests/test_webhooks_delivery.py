@@ -5,7 +5,8 @@ Webhooks says (checked here with the ``standardwebhooks`` package), with the
 same ``webhook-id`` on every attempt; failed attempts are retried with backoff,
 also by a process started after the first one stopped; failures lasting the
 retry window leave the endpoint failed (listed so) until it is enabled again;
-two processes on one SQLite file deliver every change, none skipped.
+two processes on one SQLite file, or on one GCS bucket, deliver every change,
+none skipped.
 """
 
 import sqlite3
@@ -182,11 +183,15 @@ def test_changes_pruned_while_retrying_are_skipped_and_listed_as_such(
     assert state["skipped_at"] <= state["last_delivered_at"]
 
 
-def test_two_processes_on_one_file_deliver_every_change(
-    tmp_path: Path, receiver: Receiver
+@pytest.mark.parametrize("kind", ["sqlite", "gcs"])
+def test_two_processes_on_one_storage_deliver_every_change(
+    tmp_path: Path, receiver: Receiver, kind: str, request: pytest.FixtureRequest
 ) -> None:
     token, settings = alice_on_sqlite(tmp_path, **TRUSTED)
     settings["WENCHANG_RATE_LIMIT"] = "0"
+    if kind == "gcs":
+        request.getfixturevalue("gcs_emulator")
+        settings["WENCHANG_STORAGE"] = storage_url("gcs", tmp_path)
     with running_servers(2, tmp_path, settings=settings) as (one, two):
         add(one.url, token, receiver.url)
         names = [f"n{i}" for i in range(12)]

@@ -45,6 +45,17 @@ class PublicOnlyResolver(AbstractResolver):
         await self._system.close()
 
 
+def _refused(failure: BaseException) -> bool:
+    """Whether the resolver refused the destination: aiohttp wraps the refusal
+    in its own connection error (as its cause), whose text leaves it out."""
+    cause: BaseException | None = failure
+    while cause is not None:
+        if isinstance(cause, RefusedDestination):
+            return True
+        cause = cause.__cause__
+    return False
+
+
 class HttpWebhookSender:
     """One aiohttp session for every delivery of this process."""
 
@@ -85,8 +96,7 @@ class HttpWebhookSender:
         except TimeoutError:
             return f"no answer within {SEND_TIMEOUT_SECONDS:g} s"
         except (aiohttp.ClientError, OSError) as failure:
-            # aiohttp wraps the resolver's refusal in its connection error.
-            if REFUSED in str(failure):
+            if _refused(failure):
                 return REFUSED
             return f"could not connect: {type(failure).__name__}"
 
