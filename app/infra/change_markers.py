@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 import aiosqlite
 
@@ -138,7 +138,9 @@ class SqliteChangeMarkers:
         # (a conditional index reads one per granted entity and nothing else).
         self._reads = reads
 
-    async def _rows(self, sql: str, parameters: tuple[Any, ...]) -> list[Any]:
+    async def _rows(
+        self, sql: str, parameters: tuple[object, ...]
+    ) -> list[sqlite3.Row]:
         # Execute, fetch and close in one trip: a read left open between trips
         # pins its snapshot, and a bump queued behind it then fails at once with
         # "database is locked" (no busy wait) once another connection committed.

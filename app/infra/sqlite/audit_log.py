@@ -20,7 +20,6 @@ import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import aiosqlite
 
@@ -159,10 +158,12 @@ def _exact(selection: AuditSelection) -> list[tuple[str, str]]:
 
 def _where(
     selection: AuditSelection, floor: datetime, before: Position | None
-) -> tuple[str, list[Any]]:
+) -> tuple[str, list[object]]:
     subjects = " OR ".join("(scope = ? AND entity_id = ?)" for _ in selection.subjects)
     clauses = [f"({subjects})", "at >= ?"]
-    values: list[Any] = [v for s in selection.subjects for v in (s.scope, s.entity_id)]
+    values: list[object] = [
+        v for s in selection.subjects for v in (s.scope, s.entity_id)
+    ]
     values.append(stamp(max(floor, selection.since or floor)))
     if selection.until is not None:
         clauses.append("at <= ?")
@@ -183,7 +184,7 @@ class SqliteAuditLog(BufferedLog):
         self._max_age = timedelta(days=max_days)
         self._swept_at: float | None = None
 
-    async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+    async def _rows(self, sql: str, parameters: Sequence[object]) -> list[sqlite3.Row]:
         return await fetch_rows(self._db, sql, parameters)
 
     def _floor(self) -> datetime:

@@ -11,7 +11,7 @@ across a process crash only.
 import sqlite3
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Literal
 
 import aiosqlite
 
@@ -43,7 +43,7 @@ async def fetch_rows(
     connection: aiosqlite.Connection,
     sql: str,
     parameters: Sequence[object] | Mapping[str, object],
-) -> list[Any]:
+) -> list[sqlite3.Row]:
     """Run one statement and fetch its rows, its errors translated."""
     # One trip to the connection's thread (execute, fetch and close there)
     # rather than three; each trip costs a thread wake-up and a GIL hand-off.

@@ -1,9 +1,10 @@
 """What the SQLite request-guard stores share: a connection, a clock, sweeps."""
 
+import sqlite3
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import aiosqlite
 
@@ -29,7 +30,9 @@ class SqliteGuardStore:
         self._clock = clock
         self._swept_at: float | None = None
 
-    async def _rows(self, sql: str, parameters: Mapping[str, object]) -> list[Any]:
+    async def _rows(
+        self, sql: str, parameters: Mapping[str, object]
+    ) -> list[sqlite3.Row]:
         return await fetch_rows(self._db, sql, parameters)
 
     async def _sweep(self, now: float) -> None:

@@ -12,7 +12,6 @@ long content, ``sqlite_history_pack``'s.
 """
 
 import sqlite3
-from typing import Any
 
 import aiosqlite
 
@@ -97,7 +96,7 @@ class HistoryRecorder:
     def __init__(self, retention: HistoryRetention) -> None:
         self._keep, self._max_days = retention.max_versions, retention.max_days
 
-    def record(self, db: sqlite3.Connection, fields: dict[str, Any]) -> None:
+    def record(self, db: sqlite3.Connection, fields: dict[str, object]) -> None:
         """Add the record ``fields`` describe (``_INSERT``'s names, without seq,
         n and floor) inside the change's transaction, then prune."""
         fields["max_days"] = self._max_days
@@ -141,7 +140,7 @@ async def history_page(
     connection: aiosqlite.Connection, key: str, *, after: str | None, limit: int
 ) -> list[VersionRecord]:
     """Up to ``limit`` records of ``key``, newest first, older than ``after``."""
-    parameters: tuple[Any, ...]
+    parameters: tuple[str | int, ...]
     if after is None:
         where, parameters = "key = ?", (key, limit)
     else:

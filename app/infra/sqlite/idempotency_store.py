@@ -8,10 +8,10 @@ its own; a crash between the two leaves a reservation that expires after its
 lease, after which the version guard of the retried write decides.
 """
 
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any
 
 from tenchi.idempotency import (
     IdempotencyConflict,
@@ -150,7 +150,7 @@ class SqliteIdempotencyStore(SqliteGuardStore, ReservationStore):
         return erased
 
 
-def _decision(row: Any, fingerprint: str, now: float) -> IdempotencyDecision:
+def _decision(row: sqlite3.Row, fingerprint: str, now: float) -> IdempotencyDecision:
     stored_fingerprint, state, result_json, reserved_until = row
     if stored_fingerprint != fingerprint:
         return IdempotencyConflict()

@@ -12,7 +12,6 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.features.oauth.ports import (
     ClientGrants,
@@ -58,7 +57,7 @@ def _grants(text: str) -> dict[str, Grant]:
     return {scope: Grant(pair[0], pair[1]) for scope, pair in loaded.items()}
 
 
-def _token(row: Sequence[Any]) -> TokenRecord:
+def _token(row: sqlite3.Row) -> TokenRecord:
     kind: TokenKind = "refresh" if row[1] == "refresh" else "access"
     return TokenRecord(
         digest=row[0],
@@ -73,7 +72,7 @@ def _token(row: Sequence[Any]) -> TokenRecord:
     )
 
 
-def _client(row: Sequence[Any]) -> ClientRecord:
+def _client(row: sqlite3.Row) -> ClientRecord:
     kind: ClientKind = (
         "metadata_document" if row[3] == "metadata_document" else "registered"
     )
@@ -89,13 +88,13 @@ def _client(row: Sequence[Any]) -> ClientRecord:
 
 @dataclass(frozen=True, slots=True)
 class _Done:
-    rows: list[Any]
+    rows: list[sqlite3.Row]
     rowcount: int
 
-    def fetchone(self) -> Any:
+    def fetchone(self) -> sqlite3.Row | None:
         return self.rows[0] if self.rows else None
 
-    def fetchall(self) -> list[Any]:
+    def fetchall(self) -> list[sqlite3.Row]:
         return self.rows
 
 
@@ -117,7 +116,7 @@ class SqliteOAuthStore:
             self._connection = connection
         return self._connection
 
-    def _run(self, sql: str, parameters: Sequence[Any] = ()) -> "_Done":
+    def _run(self, sql: str, parameters: Sequence[object] = ()) -> "_Done":
         # Rows are fetched under the lock: the CLI and the server's threads
         # share nothing, but one connection must finish a statement at a time.
         with self._lock:

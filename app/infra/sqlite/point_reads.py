@@ -15,7 +15,6 @@ which may wait, so the loop never does.
 import sqlite3
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 import aiosqlite
 
@@ -33,7 +32,7 @@ class PointReads:
         self.deferred = 0
         """Reads a lock sent to the storage thread (tests read it)."""
 
-    def rows(self, sql: str, parameters: Sequence[object]) -> list[Any] | None:
+    def rows(self, sql: str, parameters: Sequence[object]) -> list[sqlite3.Row] | None:
         """The statement's rows; None when a lock stands in the way."""
         try:
             return self._db.execute(sql, parameters).fetchall()
@@ -43,7 +42,7 @@ class PointReads:
                 return None
             raise translate_sqlite_error(exc) from exc
 
-    async def fetch(self, sql: str, parameters: Sequence[object]) -> list[Any]:
+    async def fetch(self, sql: str, parameters: Sequence[object]) -> list[sqlite3.Row]:
         """The statement's rows, read here, or on the storage thread if locked."""
         rows = self.rows(sql, parameters)
         return (

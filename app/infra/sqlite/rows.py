@@ -3,7 +3,7 @@
 import functools
 import json
 import secrets
-from typing import Any
+import sqlite3
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
 from app.features.memory.ports import (
@@ -56,7 +56,7 @@ def written_values(write: Write, version: str) -> tuple[str | None, ...]:
     return (*meta_values(write.metadata), moment, version)
 
 
-def record_from(row: Any, data: bytes | None) -> VersionRecord:
+def record_from(row: sqlite3.Row, data: bytes | None) -> VersionRecord:
     return VersionRecord(
         version=row[0],
         operation=row[1],
@@ -68,19 +68,21 @@ def record_from(row: Any, data: bytes | None) -> VersionRecord:
     )
 
 
-def stored_from(row: Any) -> StoredObject:
+def stored_from(row: sqlite3.Row) -> StoredObject:
     """A ``SELECT data, {COLUMNS}`` row."""
     meta = meta_from(row, 1, row[5])
     return StoredObject(bytes(row[0]), meta, row[6])
 
 
-def listed_from(row: Any) -> ListedObject:
+def listed_from(row: sqlite3.Row) -> ListedObject:
     """A ``SELECT key, {COLUMNS}`` row; ``last_updated`` is stored as shown."""
     meta = meta_from(row, 1, row[5])
     return ListedObject(row[0], meta, row[6], row[4])
 
 
-def meta_from(row: Any, offset: int, expires: str | None = None) -> FileMetadata:
+def meta_from(
+    row: sqlite3.Row, offset: int, expires: str | None = None
+) -> FileMetadata:
     """Metadata columns from ``offset``; history rows keep no ``expires``."""
     # Positional calls: an index builds one per file, and keywords cost more.
     return FileMetadata(

@@ -11,7 +11,6 @@ and bodies are read for the returned page only.
 import asyncio
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from app.features.search.domain.analysis import Counts, matched, query_grams
 from app.features.search.domain.corpus import SearchDocument
@@ -177,7 +176,7 @@ class SqliteSearchIndex:
         return {row[0]: _document(row) for row in rows}
 
 
-def _run_counts(row: Any, text: str) -> Counts:
+def _run_counts(row: sqlite3.Row, text: str) -> Counts:
     return (
         row[1].count(text),
         row[2].count(text),
@@ -186,7 +185,7 @@ def _run_counts(row: Any, text: str) -> Counts:
     )
 
 
-def _document(row: Any) -> SearchDocument:
+def _document(row: sqlite3.Row) -> SearchDocument:
     metadata = metadata_from_map(
         {
             "description": row[2],

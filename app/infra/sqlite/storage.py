@@ -16,7 +16,6 @@ import sqlite3
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from typing import Any
 
 import aiosqlite
 
@@ -129,7 +128,7 @@ class SqliteStorage:
             self._staged()
         return landed
 
-    async def _rows(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+    async def _rows(self, sql: str, parameters: Sequence[object]) -> list[sqlite3.Row]:
         return await fetch_rows(self._db, sql, parameters)
 
     async def get(self, key: str) -> StoredObject | None:
@@ -247,7 +246,9 @@ class SqliteStorage:
             raise backend_unavailable_error("timeout")
 
 
-def _scrub(db: sqlite3.Connection, bounds: tuple[str, str]) -> Any:
+def _scrub(
+    db: sqlite3.Connection, bounds: tuple[str, str]
+) -> tuple[int, int, int] | None:
     try:
         db.execute("DELETE FROM memory_history WHERE key >= ? AND key < ?", bounds)
         db.execute(SCRUB, bounds)
@@ -257,7 +258,7 @@ def _scrub(db: sqlite3.Connection, bounds: tuple[str, str]) -> Any:
     return _checkpoint(db)
 
 
-def _checkpoint(db: sqlite3.Connection) -> Any:
+def _checkpoint(db: sqlite3.Connection) -> tuple[int, int, int] | None:
     try:
         return db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except sqlite3.Error as exc:

@@ -10,7 +10,6 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from app.features.webhooks.domain import Endpoint, Stored
 from app.infra.webhook_records import endpoint_json, endpoint_of
@@ -41,12 +40,16 @@ class SqliteWebhookStore:
             self._connection = connection
         return self._connection
 
-    def _run_now(self, sql: str, parameters: Sequence[Any]) -> tuple[list[Any], int]:
+    def _run_now(
+        self, sql: str, parameters: Sequence[object]
+    ) -> tuple[list[sqlite3.Row], int]:
         with self._lock:
             cursor = self._db().execute(sql, parameters)
             return cursor.fetchall(), cursor.rowcount
 
-    async def _run(self, sql: str, *parameters: Any) -> tuple[list[Any], int]:
+    async def _run(
+        self, sql: str, *parameters: object
+    ) -> tuple[list[sqlite3.Row], int]:
         return await asyncio.to_thread(self._run_now, sql, parameters)
 
     async def create(self, endpoint: Endpoint) -> None:

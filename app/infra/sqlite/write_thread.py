@@ -17,7 +17,7 @@ from collections.abc import Callable
 from queue import SimpleQueue
 from typing import Any
 
-type _Item = tuple[Callable[[], Any], asyncio.Future[Any], asyncio.AbstractEventLoop]
+type _Item = tuple[Callable[[], object], asyncio.Future[Any], asyncio.AbstractEventLoop]
 
 
 class WriteThread:
@@ -57,7 +57,7 @@ class WriteThread:
 
 
 def _settle(
-    future: asyncio.Future[Any], result: Any, error: BaseException | None
+    future: asyncio.Future[Any], result: object, error: BaseException | None
 ) -> None:
     if future.done():  # its waiter was cancelled
         return

@@ -21,7 +21,6 @@ claimed (``claimed``); the storage settles it once the commit answered.
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
 from app.features.audit.ports import PendingEvent
 from app.features.memory.domain import format_timestamp
@@ -129,7 +128,7 @@ def _fields(
     change: Change,
     meta: tuple[str, str, str, str],
     changed_at: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     description, aliases, sources, last_updated = meta
     return {
         "key": key,
@@ -153,7 +152,7 @@ class StatementJob:
         self,
         landing: Landing,
         sql: str,
-        parameters: tuple[Any, ...],
+        parameters: tuple[object, ...],
         write: Write,
         version: str,
     ) -> None:

@@ -20,7 +20,9 @@ def redirect_to(uri: str, **params: str) -> str:
     """``uri`` with ``params`` added to its query (RFC 6749 §4.1.2)."""
     parts = urlsplit(uri)
     query = [*parse_qsl(parts.query, keep_blank_values=True), *params.items()]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return urlunsplit(
+        (parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment)
+    )
 
 
 def refusal_redirect(
