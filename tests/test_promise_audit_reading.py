@@ -9,6 +9,7 @@ through the query string; a cursor is bound to the filters it was issued with;
 from pathlib import Path
 from typing import Any
 
+from app.server.tasks import build_task_runner
 from tests.http_support import file_body
 from tests.support.audited_app import Audited, open_audited
 
@@ -102,3 +103,39 @@ async def test_the_audit_roles_setting_decides_who_may_read(tmp_path: Path) -> N
 
     assert viewer.status_code == 200, viewer.text
     assert len(viewer.json()["events"]) == 5
+
+
+async def test_a_scope_or_an_area_alone_narrows_the_log(tmp_path: Path) -> None:
+    """A caller auditing two scopes reads one with ``scope``, one area with
+    ``area``; the operator's task reads the one entity it names."""
+    async with open_audited(tmp_path) as api:
+        both = api.both.headers
+        assert (await api.http.get(TEA, headers=both)).status_code == 200
+        roadmap = await api.http.get("/v1/files/team/plans/roadmap", headers=both)
+        assert roadmap.status_code == 200, roadmap.text
+        every = await api.http.get("/v1/audit", headers=both)
+        team = await api.http.get("/v1/audit", params={"scope": "team"}, headers=both)
+        plans = await api.http.get("/v1/audit", params={"area": "plans"}, headers=both)
+        runner = build_task_runner(api.settings)
+        operator = await runner.run(
+            "memory.audit", input={"scope": "team", "entity_id": "acme"}
+        )
+
+    def seen(events: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+        return [(e["operation"], e["scope"], e["name"]) for e in events]
+
+    assert seen(every.json()["events"]) == [
+        ("read_file", "team", "roadmap"),
+        ("read_file", "user", "tea"),
+    ]
+    assert team.status_code == plans.status_code == 200
+    assert seen(team.json()["events"]) == [
+        ("read_audit", "team", None),  # the first read of the log, over both
+        ("read_file", "team", "roadmap"),
+    ]
+    assert seen(plans.json()["events"]) == [("read_file", "team", "roadmap")]
+    assert [(e.operation, e.scope, e.name) for e in operator.events] == [
+        ("read_audit", "team", None),  # the two reads of the log above
+        ("read_audit", "team", None),
+        ("read_file", "team", "roadmap"),
+    ]

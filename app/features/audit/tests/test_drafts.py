@@ -131,3 +131,32 @@ def test_a_draft_over_every_scope_counts_one_event_per_scope() -> None:
     index = Call("get_memory_index", "http", "c", None, "r", grants)
 
     assert draft_call(index, None, Outcome("ok"), at=AT, made_ns=0).size == 2
+
+
+def test_a_draft_naming_one_scope_counts_one_event_whatever_the_grants() -> None:
+    grants = {"user": Grant("a", "owner"), "team": Grant("t", "member")}
+    read_call = Call("read_file", "http", "c", None, "r", grants)
+    nobody = Call("get_memory_index", "http", "c", None, "r", {})
+    request, answer = read()
+
+    named = draft_call(read_call, request, Outcome("ok", answer), at=AT, made_ns=0)
+    ungranted = draft_call(nobody, None, Outcome("ok"), at=AT, made_ns=0)
+
+    assert (named.size, len(named.events())) == (1, 1)
+    assert (ungranted.size, len(ungranted.events())) == (1, 1)
+
+
+def test_events_made_at_a_given_moment_carry_it_and_omit_no_file() -> None:
+    request, answer = read()
+    listing = FileListing(
+        entries=[FileEntry.model_construct(scope="user", area="notes", name="tea")],
+        next_cursor=None,
+    )
+    made = time.time_ns() - 3_600_000_000_000  # an hour ago: not "now"
+
+    [event] = call_events(CALL, request, Outcome("ok", answer), at=AT, made_ns=made)
+    [listed] = call_events(CALL, {"scope": "user"}, Outcome("ok", listing), at=AT)
+
+    assert event.id[:14] == f"{made // 1000:014x}"
+    assert (event.files, event.files_omitted) == ((), 0)
+    assert (listed.files, listed.files_omitted) == (("notes/tea",), 0)

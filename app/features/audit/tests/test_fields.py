@@ -1,5 +1,7 @@
 """What an event reads of a request: each named field that is text, else None."""
 
+from types import MappingProxyType
+
 from pydantic import BaseModel
 
 from ..domain.fields import field_of, read_fields
@@ -41,3 +43,10 @@ def test_a_models_fields_are_read_as_text_or_none() -> None:
         "expected_version": None,
     }
     assert field_of({"name": 3, "area": "a"}, "name") is None
+
+
+def test_a_mapping_that_is_not_a_dict_is_read_by_name() -> None:
+    fields = MappingProxyType({"name": "tea", "area": 3})
+
+    assert (field_of(fields, "name"), field_of(fields, "area")) == ("tea", None)
+    assert field_of(fields, "scope") is None

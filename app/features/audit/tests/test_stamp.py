@@ -1,9 +1,12 @@
 """An event's stamp: fixed width, UTC, the second's text made once per second."""
 
 import random
+import time
 from datetime import UTC, datetime, timedelta, timezone
 
-from ..domain.marks import stamp
+import pytest
+
+from ..domain.marks import parse_stamp, stamp
 
 
 def _expected(moment: datetime) -> str:
@@ -34,3 +37,19 @@ def test_another_zone_is_stamped_in_utc() -> None:
     moment = datetime(2026, 12, 1, 15, 16, 26, 5, tzinfo=timezone(timedelta(hours=1)))
 
     assert stamp(moment) == "2026-12-01T14:16:26.000005Z"
+
+
+def test_the_hosts_own_zone_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stamped and parsed back in UTC on a host whose local time is not UTC."""
+    moment = datetime(2026, 3, 1, 23, 30, 0, 7, tzinfo=timezone(timedelta(hours=5)))
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:
+        text = stamp(moment)
+        parsed = parse_stamp(text)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+    assert text == "2026-03-01T18:30:00.000007Z"
+    assert (parsed, parsed.utcoffset()) == (moment, timedelta(0))

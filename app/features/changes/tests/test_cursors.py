@@ -48,4 +48,5 @@ async def test_a_cursor_of_one_scope_is_refused_in_another_of_the_same_entity() 
 def test_storage_without_a_feed_says_so() -> None:
     with pytest.raises(AppError) as refused:
         require_feed(ScriptedStorage())
-    assert "this storage keeps no change feed" in refused.value.message
+    assert refused.value.message.startswith("this storage keeps no change feed ")
+    assert refused.value.details["reason"] == "unsupported"
