@@ -1,6 +1,8 @@
 // Create or edit a whole file. Saving is guarded by the version the person started from;
 // if someone else saved meanwhile, their version is shown beside the person's to merge.
-import { ApiError, api } from "../api.js";
+// Someone else's change shows at once while editing (who, which operation), with a way
+// into that merge view before saving.
+import { ApiError, api, watchChanges } from "../api.js";
 import { diffView } from "../diff.js";
 import { announce, errorBox, field, fileHash, h, replaceChildren } from "../dom.js";
 import { breadcrumb, metadata } from "./file.js";
@@ -73,7 +75,8 @@ function conflictNotice(state) {
   return null;
 }
 
-async function save(view, state, fields) {
+// The state with what the person has typed so far.
+function edited(state, fields) {
   const where = state.creating
     ? { scope: fields.scope.value.trim(), area: fields.area.value.trim(), name: fields.name.value.trim() }
     : state.where;
@@ -83,7 +86,12 @@ async function save(view, state, fields) {
     aliases: aliasesOf(fields.aliases.value),
   };
   const expiry = expiryOf(fields.expires, state.pendingExpiry);
-  const next = { ...state, ...where, ...body, ...expiry, pendingExpiry: expiry, where, error: null };
+  return { next: { ...state, ...where, ...body, ...expiry, pendingExpiry: expiry, where, error: null }, body, expiry, where };
+}
+
+async function save(view, state, fields) {
+  watching?.stop(); // the save's own change is no one else's
+  const { next, body, expiry, where } = edited(state, fields);
   try {
     const { data } = await api.write(where.scope, where.area, where.name, { ...body, ...expiry }, state.base);
     announce(`Saved ${where.name}, version ${data.version}.`);
@@ -101,6 +109,11 @@ async function refused(view, state, error) {
     return render(view, { ...state, theirs: null, vanished: true, base: null, error: null });
   }
   if (status !== 412) return render(view, { ...state, error });
+  return showTheirs(view, state);
+}
+
+// Their current file beside the person's edits (or, if it is gone, the deleted notice).
+async function showTheirs(view, state) {
   try {
     const { data: theirs } = await api.read(state.where.scope, state.where.area, state.where.name);
     render(view, { ...state, creating: false, theirs, vanished: false, base: theirs.version });
@@ -110,8 +123,39 @@ async function refused(view, state, error) {
   }
 }
 
+// While a file is edited, someone else's change to it brings a notice at once.
+let watching = null;
+
+function watchEdited(view, state, fields, slot) {
+  watching?.stop();
+  const where = state.where;
+  const watch = watchChanges(where.scope, (change) => {
+    if (!view.live()) return stop();
+    if (!change || change.area !== where.area || change.name !== where.name) return;
+    if (change.version === state.base) return;
+    stop();
+    const verb = { delete_file: "deleted", rename_file: "renamed" }[change.operation] || "changed";
+    const merge = h("button", { type: "button" }, "Show their version to merge");
+    merge.addEventListener("click", () => showTheirs(view, edited(state, fields).next));
+    replaceChildren(slot, h("div", { class: "notice", role: "status", id: "changed-notice" },
+      h("p", {}, `This file was ${verb} by ${change.actor} (${change.operation}) since you began editing. ` +
+        "Your edits are kept in the form."),
+      merge));
+  });
+  const ended = setInterval(() => {
+    if (!view.live()) stop();
+  }, 1000);
+  const stop = () => {
+    watch.stop();
+    clearInterval(ended);
+    if (watching?.stop === stop) watching = null;
+  };
+  watching = { stop };
+}
+
 function render(view, state) {
   if (!view.live()) return;
+  watching?.stop();
   const fields = inputs(state);
   const title = state.creating ? "New file" : `Edit ${state.where.name}`;
   const form = h("form", { class: "card editor", "aria-labelledby": "editor-title" },
@@ -132,13 +176,20 @@ function render(view, state) {
     event.preventDefault();
     save(view, state, fields);
   });
+  const slot = h("div");
   replaceChildren(view.main,
     state.creating ? null : breadcrumb(state.where, "Edit"),
     h("h1", {}, title),
+    slot,
     conflictNotice(state),
     state.error ? errorBox(state.error) : null,
     h("div", { class: state.theirs ? "merge" : "" }, theirsPanel(state.theirs, state.content || "", fields), form));
   view.done();
+  if (!state.creating && !state.vanished) {
+    view.features().then((features) => {
+      if (features.changes && view.live()) watchEdited(view, state, fields, slot);
+    });
+  }
 }
 
 export async function showEditor(view, where) {
