@@ -21,16 +21,17 @@ path's (the fast paths off).
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from opentelemetry import trace
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from tenchi.errors import AppError
 from tenchi.mcp import TOOL_MCP_PROTOCOL_VERSION, McpRequest
-from tenchi.tools import ToolBinding, ToolGroup, tool_manifest
+from tenchi.tools import ToolGroup, tool_manifest
 
 from app.server.context import AppContext
+from app.server.declarations import AnyToolBinding
 from app.server.fast.mcp_index import DirectAnswer, DirectResult
 from app.server.fast.mcp_input_check import Check, compiled
 from app.server.mcp.calls import MemoryCalls, Wire
@@ -57,12 +58,12 @@ class _Tool:
     its declared request and result types.
     """
 
-    binding: ToolBinding[Any, Any]
+    binding: AnyToolBinding
     check: Check
-    request: TypeAdapter[Any] | None
-    result: TypeAdapter[Any]
+    request: TypeAdapter[object] | None
+    result: TypeAdapter[object]
 
-    def kwargs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def kwargs(self, arguments: dict[str, object]) -> dict[str, object]:
         """The use case's keyword arguments (pydantic's ValidationError if none)."""
         if self.request is None:
             return {}
@@ -87,12 +88,14 @@ class _Tool:
             raise InvalidResult(self.binding.tool.name) from exc
 
 
-def _tool(binding: ToolBinding[Any, Any], check: Check) -> _Tool:
+def _tool(binding: AnyToolBinding, check: Check) -> _Tool:
     declaration = binding.tool
     request = (
-        None if declaration.request is None else TypeAdapter[Any](declaration.request)
+        None
+        if declaration.request is None
+        else TypeAdapter[object](declaration.request)
     )
-    return _Tool(binding, check, request, TypeAdapter[Any](declaration.result))
+    return _Tool(binding, check, request, TypeAdapter[object](declaration.result))
 
 
 def _input_checks(tools: ToolGroup) -> dict[str, Check]:
@@ -135,7 +138,7 @@ class DirectCalls:
             if binding.tool.name not in required and binding.tool.name in checks
         }
 
-    def plain(self, params: object) -> tuple[str, dict[str, Any]] | None:
+    def plain(self, params: object) -> tuple[str, dict[str, object]] | None:
         """The tool and arguments of a call this path answers, else None.
 
         Strict where records are lenient (`mcp_calls.call_arguments`): any
@@ -144,7 +147,7 @@ class DirectCalls:
         """
         if not isinstance(params, dict):
             return None
-        fields = cast(dict[str, Any], params)
+        fields = cast(dict[str, object], params)
         name = fields.get("name")
         arguments = fields.get("arguments", {})
         if (
@@ -155,10 +158,10 @@ class DirectCalls:
             or _traced()
         ):
             return None
-        return name, cast(dict[str, Any], arguments)
+        return name, cast(dict[str, object], arguments)
 
     async def call(
-        self, headers: Mapping[str, str], name: str, arguments: dict[str, Any]
+        self, headers: Mapping[str, str], name: str, arguments: dict[str, object]
     ) -> Wire | None:
         """The call's wire result; None when the caller does not authenticate."""
         try:
@@ -174,7 +177,7 @@ class DirectCalls:
         finally:
             caller.reset(token)
 
-    async def _run(self, tool: _Tool, arguments: dict[str, Any]) -> Wire:
+    async def _run(self, tool: _Tool, arguments: dict[str, object]) -> Wire:
         if not tool.check(arguments):
             return _wire(failure("invalid_input", INVALID_INPUT))
         try:
@@ -185,7 +188,7 @@ class DirectCalls:
             return _wire(failure("failed", FAILED))
         return await self._invoke(tool, kwargs)
 
-    async def _invoke(self, tool: _Tool, kwargs: dict[str, Any]) -> Wire:
+    async def _invoke(self, tool: _Tool, kwargs: dict[str, object]) -> Wire:
         binding = tool.binding
         declaration = binding.tool
         direct = self._results.get(declaration.name)
@@ -224,10 +227,10 @@ class DirectCalls:
 
 def failure(
     kind: str, message: str, *, code: str | None = None, details: object = None
-) -> dict[str, Any]:
+) -> Wire:
     """A failed call's envelope, as Tenchi's MCP server writes it (the wire
     format ``tools/list`` publishes; ``tests/test_mcp_direct.py`` compares)."""
-    error: dict[str, Any] = {"kind": kind, "message": message}
+    error: dict[str, object] = {"kind": kind, "message": message}
     if code is not None:
         error["code"] = code
     if details is not None:
@@ -247,7 +250,7 @@ def jsonable_details(value: object) -> object:
     return converted
 
 
-def _wire(payload: dict[str, Any], text: str = "") -> Wire:
+def _wire(payload: Wire, text: str = "") -> Wire:
     """Tenchi's `CallToolResult` of `payload`, as the SDK puts it on the wire
     (`text`, when given, is the payload's as written here)."""
     text = text or json.dumps(payload, sort_keys=True, separators=(",", ":"))

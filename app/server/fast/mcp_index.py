@@ -13,7 +13,6 @@ holds the answers and the audit trail equal to the SDK's path.
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -33,7 +32,7 @@ class DirectAnswer:
     text: str
 
 
-DirectResult = Callable[[AppContext, dict[str, Any]], Awaitable[DirectAnswer]]
+DirectResult = Callable[[AppContext, dict[str, object]], Awaitable[DirectAnswer]]
 """A tool's answer to its use case's keyword arguments (its parsed request),
 from the use case run as its served binding runs it."""
 
@@ -43,7 +42,7 @@ def index_result(
 ) -> DirectResult:
     """The index tool's answer from ``use_case`` (audited as the tool is)."""
 
-    async def result(context: AppContext, kwargs: dict[str, Any]) -> DirectAnswer:
+    async def result(context: AppContext, kwargs: dict[str, object]) -> DirectAnswer:
         built = await use_case(**kwargs, context=context)
         dump: object = json.loads(index_json(built))
         return DirectAnswer(dump, _sorted_text(built) or _dumped(dump))

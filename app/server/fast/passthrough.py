@@ -28,7 +28,7 @@ from tenchi.routes import Route, RouteGroup, route, route_group
 from app.server.declarations import AnyContract, AnyResponse
 
 JSON = "application/json"
-Presenter = Callable[[Any], PresentedResponse]
+Presenter = Callable[[object], PresentedResponse]
 
 
 class Serialised(Response):
@@ -131,7 +131,7 @@ class _Wire:
         self._headers = (
             None
             if definition.headers is None
-            else TypeAdapter[Any](definition.headers).serializer
+            else TypeAdapter[object](definition.headers).serializer
         )
 
     def body(self, value: object) -> bytes:
@@ -151,12 +151,12 @@ class _Wire:
 def _projecting(
     declared: AnyResponse,
     twin: AnyResponse,
-    project: Callable[[Any], Any] | None,
+    project: Callable[[object], object] | None,
 ) -> Presenter:
     """A singular route's presenter: its result, its projected headers."""
     wire = _Wire(declared)
 
-    def presenter(result: Any) -> PresentedResponse:
+    def presenter(result: object) -> PresentedResponse:
         headers = wire.headers(project(result) if project is not None else None)
         body = Serialised(wire.body(result), wire.status, headers)
         return present(twin, response=body)
@@ -176,7 +176,7 @@ def _presenting(
         if twin is not d
     }
 
-    def presenter(result: Any) -> PresentedResponse:
+    def presenter(result: object) -> PresentedResponse:
         presented = chosen(result)
         found = served_as.get(id(presented.definition))
         if found is None:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel, TypeAdapter
-from tenchi.contracts import Contract
 from tenchi.idempotency import fingerprint, run_idempotently
 from tenchi.responses import PresentedResponse
 from tenchi.routes import Route, RouteGroup, route, route_group
@@ -29,6 +28,7 @@ from app.features.memory.schemas import (
 )
 from app.features.memory.use_cases.read_file import read_file
 from app.server.context import AppContext, mark_audited
+from app.server.declarations import AnyContract
 from app.shared.bindings import Binding
 
 IDEMPOTENCY_RETENTION_SECONDS = 600
@@ -58,7 +58,7 @@ class Answered:
 
 
 def bind[RequestT: BaseModel, ResultT](
-    contract: Contract[Any, Any],
+    contract: AnyContract,
     operation: Callable[[RequestT, AppContext], Awaitable[ResultT]],
     *,
     present: Callable[[RequestT, ResultT], PresentedResponse] | None = None,
@@ -71,7 +71,7 @@ def bind[RequestT: BaseModel, ResultT](
     ``operation_id`` is the OpenAPI operationId, by default the contract's name.
     """
     signature = inspect.signature(operation)
-    request_type: type[BaseModel] = signature.parameters["request"].annotation
+    request_type: type[RequestT] = signature.parameters["request"].annotation
     result_type: type[ResultT] = signature.return_annotation
     answers_nothing = contract.response is None and present is None
     name = operation.__name__
@@ -84,12 +84,12 @@ def bind[RequestT: BaseModel, ResultT](
             "headers", None
         )
         fields = _fields(inputs.values())
-        built: list[Any] = []
+        built: list[RequestT] = []
 
         async def call(context: AppContext) -> ResultT:
             if headers is not None:
                 fields["expected_version"] = expected_version(headers)
-            request: Any = validate(fields)
+            request = validate(fields)
             built.append(request)
             if headers is None or headers.idempotency_key is None:
                 return await operation(request, context)  # no key, nothing to replay
@@ -134,9 +134,9 @@ def bound(*bindings: Binding) -> RouteGroup:
     )
 
 
-def _fields(models: Iterable[BaseModel]) -> dict[str, Any]:
+def _fields(models: Iterable[BaseModel]) -> dict[str, object]:
     """The fields of the path, query and body models, as one request's input."""
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for model in models:
         # Their attribute dicts, read directly: iterating a model costs a
         # generator step per field.
@@ -150,7 +150,7 @@ def _fields(models: Iterable[BaseModel]) -> dict[str, Any]:
     return fields
 
 
-def _handler_signature(contract: Contract[Any, Any], returns: Any) -> inspect.Signature:
+def _handler_signature(contract: AnyContract, returns: object) -> inspect.Signature:
     """What Tenchi checks a route's use case against: the contract's own types."""
     inputs = {
         "params": contract.params,

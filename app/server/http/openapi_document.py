@@ -8,19 +8,25 @@ relative server, which a standard linter asks for and which name no deployment.
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+from pydantic import JsonValue
 from tenchi.contracts import contract
 from tenchi.openapi import openapi_schema
 from tenchi.routes import Route, RouteGroup, route
 
-LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
-SERVERS = [{"url": "/", "description": "The server that serves this document."}]
+LICENSE: JsonValue = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
+SERVERS: JsonValue = [
+    {"url": "/", "description": "The server that serves this document."}
+]
 
 
-def published(document: Mapping[str, Any]) -> dict[str, Any]:
+def published(document: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """``document`` with the licence and the relative server added."""
-    info = {**document["info"], "license": LICENSE}
+    info: JsonValue = {
+        **cast(dict[str, JsonValue], document["info"]),
+        "license": LICENSE,
+    }
     return {**document, "info": info, "servers": SERVERS}
 
 
@@ -30,8 +36,8 @@ def published_document(
     title: str,
     version: str,
     description: str,
-    security: Mapping[str, Mapping[str, Any]],
-) -> dict[str, Any]:
+    security: Mapping[str, Mapping[str, str]],
+) -> dict[str, JsonValue]:
     """The published document of ``routes``, built once at composition."""
     return published(
         openapi_schema(
@@ -44,7 +50,7 @@ def published_document(
     )
 
 
-def published_openapi_route(document: Mapping[str, Any]) -> Route:
+def published_openapi_route(document: Mapping[str, JsonValue]) -> Route:
     """``GET /openapi.json``, public: ``document`` as it is."""
 
     async def get_openapi(context: object) -> dict[str, Any]:
@@ -60,5 +66,5 @@ def published_openapi_route(document: Mapping[str, Any]) -> Route:
     return route(declared, get_openapi)
 
 
-def render(document: Mapping[str, Any]) -> str:
+def render(document: Mapping[str, JsonValue]) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

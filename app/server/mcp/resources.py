@@ -10,7 +10,7 @@ Names are percent-encoded in the URI, as in a URL path.
 """
 
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import cast
 from urllib.parse import quote, unquote
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -82,13 +82,13 @@ async def last_modified(
         read_modified.reset(token)
     if not modified or not isinstance(result, dict):
         return result
-    contents = cast(list[dict[str, Any]], result.get("contents") or [])
+    contents = cast(list[dict[str, object]], result.get("contents") or [])
     stamped = [_stamped(item, modified[-1]) for item in contents]
     return {**result, "contents": stamped}
 
 
-def _stamped(item: dict[str, Any], modified: str) -> dict[str, Any]:
-    meta = cast(dict[str, Any], item.get("_meta") or {})
+def _stamped(item: dict[str, object], modified: str) -> dict[str, object]:
+    meta = cast(dict[str, object], item.get("_meta") or {})
     return {**item, "_meta": {**meta, "lastModified": modified}}
 
 
@@ -112,14 +112,14 @@ class ListedFiles:
             lambda audited: get_memory_index(request, audited),
             mutates=False,
         )
-        listed = cast(list[dict[str, Any]], result.get("resources") or [])
+        listed = cast(list[dict[str, object]], result.get("resources") or [])
         files = [_listed(entry) for entry in index.entries]
         return {**result, "resources": [*listed, *files]}
 
 
-def _listed(entry: FileEntry) -> dict[str, Any]:
+def _listed(entry: FileEntry) -> dict[str, object]:
     """A file as ``resources/list`` names it (wire form)."""
-    listed: dict[str, Any] = {
+    listed: dict[str, object] = {
         "uri": file_uri(entry.scope, entry.area, entry.name),
         "name": f"{entry.scope}/{entry.area}/{entry.name}",
         "mimeType": MARKDOWN,
