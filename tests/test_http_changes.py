@@ -56,6 +56,20 @@ async def test_changes_name_each_write_in_order_and_never_its_content(
         ("append_line", "user", "notes", "tea", appended.json()["version"], "http"),
     ]
     assert "Secret" not in str(page) and "More" not in str(page)
+    assert [c["at"] for c in page["changes"]] == [
+        created["last_updated"],
+        appended.json()["last_updated"],
+    ]
+    assert set(page["changes"][0]) == {
+        "cursor",
+        "at",
+        "operation",
+        "scope",
+        "area",
+        "name",
+        "version",
+        "actor",
+    }
     assert page["next_cursor"] == page["changes"][-1]["cursor"]
     after = await feed(api, api.alice, scope="user", after=page["changes"][0]["cursor"])
     assert after["changes"] == page["changes"][1:]
