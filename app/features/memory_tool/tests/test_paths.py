@@ -86,3 +86,49 @@ def test_overlapping_occurrences_are_each_told_by_line() -> None:
         "No replacement was performed. Multiple occurrences of old_str `a` "
         "in lines: 1, 1, 3. Please ensure it is unique"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (
+            f"/memories/notes/{'n' * 257}",
+            f"The path /memories/notes/{'n' * 257} has a part longer than 256 "
+            "characters, the most a Wenchang area or file name holds. Use a "
+            "shorter name.",
+        ),
+        (
+            "/memories/memories-root/a/b.md",
+            "The path /memories/memories-root/a/b.md is too deep: Wenchang keeps "
+            "memory files at /memories/<file> or /memories/<area>/<file>. Use "
+            "/memories/memories-root/a-b.md instead.",
+        ),
+        (
+            "/memories/memories-root/tea.md",
+            "The path /memories/memories-root/tea.md names memories-root, where "
+            "Wenchang keeps the files directly under /memories. Use "
+            "/memories/tea.md instead.",
+        ),
+        (
+            "/memories/memories-root",
+            "The path /memories/memories-root names memories-root, where Wenchang "
+            "keeps the files directly under /memories. Use /memories/<file> "
+            "instead.",
+        ),
+        (
+            "/memories/My Notes/tea.md",
+            "The directory 'My Notes' in /memories/My Notes/tea.md is not a "
+            "Wenchang area (a lowercase slug: a-z0-9 first, then a-z0-9, '-' or "
+            "'_'). Use /memories/my-notes/tea.md instead.",
+        ),
+    ],
+)
+def test_a_refused_path_is_told_in_a_whole_sentence(path: str, text: str) -> None:
+    with pytest.raises(ToolRefusal) as refused:
+        parse(path)
+
+    assert refused.value.text == text
+
+
+def test_a_part_of_256_characters_is_taken() -> None:
+    assert parse(f"/memories/notes/{'n' * 256}").file == ("notes", "n" * 256)
