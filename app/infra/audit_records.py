@@ -8,13 +8,34 @@ from; ``event_to_json`` writes the same record as text.
 """
 
 from json.encoder import encode_basestring
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from app.features.audit.domain.marks import parse_stamp, stamp
 from app.features.audit.ports import AuditEvent
 
 
-def event_to_record(event: AuditEvent) -> dict[str, Any]:
+class AuditRecord(TypedDict):
+    """An event as its JSON line holds it."""
+
+    id: str
+    at: str
+    request_id: str
+    surface: str
+    actor: str
+    token_id: str | None
+    operation: str
+    scope: str | None
+    entity_id: str | None
+    area: str | None
+    name: str | None
+    outcome: str
+    version: str | None
+    files: list[str]
+    files_omitted: NotRequired[int]
+    """Absent: the event's default (0)."""
+
+
+def event_to_record(event: AuditEvent) -> AuditRecord:
     return {
         "id": event.id,
         "at": stamp(event.at),
@@ -108,10 +129,21 @@ def event_to_line(event: AuditEvent) -> str:
     return event_to_json(event) + "\n"
 
 
-def event_from_record(record: dict[str, Any]) -> AuditEvent:
-    fields: dict[str, Any] = {
-        **record,
-        "at": parse_stamp(record["at"]),
-        "files": tuple(record["files"]),
-    }
-    return AuditEvent(**fields)
+def event_from_record(record: AuditRecord) -> AuditEvent:
+    return AuditEvent(
+        id=record["id"],
+        at=parse_stamp(record["at"]),
+        request_id=record["request_id"],
+        surface=record["surface"],
+        actor=record["actor"],
+        token_id=record["token_id"],
+        operation=record["operation"],
+        scope=record["scope"],
+        entity_id=record["entity_id"],
+        area=record["area"],
+        name=record["name"],
+        outcome=record["outcome"],
+        version=record["version"],
+        files=tuple(record["files"]),
+        files_omitted=record.get("files_omitted", 0),
+    )

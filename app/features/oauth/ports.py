@@ -8,7 +8,7 @@ MCP request by a synchronous resolver, and issuing one is rare.
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol, TypedDict
 
 from app.features.oauth.domain import (
     ACCESS_PREFIX,
@@ -68,6 +68,28 @@ class ClientGrants:
     client: ClientRecord
     grants: Mapping[str, Grant]
     scopes: tuple[str, ...]
+
+
+class TokenResponse(TypedDict):
+    """RFC 6749's successful token response (section 5.1)."""
+
+    access_token: str
+    token_type: str
+    expires_in: int
+    refresh_token: str
+    scope: str
+
+
+class ClientInformation(TypedDict):
+    """RFC 7591's client information response of a registered public client."""
+
+    client_id: str
+    client_id_issued_at: int
+    client_name: str | None
+    redirect_uris: list[str]
+    grant_types: list[str]
+    response_types: list[str]
+    token_endpoint_auth_method: str
 
 
 class OAuthStore(Protocol):
@@ -151,7 +173,7 @@ class OAuthContext:
         scopes: tuple[str, ...],
         grants: Mapping[str, Grant],
         resource: str,
-    ) -> dict[str, Any]:
+    ) -> TokenResponse:
         """A new access and refresh pair in ``family`` (only their digests are
         kept); the answer is the RFC 6749 token response."""
         now = self.clock()

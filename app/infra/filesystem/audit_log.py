@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from app.features.audit.domain import PURGE
 from app.features.audit.domain.marks import erasure_key, parse_stamp, stamp
@@ -31,7 +31,7 @@ from app.features.audit.ports import (
     Subject,
 )
 from app.infra.audit_buffer import BufferedLog
-from app.infra.audit_records import event_from_record, event_to_line
+from app.infra.audit_records import AuditRecord, event_from_record, event_to_line
 from app.infra.durable_files import replace_file
 from app.shared.errors import backend_unavailable_error
 
@@ -61,28 +61,28 @@ def _subject_key(scope: str | None, entity_id: str | None) -> str:
     return f"{scope}\0{entity_id}"
 
 
-def _records(path: Path) -> Iterable[dict[str, Any]]:
+def _records(path: Path) -> Iterable[AuditRecord]:
     with path.open(encoding="utf-8") as stream:
         for line in stream:
             if line.strip():
                 yield json.loads(line)
 
 
-def _line(record: dict[str, Any]) -> str:
+def _line(record: AuditRecord) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def _is_newer(record: dict[str, Any], before: Position) -> bool:
+def _is_newer(record: AuditRecord, before: Position) -> bool:
     at = stamp(before.at)
     return record["at"] > at or (record["at"] == at and record["id"] >= before.id)
 
 
 def _selects(
-    record: dict[str, Any], subjects: set[str], selection: AuditSelection
+    record: AuditRecord, subjects: set[str], selection: AuditSelection
 ) -> bool:
     if _subject_key(record["scope"], record["entity_id"]) not in subjects:
         return False
-    wanted = (
+    wanted: tuple[tuple[Literal["operation", "area", "name"], str | None], ...] = (
         ("operation", selection.operation),
         ("area", selection.area),
         ("name", selection.name),
@@ -167,7 +167,7 @@ class FileAuditLog(BufferedLog):
     ) -> list[AuditEvent]:
         subjects = {_subject_key(s.scope, s.entity_id) for s in selection.subjects}
         floor = stamp(max(self._floor(), selection.since or self._floor()))
-        chosen: list[dict[str, Any]] = []
+        chosen: list[AuditRecord] = []
         with self._locked():
             for day, path in reversed(_day_files(self._root)):
                 if day < parse_stamp(floor).date() or len(chosen) >= count:

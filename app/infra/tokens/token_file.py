@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from app.infra.durable_files import replace_file
 from app.shared.clock import utc_now
@@ -36,11 +36,28 @@ class TokenRecord:
     expires_at: datetime | None
 
 
+class GrantJson(TypedDict):
+    entity_id: str
+    role: str
+
+
+class TokenJson(TypedDict):
+    """A token as the file holds it (a hand-edited file may leave out the
+    optional fields; one of another shape is refused when it is read)."""
+
+    id: str
+    sha256: str
+    label: NotRequired[str | None]
+    grants: dict[str, GrantJson]
+    created_at: str
+    expires_at: NotRequired[str | None]
+
+
 def token_digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _record_to_json(record: TokenRecord) -> dict[str, Any]:
+def _record_to_json(record: TokenRecord) -> TokenJson:
     return {
         "id": record.token_id,
         "sha256": record.digest,
@@ -60,7 +77,7 @@ def _checked(grants: Mapping[str, Grant]) -> dict[str, Grant]:
     return dict(grants)
 
 
-def _record_from_json(raw: dict[str, Any]) -> TokenRecord:
+def _record_from_json(raw: TokenJson) -> TokenRecord:
     expires = raw.get("expires_at")
     return TokenRecord(
         token_id=raw["id"],

@@ -9,7 +9,6 @@ import hashlib
 import hmac
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from starlette.requests import Request
@@ -162,7 +161,7 @@ class OAuthEndpoints:
 
     async def register(self, request: Request) -> Response:
         try:
-            metadata: Any = json.loads(await request.body())
+            metadata: object = json.loads(await request.body())
         except ValueError:
             metadata = None
         if not isinstance(metadata, dict):

@@ -2,7 +2,6 @@
 
 import secrets
 from collections.abc import Mapping
-from typing import Any
 
 from app.features.oauth.domain import digest
 from app.features.oauth.policy import (
@@ -11,14 +10,14 @@ from app.features.oauth.policy import (
     require_resource,
     require_verifier,
 )
-from app.features.oauth.ports import OAuthContext
+from app.features.oauth.ports import OAuthContext, TokenResponse
 from app.features.oauth.use_cases.find_client import find_client
 from app.shared.errors.oauth import OAuthError
 
 
 async def exchange_code(
     form: Mapping[str, str], context: OAuthContext
-) -> dict[str, Any]:
+) -> TokenResponse:
     """Tokens for a code, taken once: a second use, a wrong verifier, client,
     redirect URI or resource is refused and the code is gone either way."""
     client = await find_client(form.get("client_id", ""), context)

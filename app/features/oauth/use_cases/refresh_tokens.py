@@ -1,11 +1,10 @@
 """The ``refresh_token`` grant: every use rotates; a reused token ends its family."""
 
 from collections.abc import Mapping
-from typing import Any
 
 from app.features.oauth.domain import digest, parse_scopes
 from app.features.oauth.policy import require_holder, require_resource
-from app.features.oauth.ports import OAuthContext
+from app.features.oauth.ports import OAuthContext, TokenResponse
 from app.features.oauth.use_cases.find_client import find_client
 from app.shared.errors.oauth import OAuthError
 
@@ -14,7 +13,7 @@ INVALID_REFRESH = "The refresh token is invalid, expired or revoked."
 
 async def refresh_tokens(
     form: Mapping[str, str], context: OAuthContext
-) -> dict[str, Any]:
+) -> TokenResponse:
     """A new pair for an unused refresh token of this client.
 
     A refresh token presented a second time was copied (by a thief or by a

@@ -1,11 +1,10 @@
 """Dynamic Client Registration (RFC 7591) of a public client."""
 
 from collections.abc import Mapping
-from typing import Any
 
 from app.features.oauth.domain import CLIENT_PREFIX, new_secret
 from app.features.oauth.policy import require_registrable_uri
-from app.features.oauth.ports import ClientRecord, OAuthContext
+from app.features.oauth.ports import ClientInformation, ClientRecord, OAuthContext
 from app.shared.errors.oauth import OAuthError
 
 GRANT_TYPES = ("authorization_code", "refresh_token")
@@ -52,7 +51,7 @@ def _grant_types(metadata: Mapping[str, object]) -> list[str]:
 
 async def register_client(
     metadata: Mapping[str, object], context: OAuthContext
-) -> dict[str, Any]:
+) -> ClientInformation:
     """Registers the client; the answer is its RFC 7591 client information.
 
     Every client is public (``token_endpoint_auth_method: none``) and proves
