@@ -204,3 +204,35 @@ async def test_a_lone_job_that_raises_after_writing_leaves_nothing(
     assert await opened.markers.read("user/alice/") == marker
     _, version = await edit_with_event(opened.storage, appending(b"b\n"))
     assert version is not None and audit_rows(opened.database) == [version]
+
+
+async def test_an_edit_of_an_absent_key_can_create_it(opened: Opened) -> None:
+    def create(stored: StoredObject | None) -> Write:
+        assert stored is None
+        return Write(KEY, b"a\n", META, change=CHANGE)
+
+    write, version = await edit_with_event(opened.storage, create)
+
+    assert version is not None and write.data == b"a\n"
+    stored = await opened.storage.get(KEY)
+    assert stored is not None and (stored.data, stored.version) == (b"a\n", version)
+    history = await opened.storage.list_versions(KEY, after=None, limit=5)
+    assert [record.version for record in history] == [version]
+    assert audit_rows(opened.database) == [version] and opened.staged == [1]
+
+
+async def test_a_recorded_delete_stages_its_event_with_the_version_it_removed(
+    opened: Opened,
+) -> None:
+    version = await opened.storage.put_if_version(Write(KEY, b"a\n", META), None)
+    assert version is not None
+    event = PendingEvent(lambda: staged_write("tea"))
+    change = Change("delete", "http", AT + timedelta(hours=1), event=event)
+
+    assert await opened.storage.delete_if_version(KEY, version, change=change)
+
+    assert audit_rows(opened.database) == [version] and opened.staged == [1]
+    history = await opened.storage.list_versions(KEY, after=None, limit=5)
+    assert [(record.deleted, record.operation) for record in history] == [
+        (True, "delete")
+    ]

@@ -22,7 +22,7 @@ from app.features.audit.ports import PendingEvent
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
-from app.infra.sqlite.group_commit import GroupCommit
+from app.infra.sqlite.group_commit import GroupCommit, open_group_commit
 from app.infra.sqlite.storage import SqliteStorage
 from app.shared.errors import backend_unavailable
 from tests.support.audited_app import staged_write
@@ -318,4 +318,36 @@ async def assert_nothing_landed(opened: Opened, keys: Sequence[str]) -> None:
         assert await visible(opened.storage, key) is None
         assert await opened.storage.list_versions(key, after=None, limit=5) == []
     assert staged_versions(opened.database) == {}
+    assert opened.staged == []
+
+
+async def test_a_write_after_the_connection_closed_is_refused_each_time(
+    tmp_path: Path,
+) -> None:
+    """The thread is gone: every write is refused at once, none waits for ever."""
+    async with open_group_commit(str(tmp_path / "w.db"), "full") as group:
+        pass
+
+    for _ in range(2):
+        with pytest.raises(sqlite3.ProgrammingError):
+            await asyncio.wait_for(group.run(lambda db: 1), timeout=5)
+
+
+async def test_an_event_that_cannot_be_staged_fails_its_write_and_stays_open(
+    opened: Opened,
+) -> None:
+    """The event and its write commit together or not at all: a later write of
+    the call may still take the event."""
+    sql(opened.database, "DROP TABLE audit_staged")
+    event = PendingEvent(lambda: staged_write("tea"))
+    key = key_of("alice")
+
+    with pytest.raises(AppError) as raised:
+        await opened.storage.put_if_version(
+            Write(key, b"t", META, Change("write_file", "http", AT, event=event)),
+            None,
+        )
+
+    assert refused(raised.value) and not event.committed
+    assert await visible(opened.storage, key) is None
     assert opened.staged == []

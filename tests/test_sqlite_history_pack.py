@@ -100,3 +100,13 @@ async def test_only_content_over_pack_over_is_stored_packed(tmp_path: Path) -> N
         lengths = stored(opened.database)
 
     assert [length < size for length, size in lengths] == [False, True, False]
+
+
+def test_content_deflated_to_its_own_length_is_kept_as_it_is() -> None:
+    """``unpack`` tells a deflated record by a length below ``size``: a deflate
+    exactly as long as the content must not be what the record keeps."""
+    # Incompressible bytes, then a run: somewhere in this range the deflate
+    # (a stored block plus a short run) is exactly as long as the content.
+    for run in range(64):
+        body = incompressible(PACK_OVER + 88) + b"a" * run
+        assert unpack(pack(body), len(body)) == body

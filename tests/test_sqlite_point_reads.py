@@ -47,9 +47,11 @@ async def test_a_locked_read_goes_to_the_storage_thread(tmp_path: Path) -> None:
         locked = PointReads(cast(sqlite3.Connection, _Locked()), connection)
 
         rows = await locked.fetch(GET, (KEY,))
+        again = await locked.fetch(GET, (KEY,))
 
         assert [(bytes(row[0]), row[-1]) for row in rows] == [(b"a\n", version)]
-        assert locked.deferred == 1
+        assert again == rows
+        assert locked.deferred == 2  # each read that met the lock counts
 
 
 async def test_a_marker_read_runs_here_and_sees_other_processes_changes(
@@ -77,3 +79,26 @@ async def test_a_marker_read_runs_here_and_sees_other_processes_changes(
         assert before == INITIAL and after != before
         assert sum("change_markers" in sql for sql in here) == 2
         assert markers._reads.deferred == 0  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_a_read_that_meets_no_lock_does_not_use_the_storage_thread(
+    tmp_path: Path,
+) -> None:
+    """Reads made here answer from this connection: the fallback, a connection
+    of another file holding other content, is never asked."""
+    async with (
+        open_sqlite_storage(str(tmp_path / "here.db")) as here,
+        open_sqlite_storage(str(tmp_path / "other.db")) as other,
+    ):
+        version = await here.put(Write(KEY, b"here\n", META))
+        await other.put(Write(KEY, b"other\n", META))
+        db = sqlite3.connect(tmp_path / "here.db", check_same_thread=False)
+        try:
+            reads = PointReads(db, other._db)  # pyright: ignore[reportPrivateUsage]
+
+            rows = await reads.fetch(GET, (KEY,))
+        finally:
+            db.close()
+
+        assert [(bytes(row[0]), row[-1]) for row in rows] == [(b"here\n", version)]
+        assert reads.deferred == 0

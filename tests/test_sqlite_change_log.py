@@ -1,0 +1,41 @@
+"""The SQLite change log stays bounded: each append prunes what the retention let go.
+
+The feed's reads skip entries past the retention anyway, so only the table shows
+whether they are still kept; here it is read as another process would.
+"""
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from app.features.memory.ports import Change, FileMetadata, HistoryRetention, Write
+from app.infra.sqlite.storage import open_sqlite_storage
+from tests.support.sqlite_file import sql
+
+AT = datetime(2026, 3, 1, tzinfo=UTC)
+META = FileMetadata("Tea", (), ("http",), AT)
+
+
+def logged(database: Path) -> list[str]:
+    rows = sql(database, "SELECT key FROM memory_changes ORDER BY seq")
+    return [key for (key,) in rows]
+
+
+async def test_an_append_prunes_the_entries_past_the_retention(tmp_path: Path) -> None:
+    database = tmp_path / "wenchang.db"
+    retention = HistoryRetention(changes_seconds=86_400)
+    async with open_sqlite_storage(str(database), retention=retention) as storage:
+
+        async def write(name: str, at: datetime) -> None:
+            change = Change("write_file", "http", at)
+            key = f"user/alice/notes/{name}.md"
+            assert await storage.put_if_version(
+                Write(key, b"x\n", META, change=change), None
+            )
+
+        await write("a", AT)
+        await write("b", AT + timedelta(hours=1))
+        before = logged(database)
+        await write("c", AT + timedelta(days=3))
+
+    assert before == ["user/alice/notes/a.md", "user/alice/notes/b.md"]
+    assert logged(database) == ["user/alice/notes/c.md"]  # a day older went
