@@ -172,3 +172,19 @@ async def test_enabling_an_unknown_id_names_it_and_its_scope() -> None:
     assert refused.value.message.startswith(
         "No webhook wh_missing is registered for the caller in scope user; "
     )
+
+
+async def test_a_failed_first_change_of_an_empty_log_is_retried_not_skipped() -> None:
+    context, receiver, clock = make_context(), Receiver(), Clock()
+    await registered(context)  # the log is empty: the endpoint's cursor is 0
+    await create(context, name="tea")
+    receiver.answers = ["down"]
+
+    assert await deliver_due(courier(context, receiver, clock)) == 0
+    pinned = (await endpoint_of(context)).cursor
+    clock.now += timedelta(seconds=5)
+    assert await deliver_due(courier(context, receiver, clock)) == 1
+
+    done = await endpoint_of(context)
+    assert pinned > 0
+    assert (done.cursor, done.skipped_at) == (pinned + 1, None)
