@@ -227,6 +227,36 @@ async def test_concurrent_writers_reach_a_reconnecting_stream_once_each_in_order
         ]
 
 
+@pytest.mark.openapi_drift  # Tenchi's contracts cannot declare an event stream
+async def test_a_stream_opened_with_after_starts_right_after_that_cursor(
+    servers: tuple[tuple[ServerProcess, ...], dict[str, str]],
+) -> None:
+    """docs/changes.md: `after` on the stream's URL resumes as Last-Event-ID does."""
+    (one, two), tokens = servers
+    bob = tokens["bob"]
+    async with (
+        httpx.AsyncClient(base_url=one.url, timeout=30) as reader,
+        httpx.AsyncClient(base_url=two.url, timeout=30) as writer,
+    ):
+        await write(writer, "after-one", bob)
+        second = await write(writer, "after-two", bob)
+        page = await reader.get(
+            "/v1/changes", params={"scope": "user"}, headers=bearer(bob)
+        )
+        [start] = [c for c in page.json()["changes"] if c["name"] == "after-one"]
+        params = {"scope": "user", "after": start["cursor"]}
+        async with reader.stream(
+            "GET", "/v1/changes", params=params, headers=bearer(bob) | STREAM
+        ) as stream:
+            async with asyncio.timeout(HANG_SECONDS):
+                [(cursor, data)] = await take(stream, 1)
+    assert (data["name"], data["version"], cursor) == (
+        "after-two",
+        second,
+        data["cursor"],
+    )
+
+
 @pytest.mark.openapi_drift  # the stream's own refusals, before any event
 async def test_a_stream_with_a_foreign_cursor_is_refused_before_it_starts(
     servers: tuple[tuple[ServerProcess, ...], dict[str, str]],
