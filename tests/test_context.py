@@ -43,3 +43,16 @@ def test_a_call_copy_keeps_the_caller_and_surface_it_is_not_given() -> None:
     assert called.surface is base.surface
     assert called.identity is identity and called.request_id == "r-2"
     assert called.call_key == ""  # a key names one call, never the next
+
+
+def test_a_copy_for_the_calls_writes_changes_only_its_audit_event() -> None:
+    base = _context_of_distinct_values()
+    event: Any = object()
+
+    carrying = base.with_audit_event(event)
+
+    expected = replace(base, audit_event=event)
+    assert [getattr(carrying, n) for n in NAMES] == [
+        getattr(expected, n) for n in NAMES
+    ]
+    assert base.with_audit_event(None).audit_event is None

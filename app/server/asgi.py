@@ -76,11 +76,13 @@ def build_app(
                 FrontDoor,
                 resolver=resolver,
                 on_refusal=telemetry.observe_refusal if telemetry else None,
+                answers=(
+                    ChangeStream(
+                        resolver=resolver, context=running, rate_limit=rate_limit
+                    ),
+                    MarkdownZip(resolver=resolver, context=running),
+                ),
             ),
-            Middleware(
-                ChangeStream, resolver=resolver, context=running, rate_limit=rate_limit
-            ),
-            Middleware(MarkdownZip, resolver=resolver, context=running),
         ),
         observers=(refusals, *(telemetry.request_observers if telemetry else ())),
         use_case_observers=telemetry.use_case_observers if telemetry else (),

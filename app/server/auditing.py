@@ -6,7 +6,6 @@ composition root serves them; an operation added later is audited by being
 served, with no code of its own.
 """
 
-import dataclasses
 import functools
 import os
 import time
@@ -113,7 +112,7 @@ async def audited[T](
     inner = context
     if pending is not None or context.audit_event is not None:
         # Only this call's writes may commit its event, never a nested call's.
-        inner = dataclasses.replace(context, audit_event=pending)
+        inner = context.with_audit_event(pending)
     try:
         result = await run(inner)
     except AppError as exc:

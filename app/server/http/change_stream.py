@@ -1,8 +1,8 @@
 """The change feed as Server-Sent Events: ``GET /v1/changes`` asking for a stream.
 
-Tenchi's contracts answer one body, so this layer answers a request for
-``/v1/changes`` whose ``Accept`` names ``text/event-stream``; every other
-request passes on to the declared route. It authenticates as the bearer hook
+Tenchi's contracts answer one body, so the front door hands this answer a
+request for ``/v1/changes`` whose ``Accept`` names ``text/event-stream``;
+every other request goes on to the declared route. It authenticates as the bearer hook
 does (spending one request of the caller's rate limit), checks the scope and
 cursor through the ``read_changes`` use case before the 200 (a refusal is the
 usual envelope; the opening is audited as one ``read_changes`` call), then
@@ -20,7 +20,7 @@ from functools import partial
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from tenchi.errors import AppError
 
 from app.features.changes.schemas import ChangesPage, ReadChanges
@@ -34,7 +34,6 @@ from app.server.http.hooks import (
     refusal,
     require_allowance,
 )
-from app.server.http.middleware import HttpMiddleware
 from app.server.http.request_log import current_request_id
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import Resolver
@@ -53,23 +52,25 @@ def wants_stream(scope: Scope) -> bool:
     return b"text/event-stream" in accept
 
 
-class ChangeStream(HttpMiddleware):
+class ChangeStream:
+    """The stream's answer (an ASGI app the front door calls for ``PATH``)."""
+
+    path = PATH
+
     def __init__(
         self,
-        app: ASGIApp,
         *,
         resolver: Resolver,
         context: Callable[[], AppContext],
         rate_limit: RateLimit | None = None,
     ) -> None:
-        super().__init__(app)
         self._resolver, self._context = resolver, context
         self._rate_limit = rate_limit or RateLimit()
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not wants_stream(scope):
-            await self._app(scope, receive, send)
-            return
+    def answers(self, scope: Scope) -> bool:
+        return wants_stream(scope)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         try:
             context, query = self._opened(request)

@@ -1,14 +1,18 @@
 """The one ASGI layer in front of every HTTP request: its id, the ``%2F`` and
-duplicate-credential guards and the error envelope.
+duplicate-credential guards, the error envelope, and the answers no contract
+can give (a stream).
 
 Each request needs all three, in this order: the id first (everything after
 names it), then the envelope around everything that can refuse, the guard
 included. One layer does them because a layer of its own costs every request
 a coroutine and a frame or two (``request_log``, ``encoded_slash_guard`` and
-``error_envelope`` each keep their rule).
+``error_envelope`` each keep their rule). For the same reason the streamed
+answers (``change_stream``, ``markdown_zip``) are not layers: this one hands
+a request to the answer for its path when that answer takes it.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -25,6 +29,18 @@ OWN_ERROR_BODIES = ("/oauth/", "/.well-known/oauth-")
 which OAuth clients parse: never rewritten into the envelope."""
 
 
+class OwnAnswer(Protocol):
+    """An answer served in front of the routes, for requests to its ``path``."""
+
+    path: str
+
+    def answers(self, scope: Scope) -> bool:
+        """Whether this request to ``path`` is its to answer (else the routes')."""
+        ...
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
 class FrontDoor(HttpMiddleware):
     def __init__(
         self,
@@ -32,10 +48,12 @@ class FrontDoor(HttpMiddleware):
         *,
         resolver: Resolver,
         on_refusal: Callable[[str], None] | None = None,
+        answers: Sequence[OwnAnswer] = (),
     ) -> None:
         super().__init__(app)
         self._resolver = resolver
         self._on_refusal = on_refusal
+        self._answers = {answer.path: answer for answer in answers}
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         # The header names, listed once: the id and both duplicate guards
@@ -51,6 +69,10 @@ class FrontDoor(HttpMiddleware):
                 or encoded_slash_refusal(scope, self._resolver)
                 or duplicate_key_refusal(scope, names, self._resolver)
             )
-            await (refused or self._app)(scope, receive, send)
+            app: ASGIApp = self._app
+            answer = self._answers.get(scope["path"])
+            if answer is not None and answer.answers(scope):
+                app = answer
+            await (refused or app)(scope, receive, send)
         finally:
             current_request_id.reset(token)

@@ -1,12 +1,12 @@
 """``GET /v1/export/markdown``: the caller's own files as a zip of the markdown
 tree ``memory.export_markdown`` writes (the browser's download).
 
-Tenchi's contracts answer one body, so this layer answers that path itself, as
-``change_stream`` does for the event stream: it authenticates as the bearer
-hook does and checks the grants through the ``read_markdown_archive`` use case
-before the 200 (a refusal is the usual envelope), then streams the archive,
-each file deflated and sent as it is read: memory stays bounded however many
-files there are.
+Tenchi's contracts answer one body, so the front door hands that path to this
+answer, as it does the event stream to ``change_stream``: it authenticates as the
+bearer hook does and checks the grants through the ``read_markdown_archive`` use
+case before the 200 (a refusal is the usual envelope), then streams the archive,
+each file deflated and sent as it is read: memory stays bounded however many files
+there are.
 """
 
 import zipfile
@@ -16,7 +16,7 @@ from datetime import datetime
 from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from tenchi.errors import AppError
 
 from app.features.memory.ports.markdown_transfers import ArchivedFile
@@ -26,7 +26,6 @@ from app.features.memory.use_cases.read_markdown_archive import (
 )
 from app.server.context import AppContext
 from app.server.http.hooks import authenticate, caller_id, refusal
-from app.server.http.middleware import HttpMiddleware
 from app.server.http.request_log import current_request_id
 from app.shared.errors import invalid_argument_error
 from app.shared.identity import Resolver
@@ -77,21 +76,23 @@ async def zipped(files: AsyncIterator[ArchivedFile]) -> AsyncGenerator[bytes]:
     yield sink.take()
 
 
-class MarkdownZip(HttpMiddleware):
+class MarkdownZip:
+    """The archive's answer (an ASGI app the front door calls for ``PATH``)."""
+
+    path = PATH
+
     def __init__(
         self,
-        app: ASGIApp,
         *,
         resolver: Resolver,
         context: Callable[[], AppContext],
     ) -> None:
-        super().__init__(app)
         self._resolver, self._context = resolver, context
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["path"] != PATH or scope["method"] != "GET":
-            await self._app(scope, receive, send)
-            return
+    def answers(self, scope: Scope) -> bool:
+        return scope["method"] == "GET"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         try:
             context, query = self._opened(request)
