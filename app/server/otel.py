@@ -13,7 +13,6 @@ Wenchang records, with bounded attributes only (never content, tokens or ids):
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from opentelemetry import metrics, trace
 from opentelemetry.metrics import MeterProvider
@@ -85,7 +84,7 @@ class Telemetry:
             self.observe_refusal(outcome.error_code, surface="task")
 
     def observe_tool_call(self, record: ToolCallRecord) -> None:
-        attributes: dict[str, Any] = {"operation": record.tool, "surface": "mcp"}
+        attributes: dict[str, str] = {"operation": record.tool, "surface": "mcp"}
         self._duration.record(record.duration_s, attributes)
         with self._tracer.start_as_current_span(f"wenchang.mcp {record.tool}") as span:
             span.set_attribute("wenchang.operation", record.tool)

@@ -17,7 +17,7 @@ import ssl
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import cast
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -80,10 +80,10 @@ def _cache_seconds(header: str | None) -> float:
     return min(int(found.group(1)), MAX_CACHE_SECONDS) if found else 0
 
 
-def _client(url: str, document: Any, now: float) -> ClientRecord:
+def _client(url: str, document: object, now: float) -> ClientRecord:
     if not isinstance(document, dict):
         raise _refused("is not a JSON object")
-    fields: dict[str, Any] = document  # pyright: ignore[reportUnknownVariableType]
+    fields = cast(dict[str, object], document)
     if fields.get("client_id") != url:
         raise _refused("names another client_id than its URL")
     uris = fields.get("redirect_uris")

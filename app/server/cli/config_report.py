@@ -9,7 +9,7 @@ silence and the service would run on a default the operator did not choose;
 import difflib
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
+from typing import cast
 from urllib.parse import urlsplit, urlunsplit
 
 from app.server.settings import Settings
@@ -66,7 +66,7 @@ def masked_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-def shown(name: str, value: Any) -> Any:
+def shown(name: str, value: object) -> object:
     if name in SECRETS and value is not None:
         return MASK
     if isinstance(value, str) and "://" in value:
@@ -76,7 +76,7 @@ def shown(name: str, value: Any) -> Any:
     return value
 
 
-def toml_value(value: Any) -> str:
+def toml_value(value: object) -> str:
     if isinstance(value, dict):
         table = cast(dict[str, object], value)
         items = [f"{key} = {toml_value(item)}" for key, item in table.items()]

@@ -183,7 +183,7 @@ class SingleExchange:
 def _single_request(body: bytes) -> JSONRPCRequest | None:
     """The body's one tools request, or None for anything this path leaves alone."""
     try:
-        decoded: Any = json.loads(body)
+        decoded: object = json.loads(body)
     except (ValueError, RecursionError):
         return None
     if not isinstance(decoded, dict) or "id" not in decoded:

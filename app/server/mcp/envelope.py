@@ -10,7 +10,7 @@ and `message`, as in the HTTP body's `details`), and into the result's `_meta`
 """
 
 import json
-from typing import Any, cast
+from typing import cast
 
 Wire = dict[str, object]
 
@@ -32,7 +32,9 @@ def with_request_id(wire: Wire, request_id: str) -> Wire:
     return {**named, "structuredContent": payload, "content": [text, *content[1:]]}
 
 
-def _with_id_in_details(structured: Any, request_id: str) -> dict[str, object] | None:
+def _with_id_in_details(
+    structured: object, request_id: str
+) -> dict[str, object] | None:
     if not isinstance(structured, dict):
         return None
     envelope = cast(dict[str, object], structured)

@@ -8,9 +8,11 @@ rewritten on their way out.
 
 from dataclasses import dataclass
 from importlib.metadata import version
-from typing import Any, cast
+from typing import cast
 
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+
+from app.server.declarations import McpRequestContext
 
 SERVER_NAME = "wenchang"
 IDENTIFYING_METHODS = frozenset({"initialize", "server/discover"})
@@ -29,7 +31,7 @@ class ServerInfo:
     version: str = ""
 
     async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+        self, ctx: McpRequestContext, call_next: CallNext
     ) -> HandlerResult:
         result = await call_next(ctx)
         if ctx.method not in IDENTIFYING_METHODS or not isinstance(result, dict):
@@ -37,5 +39,5 @@ class ServerInfo:
         info = result.get("serverInfo")
         if not isinstance(info, dict):
             return result
-        named = {**cast(dict[str, Any], info), "name": self.name}
+        named = {**cast(dict[str, object], info), "name": self.name}
         return {**result, "serverInfo": named | {"version": self.version}}

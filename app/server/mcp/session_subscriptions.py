@@ -16,7 +16,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 import anyio
 from anyio.abc import TaskGroup
@@ -182,8 +182,8 @@ def subscribable(result: HandlerResult) -> HandlerResult:
     """An ``initialize`` answer advertising ``resources.subscribe``."""
     if not isinstance(result, dict):
         return result
-    capabilities = cast(dict[str, Any], result.get("capabilities") or {})
-    resources = cast(dict[str, Any] | None, capabilities.get("resources"))
+    capabilities = cast(dict[str, object], result.get("capabilities") or {})
+    resources = cast(dict[str, object] | None, capabilities.get("resources"))
     if resources is None:
         return result
     advertised = {**capabilities, "resources": {**resources, "subscribe": True}}

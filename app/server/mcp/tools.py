@@ -6,7 +6,6 @@ import functools
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from tenchi.errors import AppError
 from tenchi.tools import ToolGroup, tool_group, tool_handler
@@ -63,13 +62,13 @@ def _served(
     return tool_handler(served, _reporting_failures(served, audited))
 
 
-def _reporting_failures(
-    declared: AnyTool, use_case: Callable[..., Awaitable[Any]]
-) -> Callable[..., Awaitable[Any]]:
+def _reporting_failures[T](
+    declared: AnyTool, use_case: Callable[..., Awaitable[T]]
+) -> Callable[..., Awaitable[T]]:
     """The use case, logging what MCP can only answer as a generic `failed`."""
 
     @functools.wraps(use_case)
-    async def run(*args: Any, **kwargs: Any) -> Any:
+    async def run(*args: object, **kwargs: object) -> T:
         try:
             return await use_case(*args, **kwargs)
         except AppError as exc:

@@ -1,7 +1,5 @@
 """The payload every memory error carries in ``details``, built in one place."""
 
-from typing import Any
-
 from tenchi.errors import AppError, ErrorDef
 
 from ..locations import Location
@@ -14,7 +12,7 @@ def memory_error(
     *,
     location: Location | None = None,
     headers: dict[str, str] | None = None,
-    **extra: Any,
+    **extra: object,
 ) -> AppError:
     """``error``, ``category``, ``message``, the location if any, then ``extra``."""
     kind = KINDS[definition.code]

@@ -9,7 +9,6 @@ import asyncio
 from collections.abc import Coroutine, Iterable, Sequence
 from datetime import datetime
 from itertools import chain
-from typing import Any
 
 from ..domain.expiry import Expiry, unexpired
 from . import CachedListing, IndexCache, ListedObject, Storage
@@ -24,7 +23,7 @@ async def cached_listings(
     return await at_once([cache.get(prefix) for prefix in prefixes])
 
 
-async def at_once[T](calls: Sequence[Coroutine[Any, Any, T]]) -> list[T]:
+async def at_once[T](calls: Sequence[Coroutine[object, None, T]]) -> list[T]:
     """The results of ``calls``, run together.
 
     Each call starts at once: one answered without waiting (a marker read
