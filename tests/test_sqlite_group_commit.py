@@ -351,3 +351,27 @@ async def test_an_event_that_cannot_be_staged_fails_its_write_and_stays_open(
     assert refused(raised.value) and not event.committed
     assert await visible(opened.storage, key) is None
     assert opened.staged == []
+
+
+class Unexpected(BaseException):
+    """Not an ``Exception``: no savepoint catches it, the whole batch fails."""
+
+
+async def test_an_unexpected_failure_answers_every_write_of_its_batch(
+    opened: Opened,
+) -> None:
+    def fail(db: sqlite3.Connection) -> int:
+        raise Unexpected
+
+    key = key_of("alice")
+
+    results = await asyncio.wait_for(
+        batch(
+            opened.group, [opened.group.run(fail), create(opened.storage, key, b"t")]
+        ),
+        timeout=10,
+    )
+
+    assert [type(result) for result in results] == [Unexpected, Unexpected]
+    await assert_nothing_landed(opened, [key])
+    assert await create(opened.storage, key, b"t") is not None  # still writes

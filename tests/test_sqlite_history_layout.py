@@ -122,3 +122,34 @@ async def test_old_history_pages_versions_and_continues(tmp_path: Path) -> None:
     assert content is not None and content.data == b"espresso\n"
     assert tea == [written, "t3", "t2", "t1"]
     assert coffee == ["c2", "c1"]
+
+
+async def test_a_database_made_before_files_could_expire_gains_the_column(
+    tmp_path: Path,
+) -> None:
+    """Its files read back as they were, and a file written now can expire."""
+    path = tmp_path / "wenchang.db"
+    before_expiry = OBJECTS_TABLE.replace(",\n    expires_at TEXT\n", "\n")
+    assert "expires_at" not in before_expiry
+    connection = sqlite3.connect(path)
+    try:
+        connection.executescript(before_expiry)
+        connection.execute(
+            "INSERT INTO memory_objects VALUES (?, ?, 'd', '[]', '[]', ?, 'v1')",
+            (TEA, b"green\n", STAMP),
+        )
+        connection.commit()
+    finally:
+        connection.close()
+    expires = NOW.replace(year=NOW.year + 1)
+    meta = FileMetadata("d", (), (), NOW, expires)
+
+    async with open_sqlite_storage(str(path), search_drain_every=None) as storage:
+        old = await storage.get(TEA)
+        version = await storage.put_if_version(Write(COFFEE, b"latte\n", meta), None)
+        new = await storage.get(COFFEE)
+
+    assert old is not None and (old.data, old.version) == (b"green\n", "v1")
+    assert old.metadata.expires_at is None
+    assert version is not None and new is not None
+    assert new.metadata.expires_at == expires
