@@ -15,6 +15,10 @@ MAX_MODULE_LINES = 300
 MAX_ANY_PER_1000_LINES = 8
 LIBRARIES = ("tenchi", "mcp", "starlette", "pydantic", "pydantic_core", "aiosqlite")
 BROAD = ("Exception", "BaseException")
+NAMED_TUPLE_API = frozenset(
+    {"_replace", "_asdict", "_make", "_fields", "_field_defaults"}
+)
+"""A named tuple's underscore API (``urlsplit``'s result is one): use its fields."""
 
 
 def _modules(*, tests: bool = False) -> Iterator[Path]:
@@ -115,7 +119,13 @@ def test_the_checks_see_what_they_look_for() -> None:
     assert [_is_broad(h) for h in handlers] == [True]
     assert _private_uses(
         "from tenchi._app_map import x\nimport mcp\nmcp._y\nm.__pydantic_fields__\n"
-    ) == ["import tenchi._app_map.x", "mcp._y", "m.__pydantic_fields__"]
+        "urlsplit(u)._replace(query='')\nself._replace()\n"
+    ) == [
+        "import tenchi._app_map.x",
+        "mcp._y",
+        "m.__pydantic_fields__",
+        "urlsplit(u)._replace",
+    ]
 
 
 def test_no_context_var_in_features_or_infra() -> None:
@@ -155,17 +165,19 @@ def _library_imports(tree: ast.AST) -> tuple[list[str], set[str]]:
 
 
 def _private_uses(source: str) -> list[str]:
-    """Private names reached in a library of LIBRARIES, or pydantic internals."""
+    """Private names reached in a library of LIBRARIES, pydantic internals, or
+    a named tuple's underscore API on any value but our own ``self``/``cls``."""
     tree = ast.parse(source)
     found, bound = _library_imports(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute):
             continue
         reached = f"{ast.unparse(node.value)}.{node.attr}"
-        if node.attr.startswith("__pydantic_") or (
-            _private(node.attr)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in bound
+        named = node.value.id if isinstance(node.value, ast.Name) else None
+        if (
+            node.attr.startswith("__pydantic_")
+            or (_private(node.attr) and named in bound)
+            or (node.attr in NAMED_TUPLE_API and named not in ("self", "cls"))
         ):
             found.append(reached)
     return found
