@@ -51,7 +51,7 @@ async def test_an_unsynced_commit_is_an_outcome_unknown_and_keeps_its_body(
     first = await storage.put(Write(KEY, b"first", META, change=CHANGE))
     synced = filesystem_storage.replace_file
 
-    def replace_then_fail(path: Path, data: bytes) -> None:
+    def replace_then_fail(path: str, data: bytes) -> None:
         synced(path, data)
         raise OSError(5, "Input/output error")  # the directory sync failed
 
