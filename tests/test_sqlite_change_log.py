@@ -33,9 +33,10 @@ async def test_an_append_prunes_the_entries_past_the_retention(tmp_path: Path) -
             )
 
         await write("a", AT)
-        await write("b", AT + timedelta(hours=1))
+        await write("b", AT + timedelta(hours=12))
         before = logged(database)
-        await write("c", AT + timedelta(days=3))
+        # a is then 26 hours old (past the day), b 14 (kept)
+        await write("c", AT + timedelta(hours=26))
 
     assert before == ["user/alice/notes/a.md", "user/alice/notes/b.md"]
-    assert logged(database) == ["user/alice/notes/c.md"]  # a day older went
+    assert logged(database) == ["user/alice/notes/b.md", "user/alice/notes/c.md"]
