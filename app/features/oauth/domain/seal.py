@@ -20,7 +20,7 @@ def _mac(key: bytes, body: bytes) -> str:
     return hmac.new(key, body, hashlib.sha256).hexdigest()
 
 
-def seal(key: bytes, payload: Mapping[str, Any], *, now: float) -> str:
+def seal(key: bytes, payload: Mapping[str, object], *, now: float) -> str:
     body = json.dumps({**payload, "exp": now + SEAL_SECONDS}, sort_keys=True).encode()
     text = base64.urlsafe_b64encode(body).decode()
     return f"{text}.{_mac(key, body)}"
