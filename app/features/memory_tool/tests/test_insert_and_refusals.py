@@ -18,6 +18,7 @@ from app.features.memory_tool.use_cases.run_memory_command import run_memory_com
         (1, "- [stated] b\n", "- [stated] a\n- [stated] b\n- [stated] c\n"),
         (1, "- [stated] b", "- [stated] a\n- [stated] b\n- [stated] c\n"),
         (2, "- [stated] d\n\n", "- [stated] a\n- [stated] c\n- [stated] d\n"),
+        (0, "- [stated] X\n", "- [stated] X\n- [stated] a\n- [stated] c\n"),
     ],
 )
 async def test_inserted_text_is_a_line_of_its_own(
@@ -38,6 +39,25 @@ async def test_inserted_text_is_a_line_of_its_own(
     assert answer.result == "The file /memories/prefs/a.md has been edited."
     read = await read_file(ReadFile(scope="user", area="prefs", name="a.md"), context)
     assert read.content == content
+
+
+async def test_a_trailing_blank_line_is_not_kept_as_the_reference_does() -> None:
+    """The reference tool splits off the last newline, then adds one only if
+    missing: a file ending in a blank line loses it on an insert."""
+    context = make_context()
+    await create(context, "- [stated] a\n\n", area="prefs", name="a.md")
+    command = RunMemoryCommand(
+        scope="user",
+        command="insert",
+        path="/memories/prefs/a.md",
+        insert_line=0,
+        insert_text="- [stated] b",
+    )
+
+    assert (await run_memory_command(command, context)).error is None
+
+    read = await read_file(ReadFile(scope="user", area="prefs", name="a.md"), context)
+    assert read.content == "- [stated] b\n- [stated] a\n"
 
 
 async def test_a_refusal_the_agent_can_act_on_is_its_text() -> None:
