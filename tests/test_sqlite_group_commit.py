@@ -375,3 +375,15 @@ async def test_an_unexpected_failure_answers_every_write_of_its_batch(
     assert [type(result) for result in results] == [Unexpected, Unexpected]
     await assert_nothing_landed(opened, [key])
     assert await create(opened.storage, key, b"t") is not None  # still writes
+
+
+async def test_the_write_thread_never_keeps_the_process_alive(tmp_path: Path) -> None:
+    """A daemon: a process that never closed its storage still exits."""
+    async with open_group_commit(str(tmp_path / "w.db"), "full"):
+        threads = [
+            thread
+            for thread in threading.enumerate()
+            if thread.name == "wenchang-sqlite-writes"
+        ]
+
+        assert threads and all(thread.daemon for thread in threads)
