@@ -25,6 +25,7 @@ from app.features.memory.ports import (
 )
 from app.infra.sqlite.change_log import ChangeLog
 from app.infra.sqlite.history import HistoryRecorder
+from app.infra.sqlite.rows import written_values
 from app.infra.sqlite.storage import SqliteStorage
 from app.infra.sqlite.writes import Landing
 from tests.support.audited_app import staged_write
@@ -191,7 +192,8 @@ async def test_a_lone_job_that_raises_after_writing_leaves_nothing(
             "UPDATE memory_objects SET data = X'00', version = 'v' WHERE key = ?",
             (KEY,),
         )
-        landing.written(db, Write(KEY, b"\0", META, change=CHANGE), "v")
+        write = Write(KEY, b"\0", META, change=CHANGE)
+        landing.written(db, write, "v", written_values(write, "v")[0])
         raise Refused("after writing")
 
     with pytest.raises(Refused):

@@ -39,7 +39,7 @@ class EditJob:
         row = db.execute(GET, (self.key,)).fetchone()
         stored = stored_from(row) if row is not None else None
         write = self.write = self._edit(stored)
-        values = written_values(write, self.version)
+        meta, values = written_values(write, self.version)
         if stored is None:
             sql, parameters = INSERT_NEW, (self.key, write.data, *values)
         else:
@@ -47,5 +47,5 @@ class EditJob:
             parameters = (write.data, *values, self.key, stored.version)
         if db.execute(sql, parameters).rowcount != 1:
             return 0
-        self.claimed = self._landing.written(db, write, self.version)
+        self.claimed = self._landing.written(db, write, self.version, meta)
         return 1

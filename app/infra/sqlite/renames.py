@@ -71,11 +71,11 @@ class RenameJob:
             db.execute(_REMOVE, (key,))
             for statement in FORGET:
                 db.execute(statement, (key,))
-        values = written_values(write, self.version)
+        meta, values = written_values(write, self.version)
         db.execute(INSERT_NEW, (self.destination, write.data, *values))
         last = db.execute(_LAST_SEQ, (self.destination,)).fetchone()[0]
         db.execute(_MOVE_HISTORY, (self.destination, last, self.source))
         db.execute(_RECOUNT, {"key": self.destination})
         self.landing.log.append(db, self.source, self.version, self.change)
-        self.claimed = self.landing.written(db, write, self.version)
+        self.claimed = self.landing.written(db, write, self.version, meta)
         return 1

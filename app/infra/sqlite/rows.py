@@ -49,11 +49,16 @@ def _strings(text: str) -> tuple[str, ...]:
     return tuple(json.loads(text))
 
 
-def written_values(write: Write, version: str) -> tuple[str | None, ...]:
-    """The metadata and version columns of ``write`` landing as ``version``."""
+def written_values(
+    write: Write, version: str
+) -> tuple[tuple[str, str, str, str], tuple[str | None, ...]]:
+    """The metadata and version columns of ``write`` landing as ``version``,
+    after its ``meta_values``: made once per write, as its history record
+    (``Landing.written``) stores the same four texts."""
+    meta = meta_values(write.metadata)
     expires = write.metadata.expires_at
     moment = None if expires is None else format_timestamp(expires)
-    return (*meta_values(write.metadata), moment, version)
+    return meta, (*meta, moment, version)
 
 
 def record_from(row: sqlite3.Row, data: bytes | None) -> VersionRecord:

@@ -138,20 +138,21 @@ class SqliteStorage:
 
     async def put(self, write: Write) -> str:
         version = write.version or new_version()
-        parameters = (write.key, write.data, *written_values(write, version))
+        meta, values = written_values(write, version)
+        parameters = (write.key, write.data, *values)
         await self._write(
-            StatementJob(self._landing, REPLACE, parameters, write, version)
+            StatementJob(self._landing, REPLACE, parameters, write, version, meta)
         )
         return version
 
     async def put_if_version(self, write: Write, expected: str | None) -> str | None:
         version = write.version or new_version()
-        values = written_values(write, version)
+        meta, values = written_values(write, version)
         if expected is None:
             sql, parameters = INSERT_NEW, (write.key, write.data, *values)
         else:
             sql, parameters = UPDATE_AT, (write.data, *values, write.key, expected)
-        job = StatementJob(self._landing, sql, parameters, write, version)
+        job = StatementJob(self._landing, sql, parameters, write, version, meta)
         return version if await self._write(job) else None
 
     async def edit_in_place(self, key: str, edit: Edit) -> tuple[Write, str | None]:

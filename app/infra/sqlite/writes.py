@@ -30,7 +30,7 @@ from app.infra.sqlite.audit_events import STAGE, staged_record
 from app.infra.sqlite.change_log import ChangeLog
 from app.infra.sqlite.history import HistoryRecorder
 from app.infra.sqlite.history_pack import pack
-from app.infra.sqlite.rows import COLUMNS, meta_values, new_version
+from app.infra.sqlite.rows import COLUMNS, new_version
 from app.infra.sqlite.search_schema import FORGET
 
 REPLACE = (
@@ -67,13 +67,17 @@ class Landing:
     """The audit log shares this database (``SqliteStorage.share_audit_log``)."""
 
     def written(
-        self, db: sqlite3.Connection, write: Write, version: str
+        self,
+        db: sqlite3.Connection,
+        write: Write,
+        version: str,
+        meta: tuple[str, str, str, str],
     ) -> PendingEvent | None:
-        """``write`` landed as ``version``: its record, search mark, marker and
-        event (returned if this write claimed it)."""
+        """``write`` landed as ``version`` with the metadata columns ``meta``
+        (``meta_values``): its record, search mark, marker and event (returned
+        if this write claimed it)."""
         change = write.change
         if change is not None:
-            meta = meta_values(write.metadata)
             # An edit's change is stamped with the moment it gives the file.
             at = meta[3] if change.at is write.metadata.last_updated else None
             record = _fields(write.key, version, change, meta, at)
@@ -146,7 +150,7 @@ def _fields(
 class StatementJob:
     """One write statement (put, guarded put, delete without a record) as a job."""
 
-    __slots__ = ("claimed", "landing", "parameters", "sql", "version", "write")
+    __slots__ = ("claimed", "landing", "meta", "parameters", "sql", "version", "write")
 
     def __init__(
         self,
@@ -155,15 +159,16 @@ class StatementJob:
         parameters: tuple[object, ...],
         write: Write,
         version: str,
+        meta: tuple[str, str, str, str],
     ) -> None:
         self.landing, self.sql, self.parameters = landing, sql, parameters
-        self.write, self.version = write, version
+        self.write, self.version, self.meta = write, version, meta
         self.claimed: PendingEvent | None = None
 
     def __call__(self, db: sqlite3.Connection) -> int:
         if db.execute(self.sql, self.parameters).rowcount != 1:
             return 0  # the precondition failed: nothing else runs
-        self.claimed = self.landing.written(db, self.write, self.version)
+        self.claimed = self.landing.written(db, self.write, self.version, self.meta)
         return 1
 
 
