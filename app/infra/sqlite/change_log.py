@@ -64,12 +64,13 @@ class ChangeLog:
         self._days = retention / timedelta(days=1)
 
     def append(
-        self, db: sqlite3.Connection, key: str, version: str, change: Change
+        self, db: sqlite3.Connection, key: str, version: str, change: Change, at: str
     ) -> None:
+        """The entry of ``change``; ``at`` is ``change.at`` formatted, which the
+        write's history record stores too (made once per write)."""
         prefix = entity_prefix_of_key(key)
         newest = db.execute(_NEWEST, (prefix,)).fetchone()[0]
         seq = first_seq() if newest is None else int(newest) + 1
-        at = format_timestamp(change.at)
         db.execute(
             _INSERT, (prefix, seq, key, change.operation, change.actor, at, version)
         )

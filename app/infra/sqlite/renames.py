@@ -12,6 +12,7 @@ mark, change marker and audit event). A reader sees the commit or nothing.
 import sqlite3
 
 from app.features.audit.ports import PendingEvent
+from app.features.memory.domain import format_timestamp
 from app.features.memory.ports import Change, Write
 from app.infra.sqlite.edits import GET
 from app.infra.sqlite.rows import stored_from, written_values
@@ -76,6 +77,7 @@ class RenameJob:
         last = db.execute(_LAST_SEQ, (self.destination,)).fetchone()[0]
         db.execute(_MOVE_HISTORY, (self.destination, last, self.source))
         db.execute(_RECOUNT, {"key": self.destination})
-        self.landing.log.append(db, self.source, self.version, self.change)
+        at = format_timestamp(self.change.at)
+        self.landing.log.append(db, self.source, self.version, self.change, at)
         self.claimed = self.landing.written(db, write, self.version, meta)
         return 1

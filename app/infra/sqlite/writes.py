@@ -79,11 +79,12 @@ class Landing:
         change = write.change
         if change is not None:
             # An edit's change is stamped with the moment it gives the file.
-            at = meta[3] if change.at is write.metadata.last_updated else None
+            same = change.at is write.metadata.last_updated
+            at = meta[3] if same else format_timestamp(change.at)
             record = _fields(write.key, version, change, meta, at)
             record.update(deleted=0, size=len(write.data), data=pack(write.data))
             self.history.record(db, record)
-            self.log.append(db, write.key, version, change)
+            self.log.append(db, write.key, version, change, at)
         db.execute(MARK_PENDING, (write.key,))
         return self._marked(db, write.key, version, change)
 
@@ -103,7 +104,7 @@ class Landing:
             record = _fields(key, tombstone, change, meta, stamp)
             record.update(deleted=1, size=0, data=b"")
             self.history.record(db, record)
-            self.log.append(db, key, tombstone, change)
+            self.log.append(db, key, tombstone, change, stamp)
         for statement in FORGET:
             db.execute(statement, (key,))
         return self._marked(db, key, version, change)
@@ -131,7 +132,7 @@ def _fields(
     version: str,
     change: Change,
     meta: tuple[str, str, str, str],
-    changed_at: str | None,
+    changed_at: str,
 ) -> dict[str, object]:
     description, aliases, sources, last_updated = meta
     return {
@@ -143,7 +144,7 @@ def _fields(
         "aliases": aliases,
         "sources": sources,
         "last_updated": last_updated,
-        "changed_at": changed_at or format_timestamp(change.at),
+        "changed_at": changed_at,
     }
 
 
