@@ -74,3 +74,15 @@ def test_a_cursor_of_another_search_is_refused() -> None:
         "next_cursor returned with the same query, scope and area, or omit it to "
         "start over. "
     )
+
+
+def test_a_query_of_256_characters_is_taken() -> None:
+    assert require_query("x" * 256) == "x" * 256
+
+
+def test_an_area_narrows_the_scope_searched() -> None:
+    identity = make_identity("user=alice:owner", "team=t-1:member")
+
+    assert search_reach(identity, "user", "notes") == ["user/alice/notes/"]
+    assert search_reach(identity, "user", None) == ["user/alice/"]
+    assert search_reach(identity, None, None) == ["team/t-1/", "user/alice/"]
