@@ -387,3 +387,13 @@ async def test_the_write_thread_never_keeps_the_process_alive(tmp_path: Path) ->
         ]
 
         assert threads and all(thread.daemon for thread in threads)
+
+
+async def test_a_file_that_cannot_be_opened_is_refused_at_once(tmp_path: Path) -> None:
+    """The connection is made on the write thread: its error comes back from there."""
+    with pytest.raises(AppError) as raised:
+        await asyncio.wait_for(
+            open_group_commit(str(tmp_path), "full").__aenter__(), timeout=10
+        )
+
+    assert refused(raised.value)
