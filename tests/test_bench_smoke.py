@@ -8,17 +8,24 @@ ROOT = Path(__file__).resolve().parent.parent
 SMOKE_TIMEOUT_SECONDS = 600
 
 
-def test_bench_smoke_prints_the_ratio_table_without_errors(tmp_path: Path) -> None:
-    """`python -m bench --smoke` exits 0 (no request failed) and writes the tables."""
-    output = tmp_path / "RESULTS.md"
-
-    finished = subprocess.run(
-        [sys.executable, "-m", "bench", "--smoke", "--output", str(output)],
+def run_module(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` (a ``python -m`` line) from the repository, its output kept."""
+    return subprocess.run(
+        command,
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=SMOKE_TIMEOUT_SECONDS,
         check=False,
+    )
+
+
+def test_bench_smoke_prints_the_ratio_table_without_errors(tmp_path: Path) -> None:
+    """`python -m bench --smoke` exits 0 (no request failed) and writes the tables."""
+    output = tmp_path / "RESULTS.md"
+
+    finished = run_module(
+        [sys.executable, "-m", "bench", "--smoke", "--output", str(output)]
     )
 
     assert finished.returncode == 0, finished.stdout + finished.stderr
@@ -49,14 +56,7 @@ def test_bench_versus_runs_two_trees_side_by_side() -> None:
     command = [sys.executable, "-m", "bench.versus", str(ROOT), "--rounds", "1"]
     command += ["--duration", "0.1", "--ops", "read_file,append_line"]
 
-    finished = subprocess.run(
-        command,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=SMOKE_TIMEOUT_SECONDS,
-        check=False,
-    )
+    finished = run_module(command)
 
     assert finished.returncode == 0, finished.stdout + finished.stderr
     for op in ("read_file", "append_line"):
@@ -72,14 +72,7 @@ def test_bench_versus_runs_two_trees_side_by_side() -> None:
 def test_feed_latency_runs_two_servers_and_prints_both_rows() -> None:
     """`python -m bench.feed_latency N` (bench/RESULTS.md's feed latency rows)
     measures each write to an SSE event and to a webhook; no timing is asserted."""
-    finished = subprocess.run(
-        [sys.executable, "-m", "bench.feed_latency", "3"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=SMOKE_TIMEOUT_SECONDS,
-        check=False,
-    )
+    finished = run_module([sys.executable, "-m", "bench.feed_latency", "3"])
 
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert "· 3 writes · two servers, one SQLite file" in finished.stdout

@@ -17,6 +17,19 @@ from tests.test_browser_ui import page as page
 from tests.test_browser_ui import site as site
 
 
+def append_as_other_agent(site: Site, path: str, line: str, version: str) -> str:
+    """Another agent appends ``line`` to the file at ``path`` (at ``version``);
+    the file's version after it."""
+    with site.api(site.other_writer) as http:
+        changed = http.post(
+            f"/files/{path}/lines",
+            json={"line": line},
+            headers={"If-Match": f'"{version}"'},
+        )
+    assert changed.status_code == 200, changed.text
+    return changed.json()["version"]
+
+
 def test_an_open_file_shows_that_someone_else_changed_it(
     page: Page,
     site: Site,
@@ -32,13 +45,7 @@ def test_an_open_file_shows_that_someone_else_changed_it(
     assert mine != first["version"]
     expect(page.locator("#changed-notice")).to_have_count(0)
 
-    with site.api(site.other_writer) as http:
-        changed = http.post(
-            "/files/user/live/plan/lines",
-            json={"line": "- [stated] Plan B."},
-            headers={"If-Match": f'"{mine}"'},
-        )
-    assert changed.status_code == 200, changed.text
+    append_as_other_agent(site, "user/live/plan", "- [stated] Plan B.", mine)
 
     notice = page.locator("#changed-notice")
     expect(notice).to_contain_text("changed by other-agent (append_line)")
@@ -62,13 +69,9 @@ def test_a_file_being_edited_shows_someone_elses_change_and_merges(
     editor.fill(mine)
     expect(page.locator("#changed-notice")).to_have_count(0)
 
-    with site.api(site.other_writer) as http:
-        changed = http.post(
-            "/files/user/live/draft/lines",
-            json={"line": "- [stated] Theirs."},
-            headers={"If-Match": f'"{first["version"]}"'},
-        )
-    assert changed.status_code == 200, changed.text
+    theirs = append_as_other_agent(
+        site, "user/live/draft", "- [stated] Theirs.", first["version"]
+    )
 
     notice = page.locator("#changed-notice")
     expect(notice).to_contain_text("changed by other-agent (append_line)")
@@ -83,4 +86,4 @@ def test_a_file_being_edited_shows_someone_elses_change_and_merges(
     expect(page.get_by_role("heading", name="draft", exact=True)).to_be_visible()
     saved = read(site, "user/live/draft").json()
     assert saved["content"] == mine
-    assert saved["version"] != changed.json()["version"]
+    assert saved["version"] != theirs
