@@ -4,9 +4,9 @@ import asyncio
 import os
 import secrets
 from collections.abc import Iterator
-from contextlib import suppress
 
 from app.features.memory.ports.markdown_tree import MarkdownTree, TreeFile
+from app.infra.durable_files import remove_file
 from app.shared.errors import invalid_argument_error
 
 BATCH = 500
@@ -72,8 +72,7 @@ class LocalMarkdownTree:
             with open(partial, "xb") as written:
                 written.write(data)
         except BaseException:  # the partial file removed, then re-raised
-            with suppress(FileNotFoundError):
-                os.unlink(partial)
+            remove_file(partial)
             raise
         self._pending.append((partial, path))
         return True
