@@ -1,0 +1,77 @@
+"""Opening a SQLite file whose write lock another process holds: a timeout.
+
+Processes on one file take turns through SQLite's write lock, waiting up to the
+busy timeout, then answer 503 with reason ``timeout`` (docs/deploying.md). An
+opening that must change the file (a database made before files could expire
+gains a column, one made before the change log gains its table) meets the same
+lock and must say the same, not that the backend is unavailable.
+"""
+
+import sqlite3
+from collections.abc import Generator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from tenchi.errors import AppError
+
+from app.infra.sqlite.change_log import prepare_change_log
+from app.infra.sqlite.connection import open_sqlite_connection
+from app.infra.sqlite.history import OBJECTS_TABLE, prepare_history
+from app.shared.errors import backend_unavailable
+from tests.support.sqlite_file import sql
+
+BEFORE_EXPIRY = OBJECTS_TABLE.replace(",\n    expires_at TEXT\n", "\n")
+
+
+@contextmanager
+def write_lock_held(database: Path) -> Generator[None]:
+    """Another process's write transaction, open until the block ends."""
+    other = sqlite3.connect(database, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        yield
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+def reason_of(raised: pytest.ExceptionInfo[AppError]) -> object:
+    assert raised.value.definition is backend_unavailable
+    return raised.value.details["reason"]
+
+
+def tables(database: Path) -> set[str]:
+    return {row[0] for row in sql(database, "SELECT name FROM sqlite_schema")}
+
+
+async def test_a_column_added_while_another_process_writes_times_out(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "wenchang.db"
+    assert "expires_at" not in BEFORE_EXPIRY
+    async with open_sqlite_connection(str(database), schema=BEFORE_EXPIRY) as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")  # the wait, run out at once
+        with write_lock_held(database), pytest.raises(AppError) as raised:
+            await prepare_history(opened)
+
+        assert reason_of(raised) == "timeout"
+        await prepare_history(opened)  # the lock gone, the same opening succeeds
+    columns = sql(database, "SELECT name FROM pragma_table_info('memory_objects')")
+    assert ("expires_at",) in columns
+
+
+async def test_a_change_log_added_while_another_process_writes_times_out(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "wenchang.db"
+    async with open_sqlite_connection(str(database), schema=OBJECTS_TABLE) as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")
+        before = tables(database)
+        with write_lock_held(database), pytest.raises(AppError) as raised:
+            await prepare_change_log(opened)
+
+        assert reason_of(raised) == "timeout"
+        assert tables(database) == before
+        await prepare_change_log(opened)
+    assert tables(database) > before
