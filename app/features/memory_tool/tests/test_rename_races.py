@@ -1,8 +1,11 @@
 """The memory tool's file rename when another agent writes or deletes the file
 between the tool's read and its rename: a write is renamed as it landed, a
-delete is told as a missing path."""
+delete is told as a missing path, a destination created meanwhile is refused
+and kept, and a file that changes before every rename is given up on."""
 
 from collections.abc import Awaitable, Callable
+
+import pytest
 
 from app.features.memory.ports import Change
 from app.features.memory.schemas import DeleteFile, ReadFile, WriteFile
@@ -10,6 +13,7 @@ from app.features.memory.tests.conftest import create, make_context
 from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.write_file import write_file
+from app.features.memory_tool.domain import edit_attempts as schedule
 from app.features.memory_tool.schemas import RunMemoryCommand
 from app.features.memory_tool.use_cases.run_memory_command import run_memory_command
 from app.infra.memory.storage import MemoryStorage
@@ -147,3 +151,67 @@ async def test_a_directory_rename_stopped_by_a_fault_names_it_and_what_moved() -
         "the disk is full. Renamed to /memories/drinks: a.md, b.md. "
         "Still in /memories/prefs: c.md."
     )
+
+
+async def test_a_destination_created_before_the_rename_is_refused_and_kept() -> None:
+    storage = RacedStorage()
+    context = make_context(storage=storage)
+    await create(context, "- [stated] tea\n", area="prefs", name="a.md")
+
+    async def create_destination() -> None:
+        await create(context, "- [stated] theirs\n", area="drinks", name="b.md")
+
+    storage.before = create_destination
+    answer = await run_memory_command(
+        rename("/memories/prefs/a.md", "/memories/drinks/b.md"), context
+    )
+
+    assert (answer.result, answer.error) == (
+        None,
+        "The destination /memories/drinks/b.md already exists",
+    )
+    assert storage.renames == 1
+    assert await content_of(context, "drinks", "b.md") == "- [stated] theirs\n"
+    assert await content_of(context, "prefs", "a.md") == "- [stated] tea\n"
+
+
+async def test_a_file_changed_before_every_rename_is_given_up_on_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    monkeypatch.setattr(schedule.anyio, "sleep", no_wait)
+    storage = RacedStorage()
+    context = make_context(storage=storage)
+    await create(context, "- [stated] tea 0\n", area="prefs", name="a.md")
+
+    async def overwrite() -> None:
+        current = await read_file(
+            ReadFile(scope="user", area="prefs", name="a.md"), context
+        )
+        request = WriteFile(
+            scope="user",
+            area="prefs",
+            name="a.md",
+            content=f"- [stated] tea {storage.at}\n",
+            description="",
+            aliases=[],
+            expected_version=current.version,
+        )
+        await write_file(request, context)
+        storage.at += 1  # the other agent writes again before the next rename
+
+    storage.before = overwrite
+    answer = await run_memory_command(
+        rename("/memories/prefs/a.md", "/memories/drinks/b.md"), context
+    )
+
+    assert (answer.result, answer.error) == (
+        None,
+        "The file /memories/prefs/a.md kept changing while it was renamed "
+        f"({schedule.EDIT_ATTEMPTS} attempts); read it again and retry.",
+    )
+    assert storage.renames == schedule.EDIT_ATTEMPTS
+    last = f"- [stated] tea {schedule.EDIT_ATTEMPTS}\n"
+    assert await content_of(context, "prefs", "a.md") == last
