@@ -78,7 +78,6 @@ def run_grams(runs: str) -> set[str]:
     for run in runs.split(RUN_SEPARATOR):
         found.update(run)
         found.update(run[i : i + 2] for i in range(len(run) - 1))
-    found.discard("")
     return found
 
 

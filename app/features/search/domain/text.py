@@ -42,7 +42,8 @@ def _in_run_script(code: int) -> bool:
     return any(low <= code <= high for low, high in _RUN_RANGES)
 
 
-def _kind(char: str) -> str:
+def kind_of(char: str) -> str:
+    """``WORD``, ``RUN`` or a space: what ``char`` is part of, by its category."""
     category = unicodedata.category(char)
     if category == "So" or (category[0] in "LNM" and _in_run_script(ord(char))):
         return RUN
@@ -59,12 +60,13 @@ _BASE_LETTERS = str.maketrans(
 )
 
 
-def _fold_char(char: str) -> str:
+def fold_char(char: str) -> str:
+    """One character folded, as ``fold`` maps it (its tables cache this)."""
     decomposed = unicodedata.normalize("NFKD", char)
     folded = unicodedata.normalize("NFKD", decomposed.casefold())
     folded = folded.translate(_BASE_LETTERS)
     kept = (c for c in folded if unicodedata.category(c) != "Mn")
-    return "".join(c if _kind(c) != _SEPARATOR else _SEPARATOR for c in kept)
+    return "".join(c if kind_of(c) != _SEPARATOR else _SEPARATOR for c in kept)
 
 
 MAX_FOLD_GROWTH = 18
@@ -75,7 +77,7 @@ class _FoldTable(dict[int, str]):
     """``str.translate`` table folding each character, filled on first use."""
 
     def __missing__(self, code: int) -> str:
-        folded = self[code] = _fold_char(chr(code))
+        folded = self[code] = fold_char(chr(code))
         return folded
 
 
@@ -83,7 +85,7 @@ class _KindTable(dict[int, str]):
     """``str.translate`` table from a folded character to its kind letter."""
 
     def __missing__(self, code: int) -> str:
-        kind = self[code] = _kind(chr(code))
+        kind = self[code] = kind_of(chr(code))
         return kind
 
 
