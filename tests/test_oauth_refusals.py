@@ -136,6 +136,19 @@ def test_a_foreign_resource_is_invalid_target(site: Site) -> None:
     refused_with(foreign, "invalid_target")
 
 
+@pytest.mark.parametrize(
+    "challenge", ["A" * 42, "A" * 129, "é" * 43, "A" * 42 + "+", "A" * 42 + "="]
+)
+def test_a_code_challenge_is_43_to_128_unreserved_characters(
+    site: Site, challenge: str
+) -> None:
+    client_id = register(site)
+    answer = httpx.get(authorization_url(site, client_id, challenge))
+    assert answer.status_code == 302
+    params = redirect_params(answer.headers["location"])
+    assert params["error"] == "invalid_request" and params["state"] == "s-1"
+
+
 def test_unknown_clients_and_redirect_uris_are_shown_not_redirected(site: Site) -> None:
     _, challenge = pkce()
     unknown = httpx.get(authorization_url(site, "wcl_nobody", challenge))
@@ -163,6 +176,11 @@ def test_a_forged_or_cross_site_consent_form_is_refused(site: Site) -> None:
         f"{site.url}/oauth/authorize", data={**with_token, "csrf": "x.y"}
     )
     assert forged.status_code == 403
+    for mac in ("é", "0" * 64):  # one not even ASCII: refused, not an error
+        forged = httpx.post(
+            f"{site.url}/oauth/authorize", data={**with_token, "csrf": f"YQ==.{mac}"}
+        )
+        assert forged.status_code == 403
     cross = httpx.post(
         f"{site.url}/oauth/authorize",
         data=with_token,

@@ -4,6 +4,7 @@ import base64
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
@@ -22,6 +23,8 @@ REFRESH_PREFIX = "wcr_"
 CODE_PREFIX = "wcc_"
 CLIENT_PREFIX = "wcl_"
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+PKCE_VALUE = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
+"""RFC 7636 (4.1, 4.2): a verifier and a challenge are ``43*128unreserved``."""
 
 
 def new_secret(prefix: str) -> str:
@@ -39,13 +42,19 @@ def client_token_id(client_id: str) -> str:
     return "oauth-" + hashlib.sha256(client_id.encode()).hexdigest()[:16]
 
 
+def is_pkce_value(text: str) -> bool:
+    """Whether ``text`` may be a code verifier or challenge."""
+    return PKCE_VALUE.fullmatch(text) is not None
+
+
 def pkce_matches(verifier: str, challenge: str) -> bool:
     """RFC 7636 S256: BASE64URL(SHA256(verifier)) without padding == challenge."""
-    if not 43 <= len(verifier) <= 128:
+    if not is_pkce_value(verifier):
         return False
-    hashed = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
-    computed = base64.urlsafe_b64encode(hashed).rstrip(b"=").decode()
-    return hmac.compare_digest(computed, challenge)
+    hashed = hashlib.sha256(verifier.encode()).digest()
+    computed = base64.urlsafe_b64encode(hashed).rstrip(b"=")
+    # bytes, not str: compare_digest raises on a str holding non-ASCII text
+    return hmac.compare_digest(computed, challenge.encode())
 
 
 def parse_scopes(text: str | None) -> tuple[str, ...] | None:

@@ -33,7 +33,8 @@ def unseal(key: bytes, sealed: str, *, now: float) -> dict[str, Any] | None:
         body = base64.urlsafe_b64decode(text.encode())
     except ValueError:
         return None
-    if not hmac.compare_digest(_mac(key, body), mac):
+    # bytes, not str: compare_digest raises on a str holding non-ASCII text
+    if not hmac.compare_digest(_mac(key, body).encode(), mac.encode()):
         return None
     payload = cast(dict[str, Any], json.loads(body))
     if not isinstance(payload.get("exp"), float | int) or payload["exp"] <= now:

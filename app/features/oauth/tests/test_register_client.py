@@ -1,48 +1,13 @@
 """Dynamic Client Registration: public clients, checked redirect URIs, expiry unused."""
 
-from collections.abc import Mapping
-
 import pytest
 
-from app.features.oauth.ports import OAuthContext
 from app.features.oauth.use_cases.find_client import find_client
 from app.features.oauth.use_cases.register_client import register_client
 from app.infra.memory.oauth_store import MemoryOAuthStore
 from app.shared.errors.oauth import OAuthError
-from app.shared.identity import Grant
-
-DAY = 86_400.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-async def no_events(
-    operation: str, client_id: str, grants: Mapping[str, Grant]
-) -> None:
-    del operation, client_id, grants
-
-
-async def no_documents(url: str) -> object:
-    raise OAuthError("invalid_client", url)
-
-
-def context(clock: Clock, store: MemoryOAuthStore) -> OAuthContext:
-    return OAuthContext(
-        store=store,
-        issuer="https://memory.example",
-        access_ttl=3600,
-        unused_client_ttl=30 * DAY,
-        events=no_events,
-        documents=no_documents,  # pyright: ignore[reportArgumentType]
-        seal_key=b"k" * 32,
-        clock=clock,
-    )
+from tests.support.oauth_context import DAY, Clock
+from tests.support.oauth_context import oauth_context as context
 
 
 async def test_a_registration_is_public_and_keeps_its_redirect_uris() -> None:

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.features.oauth.domain import parse_scopes
+from app.features.oauth.domain import is_pkce_value, parse_scopes
 from app.features.oauth.policy import require_redirect_uri, require_resource
 from app.features.oauth.ports import ClientRecord, OAuthContext
 from app.features.oauth.use_cases.find_client import find_client
@@ -59,7 +59,7 @@ async def check_authorization(
     if params.get("response_type") != "code":
         raise OAuthError("unsupported_response_type", "response_type must be code.")
     challenge = params.get("code_challenge", "")
-    if params.get("code_challenge_method") != "S256" or not 43 <= len(challenge) <= 128:
+    if params.get("code_challenge_method") != "S256" or not is_pkce_value(challenge):
         raise OAuthError(
             "invalid_request", "PKCE is required: code_challenge with method S256."
         )
