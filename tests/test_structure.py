@@ -1,5 +1,6 @@
 """The codebase stays plain: small use cases and modules, few `Any`, commented
-broad excepts, no ContextVar in features or infra, no library's private names."""
+broad excepts, no ContextVar in features or infra, no library's private names,
+and a plain domain: no memo decorator or ``object.__setattr__`` in a feature."""
 
 import ast
 import io
@@ -137,6 +138,58 @@ def test_no_context_var_in_features_or_infra() -> None:
     ]
 
     assert users == []
+
+
+MEMO_DECORATORS = ("cache", "lru_cache", "cached_property")
+"""Memoisation belongs at the edges (infra, server), with a measured figure."""
+
+
+def _tricks(source: str) -> list[str]:
+    """Memo decorators and frozen-object writes in ``source``."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                target = (
+                    decorator.func if isinstance(decorator, ast.Call) else decorator
+                )
+                name = ast.unparse(target).rsplit(".", 1)[-1]
+                if name in MEMO_DECORATORS:
+                    found.append(f"@{ast.unparse(target)} on {node.name}")
+        if isinstance(node, ast.Attribute) and ast.unparse(node) in (
+            "object.__setattr__",
+            "object.__delattr__",
+        ):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_the_features_hold_no_memo_or_frozen_object_write() -> None:
+    tricks = [
+        f"{_relative(path)}: {trick}"
+        for path in _modules()
+        if path.relative_to(APP).parts[0] == "features"
+        for trick in _tricks(path.read_text())
+    ]
+
+    assert tricks == []
+
+
+def test_the_trick_check_sees_what_it_looks_for() -> None:
+    source = (
+        "import functools\n"
+        "@functools.lru_cache(maxsize=8)\n"
+        "def f(): pass\n"
+        "@cache\n"
+        "async def g(): pass\n"
+        "def h(self): object.__setattr__(self, 'x', 1)\n"
+    )
+
+    assert _tricks(source) == [
+        "@functools.lru_cache on f",
+        "@cache on g",
+        "object.__setattr__",
+    ]
 
 
 def _private(dotted: str) -> bool:

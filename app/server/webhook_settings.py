@@ -5,7 +5,7 @@ from typing import Annotated
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode
 
-from app.features.webhooks.policy import WebhookPolicy
+from app.features.webhooks.policy import WebhookPolicy, trusting
 from app.server.durations import parse_duration
 
 
@@ -35,8 +35,8 @@ class WebhookSettings(BaseSettings):
 
     @property
     def webhook_policy(self) -> WebhookPolicy:
-        return WebhookPolicy(
-            trusted_hosts=frozenset(self.webhook_trusted_hosts),
+        return trusting(
+            self.webhook_trusted_hosts,
             retry_base=self.webhook_retry_base,
             retry_window=self.webhook_retry_window,
         )

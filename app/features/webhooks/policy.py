@@ -1,6 +1,7 @@
 """Who may manage webhooks (owners), and which URLs they may name."""
 
 import ipaddress
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -14,24 +15,30 @@ LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
 @dataclass(frozen=True, slots=True)
 class WebhookPolicy:
-    """``trusted_hosts`` may be plain http on any address; retries wait
-    ``retry_base`` seconds, doubling, until failures last ``retry_window``."""
+    """``trusted_hosts`` (host keys: lower case, no brackets) may be plain http
+    on any address; retries wait ``retry_base`` seconds, doubling, until
+    failures last ``retry_window``. ``trusting`` makes one from hosts as
+    configured."""
 
     trusted_hosts: frozenset[str] = frozenset()
     retry_base: float = 5.0
     retry_window: float = 86_400.0
 
-    def __post_init__(self) -> None:
-        # Names match whatever their case, on both sides: a host configured
-        # as "Hooks.Internal" or "[::1]" is the URL's "hooks.internal", "::1".
-        hosts = frozenset(_host_key(host) for host in self.trusted_hosts)
-        object.__setattr__(self, "trusted_hosts", hosts)
-
     def is_trusted(self, host: str) -> bool:
-        return _host_key(host) in self.trusted_hosts
+        return host_key(host) in self.trusted_hosts
 
 
-def _host_key(host: str) -> str:
+def trusting(
+    hosts: Iterable[str], *, retry_base: float = 5.0, retry_window: float = 86_400.0
+) -> WebhookPolicy:
+    """The policy trusting ``hosts`` whatever their case: a host configured as
+    "Hooks.Internal" or "[::1]" is the URL's "hooks.internal", "::1"."""
+    keys = frozenset(host_key(host) for host in hosts)
+    return WebhookPolicy(keys, retry_base=retry_base, retry_window=retry_window)
+
+
+def host_key(host: str) -> str:
+    """A host as trusted hosts are compared: trimmed, lower case, unbracketed."""
     return host.strip().lower().strip("[]")
 
 

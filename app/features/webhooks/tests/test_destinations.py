@@ -4,7 +4,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.tests.conftest import make_context
-from app.features.webhooks.policy import WebhookPolicy, require_destination
+from app.features.webhooks.policy import WebhookPolicy, require_destination, trusting
 from app.features.webhooks.schemas import AddWebhook, WebhookPath
 from app.features.webhooks.use_cases.add_webhook import add_webhook
 from app.features.webhooks.use_cases.remove_webhook import remove_webhook
@@ -71,7 +71,7 @@ async def test_refusals_name_the_scope_and_the_endpoint() -> None:
 
 
 def test_a_trusted_host_configured_in_capitals_or_brackets_matches() -> None:
-    policy = WebhookPolicy(trusted_hosts=frozenset({"Hooks.Internal", "[::1]"}))
+    policy = trusting(["Hooks.Internal", "[::1]"])
     assert policy.trusted_hosts == frozenset({"hooks.internal", "::1"})
     for url in (
         "http://hooks.internal/h",
