@@ -213,6 +213,8 @@ async def test_mode_fail_writes_nothing_when_a_file_differs(tmp_path: Path) -> N
     assert (skipped.created, skipped.skipped) == (3, 1)
     assert stored is not None and stored.data == b"other"
     assert (replaced.overwritten, replaced.unchanged) == (1, 3)
+    overwritten = await target.storage.get(file_key("user", "alice", "notes", "empty"))
+    assert overwritten is not None and overwritten.data == b""
 
 
 async def test_a_conflict_counts_every_differing_file_past_those_it_names(
@@ -256,3 +258,20 @@ async def test_a_name_too_long_for_a_file_is_listed_and_the_rest_exported(
 
     assert (report.files, report.unnamed) == (1, [f"notes/{long}"])
     assert sorted(tree_of(tmp_path)) == ["user/notes/b.md"]
+
+
+async def test_a_report_names_the_first_hundred_unnamed_files_only(
+    tmp_path: Path,
+) -> None:
+    """Every one is counted out of the export; the report stays bounded."""
+    names = [f"{i:03}" + "a" * 250 for i in range(101)]
+    listed = [{"area": "notes", "name": n, "content": "x"} for n in names]
+    context = make_context()
+    await import_memory(
+        ImportMemory.model_validate({**ENTITY, "files": listed}), context
+    )
+
+    report = await export_markdown(export(tmp_path), context)
+
+    assert report.files == 0
+    assert report.unnamed == [f"notes/{name}" for name in names[:100]]

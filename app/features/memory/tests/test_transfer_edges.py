@@ -1,6 +1,7 @@
 """Edges of the transfers' pure parts: front matter, basic-memory notes, an
 import's checks, a source path and listing in batches."""
 
+import os
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -176,6 +177,34 @@ async def test_a_folder_is_no_source_file(tmp_path: Path) -> None:
     assert refusal(raised.value) == (
         "path",
         f"Argument path is invalid: {str(tmp_path)!r} is not a readable file",
+    )
+
+
+def unreadable(tmp_path: Path) -> tuple[Path, str]:
+    """A file the system refuses to read, and why: one without permissions, or
+    for root (whom permissions do not stop) Linux's memory file of the process."""
+    if os.geteuid() != 0:
+        path = tmp_path / "locked.md"
+        path.write_text("- [stated] x\n")
+        path.chmod(0)
+        return path, "Permission denied"
+    path = Path("/proc/self/mem")
+    if not path.is_file():
+        pytest.skip("no file here refuses root")
+    return path, "Input/output error"
+
+
+async def test_a_file_that_cannot_be_read_is_refused_saying_why(
+    tmp_path: Path,
+) -> None:
+    path, reason = unreadable(tmp_path)
+
+    with pytest.raises(AppError) as raised:
+        await read_source(str(path))
+
+    assert refusal(raised.value) == (
+        "path",
+        f"Argument path is invalid: {str(path)!r} cannot be read ({reason})",
     )
 
 
