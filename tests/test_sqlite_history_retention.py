@@ -69,3 +69,30 @@ async def test_every_write_prunes_as_the_rule_says(tmp_path: Path) -> None:
             records = await storages[0].list_versions(KEY, after=None, limit=100)
 
             assert [r.version for r in records] == [r.version for r in model], turn
+
+
+async def test_a_recorded_delete_prunes_past_the_age_limit_too(tmp_path: Path) -> None:
+    """A delete is a recorded change: its tombstone's moment judges the age."""
+    path = str(tmp_path / "wenchang.db")
+    old = FileMetadata("d", (), (), NOW - timedelta(days=45))
+    async with (
+        open_sqlite_storage(
+            path, retention=HistoryRetention(9, 0), search_drain_every=None
+        ) as keeping,
+        open_sqlite_storage(
+            path, retention=HistoryRetention(9, 30), search_drain_every=None
+        ) as pruning,
+    ):
+        version: str | None = None
+        for _ in range(3):
+            write = Write(KEY, b"v", old, change=Change("write_file", "http", NOW))
+            version = await keeping.put_if_version(write, version)
+        assert version is not None
+        before = await pruning.list_versions(KEY, after=None, limit=100)
+        deleted = await pruning.delete_if_version(
+            KEY, version, change=Change("delete_file", "http", NOW)
+        )
+        after = await pruning.list_versions(KEY, after=None, limit=100)
+
+    assert len(before) == 3 and deleted
+    assert [(r.operation, r.deleted) for r in after] == [("delete_file", True)]
