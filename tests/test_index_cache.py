@@ -188,6 +188,20 @@ async def test_a_corpus_is_served_to_every_replica_until_an_invalidation(
     assert (await second.get_corpus(PREFIX)).corpus is None
 
 
+async def test_a_corpus_read_before_an_invalidation_is_never_stored(
+    caches: Pair,
+) -> None:
+    """A corpus built under a stamp an invalidation replaced is refused."""
+    reader, writer = caches
+    seen = await reader.get_corpus(PREFIX)
+
+    await writer.invalidate(PREFIX)
+    await reader.set_corpus(PREFIX, Corpus(DOCUMENTS), stamp=seen.stamp)
+
+    assert (await reader.get_corpus(PREFIX)).corpus is None
+    assert (await writer.get_corpus(PREFIX)).corpus is None
+
+
 async def test_prefixes_are_independent(caches: Pair) -> None:
     """Invalidating one entity leaves another entity's listing cached."""
     other = "user/bob/"

@@ -147,3 +147,17 @@ async def test_erasing_files_frees_only_the_records_naming_them(
             )
             replayed = answer == IdempotencyReplay(result_json=b'{"version":"v1"}')
             assert replayed == (key in {"lasting", "neighbour"}), key
+
+
+async def test_erasing_no_files_erases_nothing(opener: Opener) -> None:
+    """A sweep that erased no file erases no record (no tag is not every tag)."""
+    entity = f"alice-{uuid.uuid4().hex[:8]}"
+    alice = f"user/{entity}/"
+    fingerprint = record_fingerprint("write_file", [f"{alice}notes/a.md"], "d")
+    async with opener() as store:
+        await settle(store, record_scope(alice, "caller"), "key", fingerprint)
+
+        assert await store.erase_files(alice, []) == 0
+
+        kept = await again(store, record_scope(alice, "caller"), "key", fingerprint)
+        assert kept == IdempotencyReplay(result_json=b'{"version":"v1"}')
