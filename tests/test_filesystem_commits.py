@@ -5,6 +5,7 @@ effort; a failure to sync the rename is an outcome unknown, and never removes
 the body the new sidecar names.
 """
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -63,3 +64,43 @@ async def test_an_unsynced_commit_is_an_outcome_unknown_and_keeps_its_body(
     assert raised.value.details["outcome"] == "unknown"
     stored = await storage.get(KEY)  # what readers see is whole
     assert stored is not None and stored.data == b"second"
+
+
+async def test_a_create_whose_sidecar_never_landed_fails_plainly_and_leaves_no_body(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = FilesystemStorage(tmp_path)
+    monkeypatch.setattr(filesystem_storage, "replace_file", refuse)
+
+    with pytest.raises(AppError) as raised:
+        await storage.put_if_version(Write(KEY, b"first", META, CHANGE), None)
+
+    assert raised.value.details["reason"] == "unavailable"
+    assert "outcome" not in raised.value.details
+    assert os.listdir(tmp_path / "user" / "alice" / "notes") == []
+
+
+async def test_a_sidecar_unreadable_after_a_failed_commit_keeps_the_body_it_may_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = FilesystemStorage(tmp_path)
+    first = await storage.put(Write(KEY, b"first", META, change=CHANGE))
+    area = tmp_path / "user" / "alice" / "notes"
+    synced = filesystem_storage.replace_file
+
+    def replace_then_lose_the_sidecar(path: str, data: bytes) -> None:
+        synced(path, data)
+        os.unlink(path)
+        os.mkdir(path)  # whatever it names can no longer be read back
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(
+        filesystem_storage, "replace_file", replace_then_lose_the_sidecar
+    )
+
+    with pytest.raises(AppError) as raised:
+        await storage.put_if_version(Write(KEY, b"second", META, CHANGE), first)
+
+    assert raised.value.details["outcome"] == "unknown"
+    bodies = [name for name in os.listdir(area) if not name.endswith("%meta")]
+    assert len(bodies) == 2 and f"tea.md%{first}" in bodies  # the new body kept
