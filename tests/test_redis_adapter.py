@@ -339,3 +339,20 @@ async def test_the_url_options_besides_key_prefix_reach_redis(
         await client.aclose()
 
     assert name in names
+
+
+async def test_a_corpus_is_stored_as_utf_8_text(
+    redis_server: RedisServer, cache: RedisIndexCache, key_prefix: str
+) -> None:
+    """Non-ASCII content takes its UTF-8 size in Redis, not six bytes a character
+    as JSON escapes."""
+    await cache.set_corpus(
+        PREFIX, corpus_of("- 喜欢绿茶。"), stamp=(await cache.get_corpus(PREFIX)).stamp
+    )
+    client = Redis(host=LOOPBACK, port=redis_server.port)
+    try:
+        stored = await client.get(f"{key_prefix}search:{PREFIX}")
+    finally:
+        await client.aclose()
+
+    assert isinstance(stored, bytes) and "喜欢绿茶".encode() in stored
