@@ -15,6 +15,7 @@ from pathlib import Path
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.sqlite.history import OBJECTS_TABLE
 from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
+from tests.support.sqlite_file import sql
 
 _ROWID_LAYOUT = """
 CREATE TABLE memory_history (
@@ -153,3 +154,26 @@ async def test_a_database_made_before_files_could_expire_gains_the_column(
     assert old.metadata.expires_at is None
     assert version is not None and new is not None
     assert new.metadata.expires_at == expires
+
+
+async def test_a_clustered_history_is_left_as_it_is_when_opened_again(
+    tmp_path: Path,
+) -> None:
+    """Only the rowid layout is moved: reopening keeps each record's count and
+    age floor (a move would reset every floor to 0) and its table's text."""
+    path = tmp_path / "wenchang.db"
+    meta = FileMetadata("d", (), (), NOW)
+    async with open_sqlite_storage(str(path), search_drain_every=None) as storage:
+        version: str | None = None
+        for body in (b"green\n", b"black\n"):
+            write = Write(TEA, body, meta, change=Change("write_file", "mcp", NOW))
+            version = await storage.put_if_version(write, version)
+    rows = "SELECT key, seq, n, floor FROM memory_history ORDER BY key, seq"
+    before, schema = sql(path, rows), _schema(path)
+    async with open_sqlite_storage(str(path), search_drain_every=None) as storage:
+        versions = await _versions(storage, TEA)
+
+    assert len(versions) == 2 and versions[0] == version
+    assert all(row[3] for row in before)  # a moved record's floor is 0
+    assert sql(path, rows) == before
+    assert _schema(path) == schema
