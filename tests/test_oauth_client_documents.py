@@ -4,9 +4,12 @@ SSRF guards (https only, public addresses unless the host is trusted, 64 KiB,
 no redirects)."""
 
 import asyncio
+import contextlib
+import gc
 import json
 import ssl
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +22,7 @@ from app.features.oauth.ports import ClientRecord
 from app.infra.memory.oauth_store import MemoryOAuthStore
 from app.infra.oauth.client_metadata_documents import (
     MAX_BYTES,
+    TIMEOUT_SECONDS,
     ClientMetadataDocuments,
     GuardedResolver,
     is_ip_literal,
@@ -36,6 +40,8 @@ class Answer:
     body: bytes
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
+    stall: float = 0.0
+    """Seconds before the answer starts."""
 
 
 def handler(
@@ -45,12 +51,15 @@ def handler(
         def do_GET(self) -> None:
             fetches[self.path] = fetches.get(self.path, 0) + 1
             answer = answers[self.path]
-            self.send_response(answer.status)
-            for name, value in answer.headers:
-                self.send_header(name, value)
-            self.send_header("content-length", str(len(answer.body)))
-            self.end_headers()
-            self.wfile.write(answer.body)
+            time.sleep(answer.stall)
+            # the client may have given up waiting: nothing to answer then
+            with contextlib.suppress(OSError):
+                self.send_response(answer.status)
+                for name, value in answer.headers:
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(answer.body)))
+                self.end_headers()
+                self.wfile.write(answer.body)
 
         def log_message(self, format: str, *args: object) -> None:
             del format, args
@@ -134,6 +143,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         http.server_close()
 
 
+PRIVATE = "is on a private or local address"
+
+
+def refused_for(why: str) -> str:
+    return f"The client metadata document {why}."
+
+
 async def refusal(documents: ClientMetadataDocuments, url: str) -> str:
     with pytest.raises(OAuthError) as refused:
         await documents(url)
@@ -190,7 +206,15 @@ async def test_a_document_is_kept_as_long_as_cache_control_allows(
 
 
 @pytest.mark.parametrize(
-    "cache", [None, "no-store", "no-cache, max-age=60", "max-age=0", "private"]
+    "cache",
+    [
+        None,
+        "no-store",
+        "no-store, max-age=60",
+        "no-cache, max-age=60",
+        "max-age=0",
+        "private",
+    ],
 )
 async def test_a_document_is_fetched_again_unless_it_may_be_kept(
     server: Server, cache: str | None
@@ -206,13 +230,25 @@ async def test_a_document_is_fetched_again_unless_it_may_be_kept(
 @pytest.mark.parametrize(
     ("fields", "why"),
     [
-        ({"client_id": "https://other.example/x"}, "names another client_id"),
+        (
+            {"client_id": "https://other.example/x"},
+            "names another client_id than its URL",
+        ),
         ({"redirect_uris": []}, "lists no redirect_uris"),
         ({"redirect_uris": CALLBACK}, "lists no redirect_uris"),
         ({"redirect_uris": None}, "lists no redirect_uris"),
-        ({"redirect_uris": [CALLBACK, "http://a.example/cb"]}, "not https"),
-        ({"redirect_uris": [CALLBACK, 7]}, "not https"),
-        ({"token_endpoint_auth_method": "client_secret_basic"}, "client secret"),
+        (
+            {"redirect_uris": [CALLBACK, "http://a.example/cb"]},
+            "lists a redirect URI that is not https or loopback http",
+        ),
+        (
+            {"redirect_uris": [CALLBACK, 7]},
+            "lists a redirect URI that is not https or loopback http",
+        ),
+        (
+            {"token_endpoint_auth_method": "client_secret_basic"},
+            "asks for a client secret; only public clients are served",
+        ),
     ],
 )
 async def test_a_document_must_describe_a_public_client_at_its_own_url(
@@ -220,7 +256,7 @@ async def test_a_document_must_describe_a_public_client_at_its_own_url(
 ) -> None:
     url = server.document(f"bad-{len(server.answers)}.json", fields)
     store = MemoryOAuthStore()
-    assert why in await refusal(server.documents(store=store), url)
+    assert await refusal(server.documents(store=store), url) == refused_for(why)
     assert store.get_client(url) is None
 
 
@@ -245,7 +281,7 @@ async def test_a_document_is_json_answered_200_without_redirect(
     server: Server, answer: Answer, why: str
 ) -> None:
     url = server.serve(f"answer-{answer.status}-{len(answer.body)}.json", answer)
-    assert why in await refusal(server.documents(), url)
+    assert await refusal(server.documents(), url) == refused_for(why)
 
 
 async def test_a_document_is_at_most_64_kib(server: Server) -> None:
@@ -257,7 +293,21 @@ async def test_a_document_is_at_most_64_kib(server: Server) -> None:
     assert (await server.documents()(largest)).client_id == largest
     server.serve("larger.json", Answer(padded + b" "))
     larger = server.url("larger.json")
-    assert "larger than 64 KiB" in await refusal(server.documents(), larger)
+    assert await refusal(server.documents(), larger) == refused_for(
+        "is larger than 64 KiB"
+    )
+
+
+# aiohttp leaves the timed-out connection's transport to the garbage collector
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+async def test_a_document_that_does_not_come_in_five_seconds_is_refused(
+    server: Server,
+) -> None:
+    url = server.serve("slow.json", Answer(b"{}", stall=TIMEOUT_SECONDS + 5))
+    started = time.monotonic()
+    assert await refusal(server.documents(), url) == refused_for("could not be fetched")
+    assert time.monotonic() - started >= TIMEOUT_SECONDS
+    gc.collect()
 
 
 @pytest.mark.parametrize(
@@ -267,7 +317,9 @@ async def test_a_document_is_at_most_64_kib(server: Server) -> None:
 async def test_a_document_url_is_https_with_a_host_and_no_fragment(
     server: Server, url: str
 ) -> None:
-    assert "must be https" in await refusal(server.documents(), url)
+    assert await refusal(server.documents(), url) == refused_for(
+        "URL must be https without a fragment"
+    )
 
 
 async def test_a_private_address_is_refused_unless_its_host_is_trusted(
@@ -280,7 +332,7 @@ async def test_a_private_address_is_refused_unless_its_host_is_trusted(
     )
     untrusted = server.documents(trusted=())
     for url in (by_name, by_address):
-        assert "private or local address" in await refusal(untrusted, url)
+        assert await refusal(untrusted, url) == refused_for(PRIVATE)
     assert server.fetched("private.json") == 0
     trusting = server.documents(trusted=("LocalHost", LOOPBACK))
     assert (await trusting(by_address)).client_id == by_address
@@ -288,8 +340,9 @@ async def test_a_private_address_is_refused_unless_its_host_is_trusted(
 
 async def test_the_resolver_refuses_a_host_of_a_private_address() -> None:
     guarded = GuardedResolver(trusted=())
-    with pytest.raises(OAuthError, match="private or local address"):
+    with pytest.raises(OAuthError) as refused:
         await guarded.resolve("localhost", 443)
+    assert refused.value.description == refused_for(PRIVATE)
     trusting = GuardedResolver(trusted=("LOCALHOST",))
     found = await trusting.resolve("localhost", 443)
     assert {result["host"] for result in found} <= {"127.0.0.1", "::1"}

@@ -39,7 +39,8 @@ def _refused(why: str) -> OAuthError:
 
 
 def is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    # ip_address reads an IPv6 zone ("fe80::1%eth0") itself
+    ip = ipaddress.ip_address(address)
     return ip.is_global and not ip.is_multicast
 
 

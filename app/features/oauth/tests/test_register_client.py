@@ -151,6 +151,9 @@ async def test_at_most_ten_redirect_uris() -> None:
         await register_client({"redirect_uris": uris}, context())
     assert refused.value.code == "invalid_redirect_uri"
     assert "at most 10" in refused.value.description
+    # one too many is the refusal, whatever follows the eleventh
+    with pytest.raises(OAuthError, match="at most 10"):
+        await register_client({"redirect_uris": [*uris, 7]}, context())
 
 
 async def test_an_unregistered_client_id_is_invalid_client() -> None:

@@ -171,9 +171,12 @@ async def test_redirect_uri_and_resource_may_be_left_out(flow: Flow) -> None:
 
 
 @pytest.mark.parametrize("missing", ["code", "code_verifier"])
-async def test_code_and_verifier_are_required(flow: Flow, missing: str) -> None:
+@pytest.mark.parametrize("value", ["", "-"])  # empty, or not sent
+async def test_code_and_verifier_are_required(
+    flow: Flow, missing: str, value: str
+) -> None:
     issued = await flow.code()
-    await refused("invalid_request", flow.exchange(issued, **{missing: ""}))
+    await refused("invalid_request", flow.exchange(issued, **{missing: value}))
     await flow.exchange(issued)  # the code was not taken
 
 
