@@ -93,6 +93,9 @@ def _window_start(text: str, spans: Sequence[Span]) -> int:
     if len(text) <= SNIPPET_CHARS:
         return 0
     lead = max(0, start - LEAD_CHARS)
+    if lead == 0 or text[lead - 1].isspace():
+        return lead
+    # Cut inside a word: start after it, unless it runs up to the match.
     space = text.find(" ", lead, start)
     return space + 1 if space != -1 else lead
 

@@ -23,7 +23,7 @@ def test_a_position_names_its_hit_again_without_the_entity() -> None:
 
 
 def test_a_hit_outside_the_reach_has_no_position() -> None:
-    with pytest.raises(ValueError, match="outside the searched prefixes"):
+    with pytest.raises(ValueError, match=r"^a hit outside the searched prefixes$"):
         position_of(Ranked("user/bob/notes/tea.md", 1.0), REACH)
 
 

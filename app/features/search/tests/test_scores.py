@@ -136,3 +136,35 @@ def test_the_sql_twin_gives_bit_identical_scores(
         (found,) = db.execute(sql, values).fetchone()
 
     assert found == score(stats, frequencies, candidate)
+
+
+def test_a_run_term_counts_its_occurrences_and_runs_count_by_character() -> None:
+    documents = (doc("a", "冻顶乌龙 冻顶"), doc("b", "乌龙茶"), doc("c", "tea"))
+    weight = math.log(1 + 2.5 / 1.5)  # 3 files, 1 holds it
+    norm = 0.25 + 0.75 * 6 / (10 / 3)  # 6 run characters of 10 in 3 files
+
+    assert scores("冻顶", *documents) == pytest.approx(
+        {"a.md": weight * 2 * 2.2 / (2 + 1.2 * norm)}
+    )
+
+
+def test_a_word_no_file_holds_matches_nothing() -> None:
+    """Only the last term is a prefix: "absent" does not match "absently"."""
+    assert scores("absent tea", doc("a", "tea"), doc("b", "tea absently")) == {}
+
+
+def test_statistics_add_over_every_corpus_in_reach() -> None:
+    mine = Corpus([doc("a", "tea"), doc("b", "coffee")])
+    ours = Corpus(
+        [
+            SearchDocument("team/t/n/c.md", "v", META, "tea"),
+            SearchDocument("team/t/n/d.md", "v", META, "coffee"),
+        ]
+    )
+    hits = search_corpora([(mine, "user/a/"), (ours, "team/t/")], query_terms("tea"))
+    expected = math.log(1 + 2.5 / 2.5) * 2.2 / (1 + 1.2)  # 4 files, 2 hold it
+
+    assert [(h.key, h.score) for h in hits] == [
+        ("team/t/n/c.md", pytest.approx(expected)),
+        ("user/a/notes/a.md", pytest.approx(expected)),
+    ]

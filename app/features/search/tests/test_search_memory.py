@@ -90,3 +90,19 @@ async def test_pages_follow_each_other_to_the_last_hit() -> None:
     assert len(everything) == 3
     assert seen == everything
     assert cursor is None
+
+
+async def test_a_cursor_continues_only_the_search_it_was_issued_for() -> None:
+    context = make_context()
+    for name in ("a", "b"):
+        await create(context, "green tea", name=name)
+    first = await search_memory(SearchMemory(query="tea", limit=1), context)
+    assert first.next_cursor is not None
+
+    for other in (
+        SearchMemory(query="green", limit=1, cursor=first.next_cursor),
+        SearchMemory(query="tea", scope="user", limit=1, cursor=first.next_cursor),
+    ):
+        with pytest.raises(AppError) as refused:
+            await search_memory(other, context)
+        assert refused.value.details["argument"] == "cursor"
