@@ -7,6 +7,7 @@ when a writer's claim is older than the version it replaces; a purge's scrub
 restarts the numbering past every old cursor, so such a cursor is expired.
 """
 
+import asyncio
 import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -128,3 +129,58 @@ async def test_after_a_scrub_numbers_restart_past_every_old_cursor(
     assert not follows(page, old)
     fresh = await bucket.waiting.page(ENTITY, 0, LATER, 100)
     assert [e.key for e in fresh.changes] == [TEA] and fresh.last > old + 1
+
+
+async def test_a_claim_whose_write_landed_and_was_replaced_is_settled_landed(
+    bucket: Bucket,
+) -> None:
+    """The stale claim's write id is found in the key's archive when a later write
+    replaced it: settled landed with the version it wrote, before the later one."""
+    claim = await bucket.waiting.claim(COFFEE, change("write_file"))
+    values = change_map(META, change("write_file")) | claim.stamp()
+    version = await bucket.objects.upload(bucket.prefix + COFFEE, b"c", values, "0")
+    assert version is not None
+    later = await write(bucket, COFFEE, b"d")
+    page = await bucket.settling.page(ENTITY, 0, LATER, 100)
+    assert [(e.key, e.version) for e in page.changes] == [
+        (COFFEE, version),
+        (COFFEE, later),
+    ]
+    assert page.changes[0].seq == claim.seq and page.voided == ()
+
+
+async def test_a_scrub_erases_its_entity_log_only(bucket: Bucket) -> None:
+    """A purge's scrub erases the log of its entity, not a neighbour's, whose
+    entity name starts the same, nor any file."""
+    neighbour, theirs = "user/alice2/", "user/alice2/notes/tea.md"
+    mine = await write(bucket, TEA)
+    kept = await write(bucket, theirs)
+    await bucket.storage.scrub(ENTITY)
+    page = await bucket.waiting.page(neighbour, 0, LATER, 100)
+    assert [(e.key, e.version) for e in page.changes] == [(theirs, kept)]
+    assert (await bucket.waiting.page(ENTITY, 0, LATER, 100)).changes == []
+    assert await bucket.objects.describe(bucket.prefix + theirs) is not None
+    assert mine
+
+
+async def test_readers_settling_one_stale_claim_at_once_agree(bucket: Bucket) -> None:
+    """Two readers settle the same stale claim together: one settlement is made,
+    and the reader whose creation lost reads it back instead of stopping."""
+    claim = await bucket.waiting.claim(COFFEE, change("write_file"))
+    values = change_map(META, change("write_file")) | claim.stamp()
+    version = await bucket.objects.upload(bucket.prefix + COFFEE, b"c", values, "0")
+    other = GcsChangeLog(
+        bucket.objects,
+        bucket.prefix,
+        timedelta(days=7),
+        archive_prefix=lambda key: key,
+        pending_seconds=0,
+    )
+    pages = await asyncio.gather(
+        bucket.settling.page(ENTITY, 0, LATER, 100),
+        other.page(ENTITY, 0, LATER, 100),
+    )
+    assert [[(e.seq, e.version) for e in page.changes] for page in pages] == [
+        [(claim.seq, version)],
+        [(claim.seq, version)],
+    ]

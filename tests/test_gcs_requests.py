@@ -1,0 +1,111 @@
+"""How one GCS request is retried and how its failure is reported (no emulator).
+
+A loopback HTTP server answers each attempt with the status a test scripts, so
+the retry rules of ``app/infra/gcs/requests.py`` meet real HTTP answers.
+"""
+
+from collections.abc import AsyncGenerator
+
+import aiohttp
+import pytest
+from aiohttp import web
+from tenchi.errors import AppError
+
+from app.infra.gcs.requests import (
+    RATE_LIMIT_BACKOFF_CAP_SECONDS,
+    RATE_LIMIT_BACKOFF_SECONDS,
+    GcsRequests,
+    OutcomeUnknown,
+    _rate_limit_wait,  # pyright: ignore[reportPrivateUsage]
+)
+from app.shared.errors import backend_unavailable
+from tests.support.loopback import LOOPBACK
+
+
+class Answers:
+    """A server that answers every request with ``status`` and counts them."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.seen = 0
+
+    async def handle(self, request: web.Request) -> web.Response:
+        self.seen += 1
+        return web.json_response({"name": "x"}, status=self.status)
+
+
+@pytest.fixture
+async def server() -> AsyncGenerator[tuple[Answers, str]]:
+    answers = Answers()
+    app = web.Application()
+    app.router.add_get("/o", answers.handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, LOOPBACK, 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield answers, f"http://{LOOPBACK}:{port}/o"
+    finally:
+        await runner.cleanup()
+
+
+async def _failure(url: str, *, mutation: bool) -> BaseException:
+    """What a call that never succeeds raises, after two attempts."""
+    requests = GcsRequests("bucket", timeout=5, attempts=2)
+    async with aiohttp.ClientSession(raise_for_status=True) as session:
+
+        async def get(timeout: int) -> object:
+            async with session.get(url) as response:
+                return await response.json()
+
+        with pytest.raises((AppError, OutcomeUnknown)) as raised:
+            await requests.call(get, mutation=mutation)
+    return raised.value
+
+
+@pytest.mark.parametrize(
+    ("status", "reason"), [(408, "timeout"), (504, "timeout"), (503, "unavailable")]
+)
+async def test_a_request_failing_every_attempt_is_unavailable_with_its_reason(
+    server: tuple[Answers, str], status: int, reason: str
+) -> None:
+    """A read answered 408 or 504 on every attempt is a timeout, any other
+    retryable status unavailable; it is tried ``attempts`` times."""
+    answers, url = server
+    answers.status = status
+
+    failure = await _failure(url, mutation=False)
+
+    assert isinstance(failure, AppError)
+    assert failure.definition is backend_unavailable
+    assert failure.details["reason"] == reason
+    assert answers.seen == 2
+
+
+async def test_a_mutation_answered_5xx_every_time_has_an_unknown_outcome(
+    server: tuple[Answers, str],
+) -> None:
+    """A 503 may come after the change was applied: the caller must look."""
+    answers, url = server
+    answers.status = 503
+
+    failure = await _failure(url, mutation=True)
+
+    assert isinstance(failure, OutcomeUnknown) and failure.status is None
+
+
+@pytest.mark.parametrize("throttled", range(1, 9))
+def test_a_throttled_request_waits_between_half_and_all_of_its_ceiling(
+    throttled: int,
+) -> None:
+    """After the n-th 429 the wait is drawn between half and all of a ceiling
+    that doubles from RATE_LIMIT_BACKOFF_SECONDS up to the cap: never zero."""
+    ceiling = min(
+        RATE_LIMIT_BACKOFF_CAP_SECONDS,
+        RATE_LIMIT_BACKOFF_SECONDS * 2 ** (throttled - 1),
+    )
+    waits = [_rate_limit_wait(throttled) for _ in range(400)]
+
+    assert all(ceiling / 2 <= wait <= ceiling for wait in waits)
+    assert min(waits) < ceiling * 0.55 and max(waits) > ceiling * 0.95
