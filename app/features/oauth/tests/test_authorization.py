@@ -5,6 +5,7 @@ browser goes with it."""
 import pytest
 
 from app.features.oauth.domain import READ, SCOPES, WRITE, digest
+from app.features.oauth.policy import FOREIGN_RESOURCE
 from app.features.oauth.ports import ClientRecord
 from app.features.oauth.use_cases.check_authorization import (
     AuthorizationRequest,
@@ -76,20 +77,33 @@ async def test_a_sole_registered_redirect_uri_may_be_left_out() -> None:
     assert (await checked(params(redirect_uri=moved))).redirect_uri == moved
 
 
+NOT_REGISTERED_URI = "redirect_uri is not one the client registered."
+
+
 @pytest.mark.parametrize(
-    ("asked", "code"),
+    ("asked", "code", "description"),
     [
-        (params(client_id="-"), "invalid_request"),
-        (params(client_id="wcl_nobody"), "invalid_client"),
-        (params(redirect_uri="https://attacker.example/cb"), "invalid_request"),
-        (params(redirect_uri="http://127.0.0.1:1/elsewhere"), "invalid_request"),
+        (params(client_id="-"), "invalid_request", "client_id is missing."),
+        (params(client_id=""), "invalid_request", "client_id is missing."),
+        (params(client_id="wcl_x"), "invalid_client", "The client is not registered."),
+        (
+            params(redirect_uri="https://a.example/cb"),
+            "invalid_request",
+            NOT_REGISTERED_URI,
+        ),
+        (
+            params(redirect_uri="http://127.0.0.1:1/else"),
+            "invalid_request",
+            NOT_REGISTERED_URI,
+        ),
     ],
 )
 async def test_an_unknown_client_or_redirect_uri_is_never_redirected_to(
-    asked: dict[str, str], code: str
+    asked: dict[str, str], code: str, description: str
 ) -> None:
     refusal = await refused(asked)
-    assert isinstance(refusal, Unredirectable) and refusal.code == code
+    assert isinstance(refusal, Unredirectable)
+    assert (refusal.code, refusal.description) == (code, description)
 
 
 async def test_a_metadata_document_client_is_fetched() -> None:
@@ -105,27 +119,39 @@ async def test_a_metadata_document_client_is_fetched() -> None:
     assert request.client.client_id == url and fetched == [url]
 
 
+PKCE = ("invalid_request", "PKCE is required: code_challenge with method S256.")
+NO_STATE = ("invalid_request", "state is required.")
+RESPONSE_TYPE = ("unsupported_response_type", "response_type must be code.")
+
+
 @pytest.mark.parametrize(
-    ("asked", "code"),
+    ("asked", "expected"),
     [
-        (params(response_type="token"), "unsupported_response_type"),
-        (params(response_type="-"), "unsupported_response_type"),
-        (params(code_challenge="-"), "invalid_request"),
-        (params(code_challenge_method="plain"), "invalid_request"),
-        (params(code_challenge_method="-"), "invalid_request"),
-        (params(code_challenge=CHALLENGE[:42]), "invalid_request"),
-        (params(code_challenge=CHALLENGE + "/"), "invalid_request"),
-        (params(state="-"), "invalid_request"),
-        (params(state=""), "invalid_request"),
-        (params(scope="memory.read openid"), "invalid_scope"),
-        (params(resource="https://elsewhere.example/mcp"), "invalid_target"),
+        (params(response_type="token"), RESPONSE_TYPE),
+        (params(response_type="-"), RESPONSE_TYPE),
+        (params(code_challenge="-"), PKCE),
+        (params(code_challenge_method="plain"), PKCE),
+        (params(code_challenge_method="-"), PKCE),
+        (params(code_challenge=CHALLENGE[:42]), PKCE),
+        (params(code_challenge=CHALLENGE + "/"), PKCE),
+        (params(state="-"), NO_STATE),
+        (params(state=""), NO_STATE),
+        (
+            params(scope="memory.read openid"),
+            ("invalid_scope", "scope may hold memory.read and memory.write."),
+        ),
+        (
+            params(resource="https://elsewhere.example/mcp"),
+            ("invalid_target", FOREIGN_RESOURCE),
+        ),
     ],
 )
 async def test_a_bad_request_of_a_known_client_is_redirected_with_its_error(
-    asked: dict[str, str], code: str
+    asked: dict[str, str], expected: tuple[str, str]
 ) -> None:
     refusal = await refused(asked)
-    assert not isinstance(refusal, Unredirectable) and refusal.code == code
+    assert not isinstance(refusal, Unredirectable)
+    assert (refusal.code, refusal.description) == expected
 
 
 @pytest.mark.parametrize(
@@ -215,7 +241,10 @@ async def test_only_grants_the_person_holds_may_be_chosen(chosen: list[str]) -> 
         await grant_consent(
             request_of(), HELD, chosen, read_only=False, context=context
         )
-    assert refusal.value.code == "invalid_request"
+    assert (refusal.value.code, refusal.value.description) == (
+        "invalid_request",
+        "Choose at least one of your grants.",
+    )
     assert events.sent == []
 
 

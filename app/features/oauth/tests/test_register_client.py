@@ -9,6 +9,11 @@ from app.shared.errors.oauth import OAuthError
 from tests.support.oauth_context import DAY, Clock
 from tests.support.oauth_context import oauth_context as context
 
+METADATA, REDIRECT = "invalid_client_metadata", "invalid_redirect_uri"
+GRANT_TYPES = "grant_types may hold authorization_code and refresh_token"
+NAME = "client_name must be printable text of 200 characters or fewer"
+URI_LIST = "redirect_uris must be a list of URIs"
+
 
 async def test_a_registration_is_public_and_keeps_its_redirect_uris() -> None:
     answer = await register_client(
@@ -109,30 +114,37 @@ async def test_grant_types_are_ours_in_our_order(
 
 
 @pytest.mark.parametrize(
-    ("metadata", "code"),
+    ("metadata", "code", "description"),
     [
-        ({"grant_types": ["implicit"]}, "invalid_client_metadata"),
-        ({"grant_types": "authorization_code"}, "invalid_client_metadata"),
-        ({"response_types": ["token"]}, "invalid_client_metadata"),
-        ({"response_types": ["code", "token"]}, "invalid_client_metadata"),
-        ({"client_name": "n" * 201}, "invalid_client_metadata"),
-        ({"client_name": "line\nbreak"}, "invalid_client_metadata"),
-        ({"client_name": 7}, "invalid_client_metadata"),
-        ({"redirect_uris": []}, "invalid_redirect_uri"),
-        ({"redirect_uris": "https://app.example/cb"}, "invalid_redirect_uri"),
-        ({"redirect_uris": None}, "invalid_redirect_uri"),
-        ({"redirect_uris": [7]}, "invalid_redirect_uri"),
+        ({"grant_types": ["implicit"]}, METADATA, GRANT_TYPES),
+        ({"grant_types": "authorization_code"}, METADATA, GRANT_TYPES),
+        ({"response_types": ["token"]}, METADATA, 'response_types must be ["code"]'),
+        (
+            {"response_types": ["code", "token"]},
+            METADATA,
+            'response_types must be ["code"]',
+        ),
+        ({"client_name": "n" * 201}, METADATA, NAME),
+        ({"client_name": "line\nbreak"}, METADATA, NAME),
+        ({"client_name": 7}, METADATA, NAME),
+        ({"redirect_uris": []}, REDIRECT, URI_LIST),
+        ({"redirect_uris": "https://app.example/cb"}, REDIRECT, URI_LIST),
+        ({"redirect_uris": None}, REDIRECT, URI_LIST),
+        ({"redirect_uris": [7]}, REDIRECT, "each redirect URI is a string"),
         (
             {"redirect_uris": ["https://app.example/cb", "http://a.example/"]},
-            "invalid_redirect_uri",
+            REDIRECT,
+            "a redirect URI must be https, or http on a loopback address",
         ),
     ],
 )
-async def test_bad_metadata_is_refused(metadata: dict[str, object], code: str) -> None:
+async def test_bad_metadata_is_refused_saying_what_to_fix(
+    metadata: dict[str, object], code: str, description: str
+) -> None:
     asked = {"redirect_uris": ["https://app.example/cb"], **metadata}
     with pytest.raises(OAuthError) as refused:
         await register_client(asked, context())
-    assert refused.value.code == code
+    assert (refused.value.code, refused.value.description) == (code, description)
 
 
 async def test_a_name_of_200_printable_characters_is_kept() -> None:
@@ -149,8 +161,10 @@ async def test_at_most_ten_redirect_uris() -> None:
     assert answer["redirect_uris"] == uris[:10]
     with pytest.raises(OAuthError) as refused:
         await register_client({"redirect_uris": uris}, context())
-    assert refused.value.code == "invalid_redirect_uri"
-    assert "at most 10" in refused.value.description
+    assert (refused.value.code, refused.value.description) == (
+        REDIRECT,
+        "register at most 10 redirect URIs",
+    )
     # one too many is the refusal, whatever follows the eleventh
     with pytest.raises(OAuthError, match="at most 10"):
         await register_client({"redirect_uris": [*uris, 7]}, context())
@@ -160,3 +174,15 @@ async def test_an_unregistered_client_id_is_invalid_client() -> None:
     with pytest.raises(OAuthError) as refused:
         await find_client("wcl_nobody", context())
     assert refused.value.code == "invalid_client"
+
+
+async def test_a_new_registration_keeps_recent_ones() -> None:
+    clock, store = Clock(), MemoryOAuthStore()
+    first = await register_client(
+        {"redirect_uris": ["https://a.example/cb"]}, context(clock, store)
+    )
+    clock.now += DAY
+    await register_client(
+        {"redirect_uris": ["https://b.example/cb"]}, context(clock, store)
+    )
+    assert store.get_client(first["client_id"]) is not None

@@ -14,11 +14,15 @@ from app.features.oauth.domain import (
     WRITE,
     digest,
 )
+from app.features.oauth.policy import FOREIGN_RESOURCE, INVALID_CODE
 from app.features.oauth.ports import ClientRecord, OAuthContext, TokenResponse
 from app.features.oauth.use_cases.check_authorization import AuthorizationRequest
 from app.features.oauth.use_cases.exchange_code import exchange_code
 from app.features.oauth.use_cases.grant_consent import grant_consent
-from app.features.oauth.use_cases.refresh_tokens import refresh_tokens
+from app.features.oauth.use_cases.refresh_tokens import (
+    INVALID_REFRESH,
+    refresh_tokens,
+)
 from app.features.oauth.use_cases.revoke_token import revoke_token
 from app.infra.memory.oauth_store import MemoryOAuthStore
 from app.shared.errors.oauth import OAuthError
@@ -103,10 +107,19 @@ def flow() -> Flow:
     return Flow(clock, store, events, oauth_context(clock, store, events=events))
 
 
-async def refused(code: str, call: Awaitable[object]) -> None:
+BAD_CODE = ("invalid_grant", INVALID_CODE)
+BAD_REFRESH = ("invalid_grant", INVALID_REFRESH)
+"""One refusal for a token or code unknown, expired, used or another client's,
+so a caller learns nothing of which."""
+FOREIGN = ("invalid_target", FOREIGN_RESOURCE)
+UNREGISTERED = ("invalid_client", "The client is not registered.")
+WIDER = ("invalid_scope", "A refresh may only narrow the granted scopes.")
+
+
+async def refused(expected: tuple[str, str], call: Awaitable[object]) -> None:
     with pytest.raises(OAuthError) as refusal:
         await call
-    assert refusal.value.code == code
+    assert (refusal.value.code, refusal.value.description) == expected
 
 
 async def test_a_code_and_its_verifier_become_a_token_pair(flow: Flow) -> None:
@@ -142,27 +155,33 @@ async def test_each_consent_starts_its_own_family(flow: Flow) -> None:
 
 
 @pytest.mark.parametrize(
-    ("changes", "code"),
+    ("changes", "expected"),
     [
-        ({"code_verifier": "x" * 43}, "invalid_grant"),
-        ({"client_id": "wcl_two"}, "invalid_grant"),
-        ({"redirect_uri": "http://127.0.0.1:33418/other"}, "invalid_grant"),
-        ({"resource": "https://elsewhere.example/mcp"}, "invalid_target"),
+        (
+            {"code_verifier": "x" * 43},
+            ("invalid_grant", "code_verifier does not match the code_challenge."),
+        ),
+        ({"client_id": "wcl_two"}, BAD_CODE),
+        (
+            {"redirect_uri": "http://127.0.0.1:33418/other"},
+            ("invalid_grant", "redirect_uri differs from the authorization request's."),
+        ),
+        ({"resource": "https://elsewhere.example/mcp"}, FOREIGN),
     ],
 )
 async def test_a_refused_exchange_uses_the_code_up(
-    flow: Flow, changes: dict[str, str], code: str
+    flow: Flow, changes: dict[str, str], expected: tuple[str, str]
 ) -> None:
     issued = await flow.code()
-    await refused(code, flow.exchange(issued, **changes))
-    await refused("invalid_grant", flow.exchange(issued))
+    await refused(expected, flow.exchange(issued, **changes))
+    await refused(BAD_CODE, flow.exchange(issued))
     assert flow.events.operations() == ["oauth.consent"]
 
 
 async def test_a_code_is_taken_once(flow: Flow) -> None:
     issued = await flow.code()
     await flow.exchange(issued)
-    await refused("invalid_grant", flow.exchange(issued))
+    await refused(BAD_CODE, flow.exchange(issued))
 
 
 async def test_redirect_uri_and_resource_may_be_left_out(flow: Flow) -> None:
@@ -176,7 +195,10 @@ async def test_code_and_verifier_are_required(
     flow: Flow, missing: str, value: str
 ) -> None:
     issued = await flow.code()
-    await refused("invalid_request", flow.exchange(issued, **{missing: value}))
+    await refused(
+        ("invalid_request", "code and code_verifier are required."),
+        flow.exchange(issued, **{missing: value}),
+    )
     await flow.exchange(issued)  # the code was not taken
 
 
@@ -186,11 +208,12 @@ async def test_a_code_lives_60_seconds(flow: Flow) -> None:
     flow.clock.now += 59.999
     assert flow.live((await flow.exchange(in_time))["access_token"])
     flow.clock.now += 0.001
-    await refused("invalid_grant", flow.exchange(late))
+    await refused(BAD_CODE, flow.exchange(late))
 
 
-async def test_an_unknown_client_is_invalid_client(flow: Flow) -> None:
-    await refused("invalid_client", flow.exchange(await flow.code(), client_id="wcl_x"))
+@pytest.mark.parametrize("client_id", ["wcl_x", "-"])  # unknown, or not sent
+async def test_an_unknown_client_is_invalid_client(flow: Flow, client_id: str) -> None:
+    await refused(UNREGISTERED, flow.exchange(await flow.code(), client_id=client_id))
 
 
 async def test_a_refresh_rotates_within_the_family(flow: Flow) -> None:
@@ -211,13 +234,13 @@ async def test_a_reused_refresh_token_ends_its_family(flow: Flow) -> None:
     first = await flow.tokens()
     other = await flow.tokens()
     second = await flow.refresh(first["refresh_token"])
-    await refused("invalid_grant", flow.refresh(first["refresh_token"]))
+    await refused(BAD_REFRESH, flow.refresh(first["refresh_token"]))
     for token in (first, second):
         assert not flow.live(token["access_token"])
         assert not flow.live(token["refresh_token"])
     assert flow.live(other["access_token"])  # another consent's family stays
     assert flow.events.sent[-1] == ("oauth.refresh_reuse", "wcl_one", GRANTS)
-    await refused("invalid_grant", flow.refresh(second["refresh_token"]))
+    await refused(BAD_REFRESH, flow.refresh(second["refresh_token"]))
 
 
 @pytest.mark.parametrize(
@@ -236,11 +259,9 @@ async def test_a_refresh_may_narrow_its_scopes(
 
 async def test_a_refresh_may_not_widen_its_scopes(flow: Flow) -> None:
     read_only = await flow.exchange(await flow.code(read_only=True))
-    await refused(
-        "invalid_scope", flow.refresh(read_only["refresh_token"], scope="memory.write")
-    )
+    await refused(WIDER, flow.refresh(read_only["refresh_token"], scope="memory.write"))
     fresh = await flow.tokens()
-    await refused("invalid_scope", flow.refresh(fresh["refresh_token"], scope="x"))
+    await refused(WIDER, flow.refresh(fresh["refresh_token"], scope="x"))
 
 
 @pytest.mark.parametrize(
@@ -256,13 +277,18 @@ async def test_an_unknown_or_foreign_refresh_token_is_refused(
 ) -> None:
     first = await flow.tokens()
     form = {"refresh_token": first["refresh_token"], **changes}
-    await refused("invalid_grant", flow.refresh(**form))
+    await refused(BAD_REFRESH, flow.refresh(**form))
     await flow.refresh(first["refresh_token"])  # it was not used up
+
+
+async def test_a_refresh_names_its_client(flow: Flow) -> None:
+    first = await flow.tokens()
+    await refused(UNREGISTERED, flow.refresh(first["refresh_token"], client_id="-"))
 
 
 async def test_an_access_token_is_no_refresh_token(flow: Flow) -> None:
     first = await flow.tokens()
-    await refused("invalid_grant", flow.refresh(first["access_token"]))
+    await refused(BAD_REFRESH, flow.refresh(first["access_token"]))
 
 
 async def test_a_refresh_token_expires_after_90_days(flow: Flow) -> None:
@@ -271,13 +297,13 @@ async def test_a_refresh_token_expires_after_90_days(flow: Flow) -> None:
     flow.store.touch_client("wcl_one", flow.clock.now)  # a client still in use
     await flow.refresh(in_time["refresh_token"])
     flow.clock.now += 0.001
-    await refused("invalid_grant", flow.refresh(late["refresh_token"]))
+    await refused(BAD_REFRESH, flow.refresh(late["refresh_token"]))
 
 
 async def test_a_refresh_for_another_resource_is_invalid_target(flow: Flow) -> None:
     first = await flow.tokens()
     await refused(
-        "invalid_target",
+        FOREIGN,
         flow.refresh(first["refresh_token"], resource="https://other.example/mcp"),
     )
 
@@ -305,10 +331,11 @@ async def test_an_unknown_or_foreign_token_is_revoked_silently(flow: Flow) -> No
         assert await revoke_token(form, flow.context) is None
     assert flow.live(first["access_token"]) and len(flow.events.sent) == sent
     await refused(
-        "invalid_request", revoke_token({"client_id": "wcl_one"}, flow.context)
+        ("invalid_request", "token is required."),
+        revoke_token({"client_id": "wcl_one"}, flow.context),
     )
     await refused(
-        "invalid_client", revoke_token({"token": first["access_token"]}, flow.context)
+        UNREGISTERED, revoke_token({"token": first["access_token"]}, flow.context)
     )
 
 
@@ -327,4 +354,7 @@ async def test_a_registration_unused_for_its_ttl_is_refused(flow: Flow) -> None:
     flow.clock.now += UNUSED_CLIENT_TTL
     await flow.exchange(await flow.code("wcl_two"), **form)  # kept alive by use
     flow.clock.now += UNUSED_CLIENT_TTL + 0.001
-    await refused("invalid_client", flow.exchange(await flow.code("wcl_two"), **form))
+    await refused(
+        ("invalid_client", "The client registration expired unused; register again."),
+        flow.exchange(await flow.code("wcl_two"), **form),
+    )
