@@ -10,15 +10,23 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import pytest
+from tenchi.idempotency import IdempotencyInProgress, IdempotencyReservation
 from tenchi.rate_limits import RateLimitStore
 from tenchi.testing import verify_idempotency_store, verify_rate_limit_store
 
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.redis.idempotency_store import open_redis_idempotency_store
 from app.infra.redis.rate_limit_store import open_redis_rate_limit_store
-from app.infra.sqlite.idempotency_store import open_sqlite_idempotency_store
-from app.infra.sqlite.rate_limit_store import open_sqlite_rate_limit_store
+from app.infra.sqlite.idempotency_store import (
+    SqliteIdempotencyStore,
+    open_sqlite_idempotency_store,
+)
+from app.infra.sqlite.rate_limit_store import (
+    SqliteRateLimitStore,
+    open_sqlite_rate_limit_store,
+)
 from tests.support.redis_server import RedisServer
+from tests.support.sqlite_file import sql
 
 
 class Clock:
@@ -80,6 +88,60 @@ async def test_sqlite_rate_limit_store_conforms(tmp_path: Path) -> None:
         lambda: open_sqlite_rate_limit_store(path, clock=clock),
         advance=clock.advance,
     )
+
+
+async def test_sqlite_windows_forget_ended_windows(tmp_path: Path) -> None:
+    """Windows that ended are swept from the file given, so idle callers do not
+    accumulate: by whichever caller comes next, at most once a minute."""
+    clock = Clock()
+    path = tmp_path / "guards.db"
+    rows = "SELECT count(*) FROM rate_limit_windows"
+
+    async def spend(store: SqliteRateLimitStore, caller: int) -> None:
+        await store.consume(
+            namespace="ns", scope=f"caller-{caller}", limit=5, window_seconds=10, cost=1
+        )
+
+    async with open_sqlite_rate_limit_store(str(path), clock=clock) as store:
+        for caller in range(20):
+            await spend(store, caller)  # the first swept, at 1000
+        clock.advance(30)
+        await spend(store, 0)
+        within_the_minute = sql(path, rows)
+        clock.advance(30)
+        await spend(store, 0)
+
+        assert within_the_minute == [(20,)]
+        assert sql(path, "SELECT scope FROM rate_limit_windows") == [("caller-0",)]
+
+
+async def test_sqlite_reservations_that_expired_are_swept(tmp_path: Path) -> None:
+    """An expired reservation leaves the file given at the next claim a minute
+    on, not only when its key is used again; a live one answers how long its
+    lease has left."""
+    clock = Clock()
+    path = tmp_path / "guards.db"
+
+    async def reserve(store: SqliteIdempotencyStore, key: str) -> object:
+        return await store.reserve(
+            namespace="memory",
+            scope="caller",
+            key=key,
+            fingerprint="f",
+            completed_ttl=600,
+            reservation_ttl=60,
+        )
+
+    async with open_sqlite_idempotency_store(str(path), clock=clock) as store:
+        assert isinstance(await reserve(store, "first"), IdempotencyReservation)
+        clock.advance(20)
+        busy = await reserve(store, "first")
+        clock.advance(45)
+        assert isinstance(await reserve(store, "second"), IdempotencyReservation)
+
+        assert busy == IdempotencyInProgress(retry_after_seconds=40)
+        keys = sql(path, "SELECT key FROM idempotency_records")
+        assert keys == [("second",)]
 
 
 async def test_redis_idempotency_store_conforms(redis_server: RedisServer) -> None:

@@ -81,6 +81,27 @@ async def test_of_two_swaps_from_one_version_exactly_one_lands(
     assert (await store.listing("user/alice/"))[0].endpoint == moved
 
 
+async def test_a_swap_answers_the_version_the_next_swap_expects(
+    store: WebhookStore,
+) -> None:
+    """A delivery round takes the lease, then moves the cursor from the version
+    its swap answered, without listing the endpoint again."""
+    first = endpoint()
+    await store.create(first)
+    [stored] = await store.listing("user/alice/")
+    leased = replace(first, lease_holder="one", lease_until=NOW)
+    version = await store.swap(leased, stored.version)
+    assert version is not None
+    assert [s.version for s in await store.listing("user/alice/")] == [version]
+
+    advanced = replace(leased, cursor=9)
+    again = await store.swap(advanced, version)
+
+    assert again is not None and again not in (version, stored.version)
+    [now] = await store.listing("user/alice/")
+    assert (now.endpoint, now.version) == (advanced, again)
+
+
 async def test_remove_and_erase_touch_only_their_entity(store: WebhookStore) -> None:
     alice, other, bob = endpoint(), endpoint(), endpoint("bob")
     for item in (alice, other, bob):
