@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from app.features.memory.ports import Change, FileMetadata, Write
+from app.features.memory.ports import Change, FileMetadata, HistoryRetention, Write
 from app.infra.durable_files import replace_file
 from app.infra.filesystem import renames
 from app.infra.filesystem.storage import FilesystemStorage
@@ -149,3 +149,43 @@ async def test_a_rename_finished_by_the_next_process_removes_the_replaced_body(
     assert await after.get(KEY) is None
     area = tmp_path / "user" / "alice" / "notes"
     assert sorted(os.listdir(area)) == [f"chai.md%{stored.version}", "chai.md%meta"]
+
+
+async def test_a_delete_and_a_rename_leave_no_body_or_empty_directory(
+    tmp_path: Path,
+) -> None:
+    storage = FilesystemStorage(tmp_path)
+    (taken,) = await written(storage, OTHER, b"chai")
+    (moved,) = await written(storage, KEY, b"tea")
+    gone = "user/alice/drafts/old.md"
+    (doomed,) = await written(storage, gone, b"old")
+
+    renamed = await storage.rename_if_version(
+        KEY, OTHER, moved, replacing=taken, change=change("rename_file")
+    )
+    deleted = await storage.delete_if_version(gone, doomed, change=change("delete"))
+
+    assert renamed is not None and deleted
+    area = tmp_path / "user" / "alice"
+    assert os.listdir(area) == ["notes"]
+    assert sorted(os.listdir(area / "notes")) == [f"chai.md%{renamed}", "chai.md%meta"]
+
+
+async def test_a_delete_and_a_rename_prune_the_history_they_grow(
+    tmp_path: Path,
+) -> None:
+    storage = FilesystemStorage(tmp_path, retention=HistoryRetention(max_versions=2))
+    versions = await written(storage, KEY, b"one", b"two")
+    assert await storage.delete_if_version(KEY, versions[-1], change=change("delete"))
+    after_delete = await storage.list_versions(KEY, after=None, limit=10)
+    *_, second = await written(storage, OTHER, b"chai 1", b"chai 2")
+
+    renamed = await storage.rename_if_version(
+        OTHER, KEY, second, replacing=None, change=change("rename_file")
+    )
+
+    assert [(r.deleted, r.version) for r in after_delete][1:] == [(False, versions[1])]
+    assert len(after_delete) == 2
+    history = await storage.list_versions(KEY, after=None, limit=10)
+    assert [record.version for record in history] == [renamed, second]
+    assert await storage.list_versions(OTHER, after=None, limit=10) == []
