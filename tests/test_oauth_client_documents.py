@@ -5,6 +5,7 @@ no redirects)."""
 
 import asyncio
 import json
+import socket
 import ssl
 import threading
 from collections.abc import Iterator, Mapping
@@ -317,14 +318,30 @@ async def test_a_private_address_is_refused_unless_its_host_is_trusted(
     assert (await trusting(by_address)).client_id == by_address
 
 
+async def test_a_trusted_ip_literal_is_fetched_whatever_its_case(
+    server: Server,
+) -> None:
+    # the IPv4-mapped form of the server's address: past the address check,
+    # its fetch fails (the certificate names 127.0.0.1)
+    url = server.url("mapped.json", host="[::ffff:7f00:1]")
+    for trusted in (("::FFFF:7F00:1",), ("::ffff:7f00:1",)):
+        fetched = await refusal(server.documents(trusted=trusted), url)
+        assert fetched == refused_for("could not be fetched")
+    assert await refusal(server.documents(trusted=()), url) == refused_for(PRIVATE)
+
+
 async def test_the_resolver_refuses_a_host_of_a_private_address() -> None:
     guarded = GuardedResolver(trusted=())
     with pytest.raises(OAuthError) as refused:
         await guarded.resolve("localhost", 443)
     assert refused.value.description == refused_for(PRIVATE)
-    trusting = GuardedResolver(trusted=("LOCALHOST",))
+    trusting = GuardedResolver(trusted=("LOCALHOST", "::1"))
     found = await trusting.resolve("localhost", 443)
     assert {result["host"] for result in found} <= {"127.0.0.1", "::1"}
+    assert {result["hostname"] for result in found} == {"localhost"}
+    # the family asked for is the family resolved
+    found = await trusting.resolve("::1", 443, socket.AF_INET6)
+    assert [result["host"] for result in found] == ["::1"]
     await asyncio.gather(guarded.close(), trusting.close())
 
 
