@@ -5,6 +5,7 @@ the retry rules of ``app/infra/gcs/requests.py`` meet real HTTP answers.
 """
 
 from collections.abc import AsyncGenerator
+from typing import cast
 
 import aiohttp
 import pytest
@@ -16,22 +17,38 @@ from app.infra.gcs.requests import (
     RATE_LIMIT_BACKOFF_SECONDS,
     GcsRequests,
     OutcomeUnknown,
+    StatusRefusal,
     _rate_limit_wait,  # pyright: ignore[reportPrivateUsage]
 )
+from app.infra.gcs.resources import ObjectPage
 from app.shared.errors import backend_unavailable
 from tests.support.loopback import LOOPBACK
 
 
 class Answers:
-    """A server that answers every request with ``status`` and counts them."""
+    """A server that answers with ``first`` statuses in turn, then ``status``,
+    and keeps the query of every request."""
 
     def __init__(self) -> None:
+        self.first: list[int] = []
         self.status = 200
-        self.seen = 0
+        self.queries: list[dict[str, str]] = []
+
+    @property
+    def seen(self) -> int:
+        return len(self.queries)
 
     async def handle(self, request: web.Request) -> web.Response:
-        self.seen += 1
-        return web.json_response({"name": "x"}, status=self.status)
+        self.queries.append(dict(request.query))
+        status = self.first.pop(0) if self.first else self.status
+        return web.json_response({"name": "x"}, status=status)
+
+    async def listing(self, request: web.Request) -> web.Response:
+        """Two pages: ``a`` then, for the token ``t1``, ``b``."""
+        self.queries.append(dict(request.query))
+        if request.query.get("pageToken") == "t1":
+            return web.json_response({"items": [{"name": "b"}]})
+        return web.json_response({"items": [{"name": "a"}], "nextPageToken": "t1"})
 
 
 @pytest.fixture
@@ -39,28 +56,31 @@ async def server() -> AsyncGenerator[tuple[Answers, str]]:
     answers = Answers()
     app = web.Application()
     app.router.add_get("/o", answers.handle)
+    app.router.add_get("/list", answers.listing)
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, LOOPBACK, 0)
     await site.start()
     port = runner.addresses[0][1]
     try:
-        yield answers, f"http://{LOOPBACK}:{port}/o"
+        yield answers, f"http://{LOOPBACK}:{port}"
     finally:
         await runner.cleanup()
 
 
-async def _failure(url: str, *, mutation: bool) -> BaseException:
-    """What a call that never succeeds raises, after two attempts."""
+async def _failure(
+    url: str, *, mutation: bool, accept: frozenset[int] = frozenset()
+) -> BaseException:
+    """What a call that does not succeed in two attempts raises."""
     requests = GcsRequests("bucket", timeout=5, attempts=2)
     async with aiohttp.ClientSession(raise_for_status=True) as session:
 
         async def get(timeout: int) -> object:
-            async with session.get(url) as response:
+            async with session.get(f"{url}/o") as response:
                 return await response.json()
 
-        with pytest.raises((AppError, OutcomeUnknown)) as raised:
-            await requests.call(get, mutation=mutation)
+        with pytest.raises((AppError, OutcomeUnknown, StatusRefusal)) as raised:
+            await requests.call(get, mutation=mutation, accept=accept)
     return raised.value
 
 
@@ -93,6 +113,46 @@ async def test_a_mutation_answered_5xx_every_time_has_an_unknown_outcome(
     failure = await _failure(url, mutation=True)
 
     assert isinstance(failure, OutcomeUnknown) and failure.status is None
+
+
+@pytest.mark.parametrize("mutation", [False, True])
+async def test_a_refusal_after_an_unanswered_attempt_is_an_unknown_outcome(
+    server: tuple[Answers, str], mutation: bool
+) -> None:
+    """A 412 after a 503 may be the first attempt's own change meeting the
+    retry's precondition: for a mutation the outcome is unknown (naming the
+    412); for a read it is the refusal itself."""
+    answers, url = server
+    answers.first = [503, 412]
+
+    failure = await _failure(url, mutation=mutation, accept=frozenset({412}))
+
+    if mutation:
+        assert isinstance(failure, OutcomeUnknown) and failure.status == 412
+    else:
+        assert isinstance(failure, StatusRefusal) and failure.args == (412,)
+
+
+async def test_a_listing_is_read_page_after_page_with_its_query(
+    server: tuple[Answers, str],
+) -> None:
+    """Every page is asked with the listing's own parameters and the token the
+    page before it gave; the listing ends at the page without one."""
+    answers, url = server
+    requests = GcsRequests("bucket", timeout=5, attempts=2)
+    async with aiohttp.ClientSession(raise_for_status=True) as session:
+
+        async def list_objects(query: dict[str, str], timeout: int) -> ObjectPage:
+            async with session.get(f"{url}/list", params=query) as response:
+                return cast(ObjectPage, await response.json())
+
+        names = [
+            item["name"]
+            async for item in requests.pages(list_objects, {"prefix": "p/"})
+        ]
+
+    assert names == ["a", "b"]
+    assert answers.queries == [{"prefix": "p/"}, {"prefix": "p/", "pageToken": "t1"}]
 
 
 @pytest.mark.parametrize("throttled", range(1, 9))
