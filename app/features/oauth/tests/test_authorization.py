@@ -144,6 +144,7 @@ RESPONSE_TYPE = ("unsupported_response_type", "response_type must be code.")
             params(resource="https://elsewhere.example/mcp"),
             ("invalid_target", FOREIGN_RESOURCE),
         ),
+        (params(resource=RESOURCE + "X"), ("invalid_target", FOREIGN_RESOURCE)),
     ],
 )
 async def test_a_bad_request_of_a_known_client_is_redirected_with_its_error(

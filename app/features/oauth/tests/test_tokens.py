@@ -257,6 +257,12 @@ async def test_a_refresh_may_narrow_its_scopes(
     assert record is not None and record.scopes == granted
 
 
+async def test_a_refresh_without_scope_keeps_the_granted_ones(flow: Flow) -> None:
+    read_only = await flow.exchange(await flow.code(read_only=True))
+    answer = await flow.refresh(read_only["refresh_token"], resource=RESOURCE)
+    assert answer["scope"] == "memory.read"
+
+
 async def test_a_refresh_may_not_widen_its_scopes(flow: Flow) -> None:
     read_only = await flow.exchange(await flow.code(read_only=True))
     await refused(WIDER, flow.refresh(read_only["refresh_token"], scope="memory.write"))
