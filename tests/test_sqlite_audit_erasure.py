@@ -1,0 +1,34 @@
+"""An event staged after its entity's erasure never reaches the SQLite audit log.
+
+A write of another process can commit its staged event after a purge ran, while
+the event itself happened before it. The purge wins (docs/audit.md): when the log
+moves staged events into its table, one of an erased subject from before the
+erasure is dropped, and every other one is moved.
+"""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.features.audit.ports import AuditSelection, Subject
+from app.infra.sqlite.audit_log import open_sqlite_audit_log
+from tests.support.audited_app import stage_event, staged_count, staged_write
+
+ALICE, BOB = Subject("user", "alice"), Subject("user", "bob")
+
+
+async def test_an_event_staged_after_its_entitys_erasure_is_dropped(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "wenchang.db"
+    async with open_sqlite_audit_log(str(database), max_days=30) as log:
+        erased, kept = staged_write("tea"), staged_write("tea", entity_id="bob")
+        await log.erase(ALICE, at=datetime.now(UTC))
+        stage_event(database, erased, "v1")
+        stage_event(database, kept, "v2")
+
+        page = await log.query(
+            AuditSelection(subjects=(ALICE, BOB)), before=None, limit=10
+        )
+
+    assert [(e.id, e.version) for e in page.events] == [(kept.id, "v2")]
+    assert staged_count(database) == 0
