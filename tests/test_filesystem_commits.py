@@ -28,7 +28,7 @@ def refuse(*_: object) -> None:
 
 
 async def test_a_cleanup_failure_after_the_commit_keeps_the_write(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     storage = FilesystemStorage(tmp_path)
     first = await storage.put(Write(KEY, b"first", META, change=CHANGE))
@@ -43,6 +43,11 @@ async def test_a_cleanup_failure_after_the_commit_keeps_the_write(
     assert await storage.get(KEY) is None
     versions = await storage.list_versions(KEY, after=None, limit=10)
     assert [record.deleted for record in versions] == [True, False, False]
+    # Each failed cleanup is logged once with its cause, for the operator.
+    warnings = [r for r in caplog.records if r.name.endswith("filesystem.commits")]
+    assert len(warnings) == 2
+    assert all(r.levelname == "WARNING" and r.exc_info for r in warnings)
+    assert all(r.getMessage().startswith("cleanup after") for r in warnings)
 
 
 async def test_an_unsynced_commit_is_an_outcome_unknown_and_keeps_its_body(

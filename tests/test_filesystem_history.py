@@ -96,6 +96,18 @@ async def test_a_delete_cut_short_after_its_tombstone_is_no_version(
     assert [record.version for record in history] == [second, first]
     stored = await after.get(KEY)
     assert stored is not None and stored.data == b"two"
+    # The key's next mutation removes the tombstone that never landed.
+    third = await after.put_if_version(Write(KEY, b"3", META, change()), second)
+    assert third is not None
+    names = os.listdir(tmp_path / HISTORY / "tea.md")
+    assert len(names) == 2 and not any("~" in name for name in names)
+
+
+async def test_versions_after_an_unknown_version_are_none(tmp_path: Path) -> None:
+    storage = FilesystemStorage(tmp_path)
+    await written(storage, KEY, b"one", b"two")
+
+    assert await storage.list_versions(KEY, after="0123456789", limit=10) == []
 
 
 async def test_a_rename_over_a_file_with_history_keeps_both_in_order(
@@ -119,6 +131,9 @@ async def test_a_rename_over_a_file_with_history_keeps_both_in_order(
         read = await storage.get_version(OTHER, record.version)
         assert read is not None and read.data == data
     assert await storage.list_versions(KEY, after=None, limit=10) == []
+    # Renumbered after the destination's own: one sequence number each, no gap.
+    names = sorted(os.listdir(tmp_path / HISTORY / "chai.md"))
+    assert [name.split("-")[0] for name in names] == [f"{n:012d}" for n in range(1, 6)]
 
 
 async def test_a_rename_finished_by_the_next_process_removes_the_replaced_body(
@@ -156,12 +171,13 @@ async def test_a_delete_and_a_rename_leave_no_body_or_empty_directory(
 ) -> None:
     storage = FilesystemStorage(tmp_path)
     (taken,) = await written(storage, OTHER, b"chai")
-    (moved,) = await written(storage, KEY, b"tea")
-    gone = "user/alice/drafts/old.md"
+    source = "user/alice/drafts/tea.md"
+    (moved,) = await written(storage, source, b"tea")
+    gone = "user/alice/old/old.md"
     (doomed,) = await written(storage, gone, b"old")
 
     renamed = await storage.rename_if_version(
-        KEY, OTHER, moved, replacing=taken, change=change("rename_file")
+        source, OTHER, moved, replacing=taken, change=change("rename_file")
     )
     deleted = await storage.delete_if_version(gone, doomed, change=change("delete"))
 
@@ -189,3 +205,18 @@ async def test_a_delete_and_a_rename_prune_the_history_they_grow(
     history = await storage.list_versions(KEY, after=None, limit=10)
     assert [record.version for record in history] == [renamed, second]
     assert await storage.list_versions(OTHER, after=None, limit=10) == []
+
+
+async def test_a_rename_onto_a_new_key_numbers_its_history_from_one(
+    tmp_path: Path,
+) -> None:
+    storage = FilesystemStorage(tmp_path)
+    moved = await written(storage, KEY, b"tea 1", b"tea 2")
+
+    version = await storage.rename_if_version(
+        KEY, OTHER, moved[-1], replacing=None, change=change("rename_file")
+    )
+
+    assert version is not None
+    names = sorted(os.listdir(tmp_path / HISTORY / "chai.md"))
+    assert names == [f"000000000001-{moved[0]}", f"000000000002-{moved[1]}"]

@@ -6,8 +6,12 @@ beside it. The storage's own hidden files (history, change log, lock) are
 never listed, not even from the root.
 """
 
+import hashlib
+import os
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.filesystem.storage import FilesystemStorage
@@ -77,3 +81,38 @@ async def test_a_change_page_holds_at_most_its_limit(tmp_path: Path) -> None:
 
     assert [len(first.changes), len(rest.changes)] == [3, 1]
     assert first.changes[-1].seq < rest.changes[0].seq
+
+
+def encoded_head(segment: str, length: int) -> str:
+    return "".join(
+        char if char.isascii() else "".join(f"%{b:02X}" for b in char.encode())
+        for char in segment
+    )[:length]
+
+
+@pytest.mark.parametrize(("plain", "kept"), [(147, 150), (148, 148), (149, 149)])
+async def test_a_hashed_name_keeps_a_head_of_whole_escapes_and_a_digest(
+    tmp_path: Path, plain: int, kept: int
+) -> None:
+    """The first 150 characters of the encoded name, less an escape cut in two."""
+    segment = "Ü" + "a" * (plain - 6) + "Ü" * 60 + ".md"
+    storage = await stored(tmp_path, f"{NOTES}{segment}")
+
+    digest = hashlib.sha256(segment.encode()).hexdigest()[:32]
+    sidecar = f"{encoded_head(segment, kept)}%~{digest}%meta"
+    assert sidecar in os.listdir(tmp_path / "user" / "alice" / "notes")
+    assert await listed(storage, NOTES, None) == [f"{NOTES}{segment}"]
+
+
+async def test_a_name_is_hashed_only_past_200_characters_and_a_dot_is_escaped(
+    tmp_path: Path,
+) -> None:
+    longest, dotted = "a" * 197 + ".md", ".tea.md"
+    storage = await stored(tmp_path, f"{NOTES}{longest}", f"{NOTES}{dotted}")
+
+    names = os.listdir(tmp_path / "user" / "alice" / "notes")
+    assert {f"{longest}%meta", "%2Etea.md%meta"} <= set(names)
+    assert await listed(storage, NOTES, None) == [
+        f"{NOTES}{dotted}",
+        f"{NOTES}{longest}",
+    ]

@@ -64,7 +64,6 @@ class FilesystemStorage:
         retention: ports.HistoryRetention | None = None,
     ) -> None:
         self._root = root
-        self._lock_timeout = lock_timeout
         retention = retention or ports.HistoryRetention()
         self._history = KeyHistories(root, retention)
         kept = timedelta(seconds=retention.changes_seconds)
