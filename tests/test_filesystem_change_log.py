@@ -6,18 +6,23 @@ the entity's next write takes its number: the log stays gapless, in commit
 order, and names only landed versions.
 """
 
+import contextlib
 import json
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from app.features.memory.ports import Change, FileMetadata, Write
+import pytest
+
+from app.features.memory.ports import Change, FileMetadata, HistoryRetention, Write
+from app.infra.filesystem import renames
 from app.infra.filesystem.change_log import log_directory
 from app.infra.filesystem.storage import FilesystemStorage
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 META = FileMetadata("", (), (), NOW)
 KEY = "user/alice/notes/tea.md"
+OTHER = "user/alice/notes/chai.md"
 
 
 async def test_an_entry_whose_write_never_landed_is_skipped_then_reused(
@@ -46,3 +51,62 @@ async def test_an_entry_whose_write_never_landed_is_skipped_then_reused(
     numbered = [(e.seq - base, e.version) for e in page.changes]
     assert numbered == [(1, first), (2, second)]
     assert page.last == base + 2
+
+
+class Crash(BaseException):
+    """The process dies here."""
+
+
+async def test_a_rename_cut_short_before_its_journal_gives_its_numbers_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its two entries never landed: the next write follows the last landed one."""
+    storage = FilesystemStorage(tmp_path)
+    version = None
+    for body in (b"1", b"2", b"3"):
+        write = Write(KEY, body, META, Change("write_file", "t", NOW))
+        version = await storage.put_if_version(write, version)
+    assert version is not None
+
+    def crash(path: str, data: bytes) -> None:
+        raise Crash
+
+    monkeypatch.setattr(renames, "replace_file", crash)
+    with contextlib.suppress(Crash):
+        await storage.rename_if_version(
+            KEY, OTHER, version, replacing=None, change=Change("rename_file", "t", NOW)
+        )
+    monkeypatch.undo()
+    after = FilesystemStorage(tmp_path)  # the next process
+    write = Write(KEY, b"4", META, Change("write_file", "t", NOW))
+    assert await after.put_if_version(write, version) is not None
+
+    page = await after.changes_after("user/alice/", 0, now=NOW, limit=10)
+    seqs = [entry.seq for entry in page.changes]
+    assert [entry.key for entry in page.changes] == [KEY] * 4
+    assert seqs == list(range(seqs[0], seqs[0] + 4))
+
+
+async def test_an_entry_exactly_as_old_as_the_retention_is_kept(tmp_path: Path) -> None:
+    kept = timedelta(seconds=60)
+    storage = FilesystemStorage(
+        tmp_path, retention=HistoryRetention(changes_seconds=60)
+    )
+    first = Write(KEY, b"1", META, Change("write_file", "t", NOW))
+    version = await storage.put_if_version(first, None)
+    later = Write(KEY, b"2", META, Change("write_file", "t", NOW + kept))
+    assert await storage.put_if_version(later, version) is not None
+
+    page = await storage.changes_after("user/alice/", 0, now=NOW + kept, limit=10)
+
+    assert [entry.at for entry in page.changes] == [NOW, NOW + kept]
+
+
+async def test_a_scrub_of_an_entity_without_a_log_is_no_error(tmp_path: Path) -> None:
+    storage = FilesystemStorage(tmp_path)
+    await storage.put(Write(KEY, b"unlogged", META))
+
+    await storage.scrub("user/alice/")
+    await storage.scrub("user/nobody/")
+
+    assert not (tmp_path / ".changes").exists()
