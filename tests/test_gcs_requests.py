@@ -146,10 +146,11 @@ async def test_a_listing_is_read_page_after_page_with_its_query(
             async with session.get(f"{url}/list", params=query) as response:
                 return cast(ObjectPage, await response.json())
 
-        names = [
-            item["name"]
-            async for item in requests.pages(list_objects, {"prefix": "p/"})
-        ]
+        names: list[object] = []
+        async for item in requests.pages(list_objects, {"prefix": "p/"}):
+            names.append(item["name"])
+            if len(names) > 2:
+                break  # a listing that never ends fails here, not by hanging
 
     assert names == ["a", "b"]
     assert answers.queries == [{"prefix": "p/"}, {"prefix": "p/", "pageToken": "t1"}]
