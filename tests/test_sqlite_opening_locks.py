@@ -1,10 +1,11 @@
-"""Opening a SQLite file whose write lock another process holds: a timeout.
+"""Meeting the write lock another process holds on a SQLite file: a timeout.
 
 Processes on one file take turns through SQLite's write lock, waiting up to the
 busy timeout, then answer 503 with reason ``timeout`` (docs/deploying.md). An
 opening that must change the file (a database made before files could expire
 gains a column, one made before the change log gains its table) meets the same
-lock and must say the same, not that the backend is unavailable.
+lock and must say the same, not that the backend is unavailable; so must any
+statement run through ``fetch_rows``.
 """
 
 import sqlite3
@@ -16,7 +17,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.infra.sqlite.change_log import prepare_change_log
-from app.infra.sqlite.connection import open_sqlite_connection
+from app.infra.sqlite.connection import fetch_rows, open_sqlite_connection
 from app.infra.sqlite.history import OBJECTS_TABLE, prepare_history
 from app.shared.errors import backend_unavailable
 from tests.support.sqlite_file import sql
@@ -75,3 +76,16 @@ async def test_a_change_log_added_while_another_process_writes_times_out(
         assert tables(database) == before
         await prepare_change_log(opened)
     assert tables(database) > before
+
+
+async def test_a_statement_that_meets_the_write_lock_times_out(tmp_path: Path) -> None:
+    database = tmp_path / "wenchang.db"
+    schema = "CREATE TABLE IF NOT EXISTS counts (n INTEGER)"
+    async with open_sqlite_connection(str(database), schema=schema) as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")
+        insert = "INSERT INTO counts VALUES (1) RETURNING n"
+        with write_lock_held(database), pytest.raises(AppError) as raised:
+            await fetch_rows(opened, insert, ())
+
+        assert reason_of(raised) == "timeout"
+        assert await fetch_rows(opened, insert, ()) == [(1,)]
