@@ -4,8 +4,6 @@ says the path is gone if it is, and gives up, saying so, if it keeps changing.""
 
 from collections.abc import Awaitable, Callable
 
-import pytest
-
 from app.features.memory.ports import Change
 from app.features.memory.schemas import AppendLine, DeleteFile, ReadFile
 from app.features.memory.tests.conftest import create, make_context
@@ -94,12 +92,8 @@ async def test_a_file_deleted_before_the_delete_is_told_as_absent() -> None:
 
 
 async def test_a_file_that_keeps_changing_is_given_up_on_saying_so(
-    monkeypatch: pytest.MonkeyPatch,
+    no_retry_waits: None,
 ) -> None:
-    async def no_wait(seconds: float) -> None:
-        return None
-
-    monkeypatch.setattr(schedule.anyio, "sleep", no_wait)
     storage, context = await raced()
     storage.before = [appending(context) for _ in range(schedule.EDIT_ATTEMPTS)]
 

@@ -4,8 +4,6 @@ content."""
 
 from collections.abc import Awaitable, Callable
 
-import pytest
-
 from app.features.memory.ports import Write
 from app.features.memory.schemas import AppendLine, ReadFile
 from app.features.memory.tests.conftest import create, make_context
@@ -52,12 +50,8 @@ def appending(context: AppContext, n: int) -> Callable[[], Awaitable[object]]:
 
 
 async def test_an_edit_that_keeps_losing_is_given_up_on_saying_so(
-    monkeypatch: pytest.MonkeyPatch,
+    no_retry_waits: None,
 ) -> None:
-    async def no_wait(seconds: float) -> None:
-        return None
-
-    monkeypatch.setattr(schedule.anyio, "sleep", no_wait)
     storage = RacedStorage()
     context = make_context(storage=storage)
     await create(context, "- [stated] tea\n", area="prefs", name="a.md")

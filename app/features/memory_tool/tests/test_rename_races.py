@@ -5,8 +5,6 @@ and kept, and a file that changes before every rename is given up on."""
 
 from collections.abc import Awaitable, Callable
 
-import pytest
-
 from app.features.memory.ports import Change
 from app.features.memory.schemas import DeleteFile, ReadFile, WriteFile
 from app.features.memory.tests.conftest import create, make_context
@@ -176,12 +174,8 @@ async def test_a_destination_created_before_the_rename_is_refused_and_kept() -> 
 
 
 async def test_a_file_changed_before_every_rename_is_given_up_on_saying_so(
-    monkeypatch: pytest.MonkeyPatch,
+    no_retry_waits: None,
 ) -> None:
-    async def no_wait(seconds: float) -> None:
-        return None
-
-    monkeypatch.setattr(schedule.anyio, "sleep", no_wait)
     storage = RacedStorage()
     context = make_context(storage=storage)
     await create(context, "- [stated] tea 0\n", area="prefs", name="a.md")
