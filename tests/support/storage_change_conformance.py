@@ -146,3 +146,25 @@ class StorageChangeFeedConformance:
         # so a cursor held from before never reads on as if nothing was erased.
         await storage.put(Write(KEY, b"y", META, change=change("write_file")))
         assert (await log(storage)).changes[0].seq > before.last + 1
+
+    async def test_an_erase_never_lets_a_number_be_issued_again(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """A sweep erasing the key that holds the log's newest entries: the next
+        write numbers on past them, so a cursor that read them meets no number
+        twice."""
+        storage = adapter.storage
+        feed_of(storage)
+        kept, new = "user/alice/notes/kept.md", "user/alice/notes/new.md"
+        await storage.put(Write(kept, b"k", META, change=change("write_file")))
+        first = await storage.put(Write(KEY, b"one", META, change=change("w")))
+        second = await storage.put_if_version(
+            Write(KEY, b"two", META, change=change("append_line")), first
+        )
+        assert second is not None
+        before = await log(storage)
+        assert await storage.erase_if_version(KEY, second)
+        assert (await log(storage)).last == before.last
+        await storage.put(Write(new, b"n", META, change=change("write_file")))
+        page = await log(storage, after=before.last)
+        assert [(e.seq, e.key) for e in page.changes] == [(before.last + 1, new)]

@@ -8,9 +8,11 @@ lock. So only the newest entry can name a version that never landed (a crash
 between the two): a landed version is the key's current one or in its
 history. The next write of the entity checks its newest entry and reuses that
 seq when it did not land; a reader (under the shared lock) leaves it out.
-Numbers thus stay gapless and in commit order, and no entry is lost. An empty
-log starts at the clock (``first_seq``), so one begun after a purge reuses no
-number.
+Numbers thus stay gapless and in commit order, and no entry is lost. An erase
+(a sweep) removes versions the newest entries name, which would make them look
+unlanded: it first records the log's newest landed seq in ``high`` beside the
+entries, and no number at or below it is issued again. An empty log starts at
+the clock (``first_seq``), so one begun after a purge reuses no number.
 """
 
 import json
@@ -28,6 +30,7 @@ from app.infra.durable_files import read_file, remove_file, replace_file
 from app.infra.filesystem.layout import encode_segment
 
 CHANGES_DIR = ".changes"
+HIGH_WATER = "high"
 PRUNE_PER_WRITE = 8
 
 type Landed = Callable[[str, str], bool]
@@ -63,6 +66,13 @@ def _read(directory: Path, seq: int) -> LoggedChange:
     )
 
 
+def _high_water(directory: Path) -> int:
+    try:
+        return int(read_file(os.path.join(directory, HIGH_WATER)))
+    except FileNotFoundError:
+        return 0
+
+
 class FileChangeLog:
     """Writes and reads the entities' logs; callers hold the storage's lock."""
 
@@ -79,7 +89,8 @@ class FileChangeLog:
             key = fields.get("landed_as", fields["key"])
             if self._landed(key, fields["version"]):
                 return seq
-        return seqs[-2:][0] - 1 if seqs else 0
+        below = seqs[-2:][0] - 1 if seqs else 0
+        return max(below, _high_water(directory))
 
     def _next(self, directory: Path) -> int:
         """The number of the log's next entry: one past its newest landed one,
@@ -121,6 +132,14 @@ class FileChangeLog:
             if old >= seq or _read(directory, old).at >= cutoff:
                 break
             remove_file(_entry_path(directory, old))
+
+    def keep_numbers(self, key: str) -> None:
+        """Before ``key``'s versions are erased (exclusive lock): remember the
+        log's newest landed seq, which may be one of ``key``'s entries."""
+        directory = log_directory(self._root, entity_prefix_of_key(key))
+        if _seqs(directory):
+            newest = str(self._newest(directory)).encode()
+            replace_file(os.path.join(directory, HIGH_WATER), newest)
 
     def page(self, prefix: str, after: int, now: datetime, limit: int) -> ChangeLogPage:
         """Entries after ``after`` within the retention (shared lock held)."""

@@ -170,6 +170,7 @@ class FilesystemStorage:
             current = read_record(sidecar)
             if current is None or current.entry.version != expected:
                 return False
+            self._changes.keep_numbers(key)
             erase_history(self._root, key)
             os.unlink(sidecar)
             sync_directory(directory)
