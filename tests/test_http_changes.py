@@ -4,15 +4,24 @@ The event stream, across processes and reconnects, is
 ``tests/test_changes_processes.py``'s.
 """
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.features.memory.schemas import SweepReport
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner
-from tests.http_support import Api, Headers, assert_app_error, create, open_api
+from tests.http_support import (
+    Api,
+    Headers,
+    assert_app_error,
+    create,
+    file_body,
+    open_api,
+)
 from tests.support.storage_adapters import selected_storage, storage_url
 
 FILE = "/v1/files/user/notes/tea"
@@ -192,3 +201,33 @@ async def test_a_cursor_from_before_a_purge_stays_gone_after_new_writes(
         scope="user",
     )
     assert [c["name"] for c in restart["changes"]] == ["one", "two", "three"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "file"])
+async def test_a_sweep_of_the_newest_changes_file_reissues_no_cursor(
+    tmp_path: Path, kind: str
+) -> None:
+    """memory.sweep_expired erases the file that made the feed's newest changes:
+    the next write still gets a new cursor, so a reader holding the old one
+    sees it (a reused number would hide it from that reader for good)."""
+    url = storage_url(kind, tmp_path)
+    async with open_api(tmp_path, storage=url) as api:
+        await create(api, FILE)
+        brief = await api.http.put(
+            "/v1/files/user/notes/brief",
+            json=file_body() | {"ttl_seconds": 1},
+            headers=api.alice | {"If-None-Match": "*"},
+        )
+        assert brief.status_code == 201, brief.text
+        held = await feed(api, api.alice, scope="user")
+        await asyncio.sleep(1.1)
+        runner = build_task_runner(
+            Settings(storage=url, tokens_file=str(tmp_path / "tokens.json"))
+        )
+        swept = await runner.run("memory.sweep_expired", input={"dry_run": False})
+        assert isinstance(swept, SweepReport)
+        assert [f.name for f in swept.files] == ["brief"]
+        await create(api, "/v1/files/user/notes/later")
+        page = await feed(api, api.alice, scope="user", after=held["next_cursor"])
+    assert [c["name"] for c in page["changes"]] == ["later"]
+    assert page["next_cursor"] != held["next_cursor"]

@@ -168,3 +168,10 @@ class StorageChangeFeedConformance:
         await storage.put(Write(new, b"n", META, change=change("write_file")))
         page = await log(storage, after=before.last)
         assert [(e.seq, e.key) for e in page.changes] == [(before.last + 1, new)]
+        # Its newest entry alone, the one before it landed.
+        brief = await storage.put(Write(KEY, b"b", META, change=change("w")))
+        held = (await log(storage)).last
+        assert await storage.erase_if_version(KEY, brief)
+        await storage.put(Write(kept, b"k2", META, change=change("write_file")))
+        page = await log(storage, after=held)
+        assert [(e.seq, e.key) for e in page.changes] == [(held + 1, kept)]

@@ -88,9 +88,13 @@ class FileChangeLog:
             # A rename's entry of its old key landed where the file went.
             key = fields.get("landed_as", fields["key"])
             if self._landed(key, fields["version"]):
-                return seq
-        below = seqs[-2:][0] - 1 if seqs else 0
-        return max(below, _high_water(directory))
+                break
+        else:
+            seq = seqs[-2:][0] - 1 if seqs else 0
+        if seqs and seq == seqs[-1]:
+            return seq
+        # The newest entry's version is gone: a crashed write's, or erased since.
+        return max(seq, _high_water(directory))
 
     def _next(self, directory: Path) -> int:
         """The number of the log's next entry: one past its newest landed one,
