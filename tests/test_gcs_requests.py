@@ -9,7 +9,6 @@ from typing import cast
 
 import aiohttp
 import pytest
-from aiohttp import web
 from tenchi.errors import AppError
 
 from app.infra.gcs.requests import (
@@ -22,50 +21,13 @@ from app.infra.gcs.requests import (
 )
 from app.infra.gcs.resources import ObjectPage
 from app.shared.errors import backend_unavailable
-from tests.support.loopback import LOOPBACK
-
-
-class Answers:
-    """A server that answers with ``first`` statuses in turn, then ``status``,
-    and keeps the query of every request."""
-
-    def __init__(self) -> None:
-        self.first: list[int] = []
-        self.status = 200
-        self.queries: list[dict[str, str]] = []
-
-    @property
-    def seen(self) -> int:
-        return len(self.queries)
-
-    async def handle(self, request: web.Request) -> web.Response:
-        self.queries.append(dict(request.query))
-        status = self.first.pop(0) if self.first else self.status
-        return web.json_response({"name": "x"}, status=status)
-
-    async def listing(self, request: web.Request) -> web.Response:
-        """Two pages: ``a`` then, for the token ``t1``, ``b``."""
-        self.queries.append(dict(request.query))
-        if request.query.get("pageToken") == "t1":
-            return web.json_response({"items": [{"name": "b"}]})
-        return web.json_response({"items": [{"name": "a"}], "nextPageToken": "t1"})
+from tests.support.gcs_answers import Answers, answering
 
 
 @pytest.fixture
 async def server() -> AsyncGenerator[tuple[Answers, str]]:
-    answers = Answers()
-    app = web.Application()
-    app.router.add_get("/o", answers.handle)
-    app.router.add_get("/list", answers.listing)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, LOOPBACK, 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        yield answers, f"http://{LOOPBACK}:{port}"
-    finally:
-        await runner.cleanup()
+    async with answering() as served:
+        yield served
 
 
 async def _failure(
@@ -129,6 +91,7 @@ async def test_a_refusal_after_an_unanswered_attempt_is_an_unknown_outcome(
 
     if mutation:
         assert isinstance(failure, OutcomeUnknown) and failure.status == 412
+        assert failure.args == (412,)  # what its repr in a log shows
     else:
         assert isinstance(failure, StatusRefusal) and failure.args == (412,)
 
