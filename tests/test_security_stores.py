@@ -9,6 +9,7 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
+import aiosqlite
 import pytest
 from tenchi.idempotency import IdempotencyInProgress, IdempotencyReservation
 from tenchi.rate_limits import RateLimitStore
@@ -17,6 +18,8 @@ from tenchi.testing import verify_idempotency_store, verify_rate_limit_store
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.redis.idempotency_store import open_redis_idempotency_store
 from app.infra.redis.rate_limit_store import open_redis_rate_limit_store
+from app.infra.sqlite import guard_store
+from app.infra.sqlite.connection import Synchronous
 from app.infra.sqlite.idempotency_store import (
     SqliteIdempotencyStore,
     open_sqlite_idempotency_store,
@@ -142,6 +145,73 @@ async def test_sqlite_reservations_that_expired_are_swept(tmp_path: Path) -> Non
         assert busy == IdempotencyInProgress(retry_after_seconds=40)
         keys = sql(path, "SELECT key FROM idempotency_records")
         assert keys == [("second",)]
+
+
+class RacedKey(str):
+    """A key each of whose bindings lets the test act between the store's
+    statements: every claim finds it reserved by another caller, every look
+    that follows finds it already released (as abandoned reservations are)."""
+
+    database: Path
+    binds: int
+
+    def __conform__(self, protocol: object) -> str:
+        self.binds += 1
+        if self.binds % 2:  # the claim: another caller holds the key
+            sql(
+                self.database,
+                "INSERT OR REPLACE INTO idempotency_records VALUES "
+                "('memory', 'caller', ?, 'g', 'reserved', 't', NULL, 1e12, NULL)",
+                str(self),
+            )
+        else:  # the look: released meanwhile
+            sql(self.database, "DELETE FROM idempotency_records")
+        return str(self)
+
+
+async def test_sqlite_claims_that_lose_every_race_answer_retry_in_a_second(
+    tmp_path: Path,
+) -> None:
+    """A key held at each claim and free at each look is claimed three times,
+    then answered in progress, to be retried in a second."""
+    path = tmp_path / "guards.db"
+    key = RacedKey("raced")
+    key.database, key.binds = path, 0
+    async with open_sqlite_idempotency_store(str(path), clock=Clock()) as store:
+        answer = await store.reserve(
+            namespace="memory",
+            scope="caller",
+            key=key,
+            fingerprint="f",
+            completed_ttl=600,
+            reservation_ttl=60,
+        )
+
+    assert answer == IdempotencyInProgress(retry_after_seconds=1)
+    assert key.binds == 6
+
+
+async def test_sqlite_rate_limit_windows_are_written_at_synchronous_normal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows are counters: their connection syncs at NORMAL (the default is
+    FULL), which only the connection itself can tell."""
+    opened: list[aiosqlite.Connection] = []
+    real = guard_store.open_sqlite_connection
+
+    @asynccontextmanager
+    async def recorded(
+        path: str, *, schema: str, synchronous: Synchronous
+    ) -> AsyncGenerator[aiosqlite.Connection]:
+        async with real(path, schema=schema, synchronous=synchronous) as connection:
+            opened.append(connection)
+            yield connection
+
+    monkeypatch.setattr(guard_store, "open_sqlite_connection", recorded)
+    async with open_sqlite_rate_limit_store(str(tmp_path / "guards.db")):
+        (connection,) = opened
+        rows = await connection.execute_fetchall("PRAGMA synchronous")
+    assert [tuple(row) for row in rows] == [(1,)]  # NORMAL
 
 
 async def test_redis_idempotency_store_conforms(redis_server: RedisServer) -> None:

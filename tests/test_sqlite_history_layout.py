@@ -12,8 +12,12 @@ from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from app.features.memory.ports import Change, FileMetadata, Write
+from app.infra.sqlite.connection import open_sqlite_connection
 from app.infra.sqlite.history import OBJECTS_TABLE
+from app.infra.sqlite.history_table import prepare_history_table
 from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
 from tests.support.sqlite_file import sql
 
@@ -177,3 +181,41 @@ async def test_a_clustered_history_is_left_as_it_is_when_opened_again(
     assert all(row[3] for row in before)  # a moved record's floor is 0
     assert sql(path, rows) == before
     assert _schema(path) == schema
+
+
+async def test_a_move_that_fails_leaves_the_old_layout_and_no_lock(
+    tmp_path: Path,
+) -> None:
+    """A record the clustered table refuses (here no description) fails the
+    move: its error raised, the old table and its records as they were, the
+    write lock released, and the same connection free to try again."""
+    database = tmp_path / "wenchang.db"
+    loose = _ROWID_LAYOUT.replace("description TEXT NOT NULL", "description TEXT")
+    connection = sqlite3.connect(database)
+    try:
+        connection.executescript(OBJECTS_TABLE + ";" + loose)
+        connection.execute(
+            "INSERT INTO memory_history (key, version, operation, actor, deleted, "
+            "size, data, description, aliases, sources, last_updated) "
+            "VALUES (?, 'v1', 'write_file', 'http', 0, 1, x'41', NULL, '[]', '[]', ?)",
+            (TEA, STAMP),
+        )
+        connection.commit()
+    finally:
+        connection.close()
+    before = _schema(database)
+
+    async with open_sqlite_connection(str(database), schema=OBJECTS_TABLE) as opened:
+        with pytest.raises(sqlite3.IntegrityError):
+            await prepare_history_table(opened)
+
+        assert not opened.in_transaction
+        assert _schema(database) == before
+        assert sql(database, "SELECT version FROM memory_history") == [("v1",)]
+        other = sqlite3.connect(database, isolation_level=None, timeout=0)
+        try:
+            other.execute("UPDATE memory_history SET description = 'd'")  # not locked
+        finally:
+            other.close()
+        await prepare_history_table(opened)
+    assert "WITHOUT ROWID" in dict(_schema(database))["memory_history"]

@@ -16,10 +16,14 @@ from pathlib import Path
 import pytest
 from tenchi.errors import AppError
 
+from app.features.audit.ports import AuditSelection, Subject
+from app.infra.sqlite.audit_events import STAGE, shares_database, staged_record
+from app.infra.sqlite.audit_log import AUDIT_SCHEMA, SqliteAuditLog
 from app.infra.sqlite.change_log import prepare_change_log
 from app.infra.sqlite.connection import fetch_rows, open_sqlite_connection
 from app.infra.sqlite.history import OBJECTS_TABLE, prepare_history
 from app.shared.errors import backend_unavailable
+from tests.support.audited_app import staged_write
 from tests.support.sqlite_file import sql
 
 BEFORE_EXPIRY = OBJECTS_TABLE.replace(",\n    expires_at TEXT\n", "\n")
@@ -89,3 +93,41 @@ async def test_a_statement_that_meets_the_write_lock_times_out(tmp_path: Path) -
 
         assert reason_of(raised) == "timeout"
         assert await fetch_rows(opened, insert, ()) == [(1,)]
+
+
+async def test_sharing_the_audit_log_while_another_process_writes_times_out(
+    tmp_path: Path,
+) -> None:
+    """Making the staging table ready meets the same lock, and says so."""
+    database = tmp_path / "wenchang.db"
+    async with open_sqlite_connection(str(database), schema=OBJECTS_TABLE) as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")
+        before = tables(database)
+        with write_lock_held(database), pytest.raises(AppError) as raised:
+            await shares_database(opened, str(database))
+
+        assert reason_of(raised) == "timeout"
+        assert tables(database) == before
+        assert await shares_database(opened, str(database))
+    assert "audit_staged" in tables(database)
+
+
+async def test_moving_staged_events_while_another_process_writes_times_out(
+    tmp_path: Path,
+) -> None:
+    """A query moves what writes staged first; held off by the lock, it says
+    so, and the events move once the lock is gone."""
+    database = tmp_path / "wenchang.db"
+    event = staged_write("tea")
+    async with open_sqlite_connection(str(database), schema=AUDIT_SCHEMA) as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")
+        sql(database, STAGE, staged_record(event), "v1")
+        log = SqliteAuditLog(opened, max_days=30)
+        selection = AuditSelection(subjects=(Subject("user", "alice"),))
+        with write_lock_held(database), pytest.raises(AppError) as raised:
+            await log.query(selection, before=None, limit=10)
+
+        assert reason_of(raised) == "timeout"
+        page = await log.query(selection, before=None, limit=10)
+        assert [e.id for e in page.events] == [event.id]
+        await log.close()

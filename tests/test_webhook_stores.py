@@ -19,6 +19,7 @@ from app.features.webhooks.domain import Endpoint
 from app.features.webhooks.domain.signing import new_endpoint_id, new_secret
 from app.features.webhooks.ports import WebhookStore
 from app.infra.port_wiring import open_webhook_store
+from app.infra.sqlite.webhook_store import SqliteWebhookStore
 from tests.support.storage_adapters import ADAPTERS, storage_url
 
 NOW = datetime(2026, 12, 5, 6, 0, 0, 123456, tzinfo=UTC)
@@ -126,3 +127,17 @@ async def test_another_process_on_the_storage_finds_them(url: str) -> None:
         assert found.endpoint == item
         assert await second.swap(replace(item, cursor=4), found.version) is not None
         assert (await first.listing(None))[0].endpoint.cursor == 4
+
+
+async def test_a_sqlite_store_closed_twice_opens_again_when_used(
+    tmp_path: Path,
+) -> None:
+    """Closing is safe to repeat, and a closed store reconnects on its next call."""
+    store = SqliteWebhookStore(tmp_path / "wenchang.db")
+    alice = endpoint()
+    await store.create(alice)
+    store.close()
+    store.close()
+
+    assert [s.endpoint for s in await store.listing("user/alice/")] == [alice]
+    store.close()
