@@ -18,12 +18,13 @@ import pytest
 
 from app.features.changes.domain import follows, page_end
 from app.features.memory.ports import HistoryRetention, Write
-from app.infra.gcs.change_log import GcsChangeLog
+from app.infra.gcs.change_log import GcsChangeLog, seq_of
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import GcsHistory, change_map
 from app.infra.gcs.location import parse_gcs_url
 from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.resources import ObjectResource
 from app.infra.gcs.storage import GcsStorage
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, NOW, change
@@ -184,3 +185,31 @@ async def test_readers_settling_one_stale_claim_at_once_agree(bucket: Bucket) ->
         [(claim.seq, version)],
         [(claim.seq, version)],
     ]
+
+
+@pytest.mark.parametrize(
+    ("resource", "seq"),
+    [
+        pytest.param(None, 0, id="absent"),
+        pytest.param({"name": "k", "generation": "1"}, 0, id="no-metadata"),
+        pytest.param(
+            {"name": "k", "generation": "1", "metadata": {"write": "w"}},
+            0,
+            id="written-before-the-log",
+        ),
+        pytest.param(
+            {"name": "k", "generation": "1", "metadata": {"seq": "x1"}}, 0, id="junk"
+        ),
+        pytest.param(
+            {"name": "k", "generation": "1", "metadata": {"seq": "0000042"}},
+            42,
+            id="numbered",
+        ),
+    ],
+)
+def test_a_version_without_a_number_counts_as_zero(
+    resource: ObjectResource | None, seq: int
+) -> None:
+    """A replaced version written before the change log existed carries no
+    ``seq``: a new claim need only be above 0."""
+    assert seq_of(resource) == seq
