@@ -122,9 +122,9 @@ def what_ci_runs() -> list[str]:
         "CI (`.ci/run`'s `tests` step, `pytest -q -n 3 --dist loadfile` with the "
         "tests' defaults, as `--short`; its later steps rerun only the HTTP and "
         "MCP suites, so these run once, each on the adapters it names) runs: "
-        f"model {planned(int(short['WENCHANG_MODEL_EXAMPLES']))} (concurrent "
-        "pairs are drawn by chance among the steps: a short run may draw none "
-        "on GCS; the run prints its count); "
+        f"model {planned(int(short['WENCHANG_MODEL_EXAMPLES']))} (each sequence "
+        "opens with a concurrent pair, and later steps are pairs by chance; "
+        "the run prints its count); "
         f"fuzz {short['WENCHANG_FUZZ_EXAMPLES']} cases per operation and mode; "
         f"crash {short['WENCHANG_CRASH_CYCLES']} kills per backend (sqlite, file); "
         f"load {short['WENCHANG_LOAD_SECONDS']} s.",

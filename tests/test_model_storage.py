@@ -7,7 +7,8 @@ whom may not write it) through the real use cases, over every storage adapter
 reachable by URL. After every step the whole store is compared with the model,
 so a result that looks right but left storage wrong is a divergence too.
 
-The ``pair`` rule runs two operations concurrently. Its outcome must equal
+The ``pair`` rule runs two operations concurrently (every sequence opens with
+one, ``seed_then_race``). Its outcome must equal
 running them one after the other in some order (linearizability), with one
 documented relaxation: the per-entity file cap is checked before the create,
 not atomically with it, so concurrent creates may each see the count from
@@ -678,7 +679,15 @@ class StorageModel(RuleBasedStateMachine):
     def storage(self) -> Storage:
         return self.base.storage
 
-    @initialize()
+    @initialize(first=ANY_OP, second=ANY_OP)
+    def seed_then_race(self, first: dict[str, Any], second: dict[str, Any]) -> None:
+        """Seed, then race a pair: every sequence races at least one (a short run
+        on a slow adapter, GCS's 3 sequences in CI, would often draw none). The
+        seeding writes to storage directly, past the index cache, so it comes
+        first."""
+        self.seed_system_files()
+        self.pair(first, second)
+
     def seed_system_files(self) -> None:
         for key, content in SEEDED.items():
             meta = FileMetadata("curated", (), ("task",), SEED_TIME)
