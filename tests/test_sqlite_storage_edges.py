@@ -170,3 +170,19 @@ async def test_an_erase_or_scrub_whose_checkpoint_cannot_finish_times_out(
     assert refused_for(locked_out) == "timeout"
     await storage.scrub("user/ann/")  # the reader gone, it finishes
     assert await storage.get(TEA) is None  # the erase landed before its checkpoint
+
+
+async def test_a_lone_write_is_one_transaction_without_a_savepoint(
+    opened: Opened,
+) -> None:
+    """The counter starts at zero and counts transactions; a write alone in its
+    batch runs without a savepoint (its ROLLBACK undoes just as much)."""
+    statements: list[str] = []
+    await opened.group.call(lambda db: db.set_trace_callback(statements.append))
+    assert opened.group.transactions == 0
+
+    await opened.storage.put(Write(TEA, b"x", META, change=CHANGE))
+
+    assert opened.group.transactions == 1
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    assert not [s for s in statements if s.upper().startswith("SAVEPOINT")]
