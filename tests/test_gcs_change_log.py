@@ -43,6 +43,8 @@ class Bucket:
     """A reader that leaves every pending claim alone."""
     settling: GcsChangeLog
     """A reader for whom every pending claim is past the bound."""
+    other: GcsStorage
+    """A second process's adapter on the same objects."""
 
 
 @pytest.fixture
@@ -64,7 +66,8 @@ async def bucket(gcs_emulator: GcsEmulator) -> AsyncGenerator[Bucket]:
             )
 
         storage = GcsStorage(client, location)
-        yield Bucket(storage, objects, location.prefix, log(3600), log(0))
+        other = GcsStorage(client, location)
+        yield Bucket(storage, objects, location.prefix, log(3600), log(0), other)
 
 
 async def write(bucket: Bucket, key: str, data: bytes = b"x") -> str:
@@ -130,6 +133,20 @@ async def test_after_a_scrub_numbers_restart_past_every_old_cursor(
     assert not follows(page, old)
     fresh = await bucket.waiting.page(ENTITY, 0, LATER, 100)
     assert [e.key for e in fresh.changes] == [TEA] and fresh.last > old + 1
+
+
+async def test_a_writer_whose_last_entry_another_process_scrubbed_starts_afresh(
+    bucket: Bucket,
+) -> None:
+    """The writer remembers its last number; once another process's purge
+    scrubbed the log, its next write starts past every old cursor instead."""
+    await write(bucket, TEA)
+    old = (await bucket.waiting.page(ENTITY, 0, LATER, 100)).last
+    await bucket.other.scrub(ENTITY)
+    version = await write(bucket, COFFEE)
+    page = await bucket.waiting.page(ENTITY, 0, LATER, 100)
+    assert [(e.key, e.version) for e in page.changes] == [(COFFEE, version)]
+    assert page.changes[0].seq > old + 1
 
 
 async def test_a_claim_whose_write_landed_and_was_replaced_is_settled_landed(
