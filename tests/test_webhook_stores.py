@@ -141,3 +141,39 @@ async def test_a_sqlite_store_closed_twice_opens_again_when_used(
 
     assert [s.endpoint for s in await store.listing("user/alice/")] == [alice]
     store.close()
+
+
+async def test_a_remove_that_finds_nothing_answers_false(store: WebhookStore) -> None:
+    """False, not merely falsy, on a store that never held an endpoint and on
+    one that holds others."""
+    assert await store.remove("user/alice/", new_endpoint_id()) is False
+    await store.create(endpoint())
+    assert await store.remove("user/alice/", new_endpoint_id()) is False
+
+
+async def test_a_swap_of_an_endpoint_the_store_never_held_lands_nowhere(
+    store: WebhookStore,
+) -> None:
+    """Neither an id of the issued form nor any other text names a record."""
+    held = endpoint()
+    await store.create(held)
+    never = endpoint()
+    assert await store.swap(never, "1") is None
+    assert await store.swap(replace(never, id="not-an-id"), "1") is None
+    assert [s.endpoint for s in await store.listing(None)] == [held]
+
+
+async def test_endpoint_files_are_private_and_other_files_are_ignored(
+    tmp_path: Path,
+) -> None:
+    """The file store keeps each endpoint (its secret included) readable by
+    its owner only, and lists only the documents it names ``wh_….json``."""
+    async with open_webhook_store(storage_url("file", tmp_path)) as store:
+        held = endpoint()
+        await store.create(held)
+        directory = tmp_path / "files" / ".webhooks"
+        [document] = directory.glob("wh_*.json")
+        assert document.stat().st_mode & 0o777 == 0o600
+        (directory / "notes.json").write_text("{}")
+        (directory / f"{held.id}.json.bak").write_text("{}")
+        assert [s.endpoint for s in await store.listing(None)] == [held]
