@@ -15,6 +15,7 @@ from datetime import timedelta
 
 import aiohttp
 import pytest
+from tenchi.errors import AppError
 
 from app.features.changes.domain import follows, page_end
 from app.features.memory.ports import HistoryRetention, Write
@@ -26,6 +27,7 @@ from app.infra.gcs.logged_writes import LoggedWrite
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.resources import ObjectResource
 from app.infra.gcs.storage import GcsStorage
+from app.shared.errors import backend_unavailable
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, NOW, change
 
@@ -147,6 +149,22 @@ async def test_a_writer_whose_last_entry_another_process_scrubbed_starts_afresh(
     page = await bucket.waiting.page(ENTITY, 0, LATER, 100)
     assert [(e.key, e.version) for e in page.changes] == [(COFFEE, version)]
     assert page.changes[0].seq > old + 1
+
+
+async def test_a_claim_that_finds_no_number_above_the_replaced_one_gives_up(
+    bucket: Bucket,
+) -> None:
+    """Every number offered is at or below ``above``: after its attempts the
+    claim is unavailable and has claimed nothing, never out of order."""
+    await write(bucket, TEA)
+    before = await bucket.waiting.page(ENTITY, 0, LATER, 100)
+
+    with pytest.raises(AppError) as raised:
+        await bucket.waiting.claim(COFFEE, change("write_file"), above=10**30)
+
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "unavailable"
+    assert await bucket.waiting.page(ENTITY, 0, LATER, 100) == before
 
 
 async def test_a_claim_whose_write_landed_and_was_replaced_is_settled_landed(
