@@ -19,7 +19,7 @@ from tenchi.errors import AppError
 
 from app.features.changes.domain import follows, page_end
 from app.features.memory.ports import HistoryRetention, Write
-from app.infra.gcs.change_log import GcsChangeLog, seq_of
+from app.infra.gcs.change_log import LOG, SEPARATOR, GcsChangeLog, seq_of
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import GcsHistory, change_map
 from app.infra.gcs.location import parse_gcs_url
@@ -165,6 +165,28 @@ async def test_a_claim_that_finds_no_number_above_the_replaced_one_gives_up(
     assert raised.value.definition is backend_unavailable
     assert raised.value.details["reason"] == "unavailable"
     assert await bucket.waiting.page(ENTITY, 0, LATER, 100) == before
+
+
+async def test_a_claim_whose_answer_was_lost_keeps_its_number(
+    bucket: Bucket, gcs_emulator: GcsEmulator
+) -> None:
+    """The claim's creation landed unanswered and its retry met its own
+    object: read back with this claim's values, the number is this claim's
+    (an empty object), not given up for the next one."""
+    await write(bucket, TEA)
+    expected = (await bucket.waiting.page(ENTITY, 0, LATER, 100)).last + 1
+    lost = gcs_emulator.proxy.lost
+    gcs_emulator.proxy.lose_answer(f"{expected:019d}")
+    try:
+        claim = await bucket.waiting.claim(COFFEE, change("write_file"))
+    finally:
+        gcs_emulator.proxy.lose_answer(None)
+
+    assert gcs_emulator.proxy.lost == lost + 1  # the answer really was lost
+    assert claim.seq == expected
+    name = f"{bucket.prefix}{LOG}{ENTITY}{SEPARATOR}{expected:019d}"
+    stored = await bucket.objects.describe(name)
+    assert stored is not None and stored.get("size") == "0"
 
 
 async def test_a_claim_whose_write_landed_and_was_replaced_is_settled_landed(
