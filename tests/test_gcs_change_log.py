@@ -270,3 +270,56 @@ def test_a_version_without_a_number_counts_as_zero(
     """A replaced version written before the change log existed carries no
     ``seq``: a new claim need only be above 0."""
     assert seq_of(resource) == seq
+
+
+async def test_a_settlement_that_fails_is_left_to_readers(
+    bucket: Bucket, gcs_emulator: GcsEmulator
+) -> None:
+    """The write is over when it settles: a backend gone meanwhile is not its
+    caller's failure, and the claim stays pending for readers to settle."""
+    claim = await bucket.waiting.claim(COFFEE, change("write_file"))
+    with gcs_emulator.unreachable():
+        await bucket.waiting.settle(claim, "1", LATER)
+    page = await bucket.waiting.page(ENTITY, 0, LATER, 100)
+    assert page.changes == [] and page.last == 0
+
+
+async def test_a_landed_write_prunes_the_entries_past_the_retention_before_it(
+    bucket: Bucket,
+) -> None:
+    """Settled landed a month later (retention 7 days), a write erases every
+    older entry and settlement; its own and the log's start stay."""
+    await write(bucket, TEA)
+    await write(bucket, COFFEE)
+    claim = await bucket.waiting.claim(TEA, change("write_file"))
+    await bucket.waiting.settle(claim, "1", NOW + timedelta(days=30))
+    directory = f"{bucket.prefix}{LOG}{ENTITY}{SEPARATOR}"
+    names = [
+        str(item["name"]) async for item in bucket.objects.items({"prefix": directory})
+    ]
+    own = f"{claim.seq:019d}"
+    assert [name[len(directory) :] for name in names] == [own, own + "+", "start"]
+
+
+async def test_a_create_claimed_before_a_delete_it_follows_claims_again(
+    bucket: Bucket,
+) -> None:
+    """A create claimed while the key was absent, then overtaken by another
+    writer's create and delete: it claims above the archived version's number,
+    so the feed shows create, delete, create in the order they landed."""
+    slow = LoggedWrite(bucket.waiting, TEA, change("write_file"))
+    await slow.stamp(None)
+    first = await write(bucket, TEA)
+    assert await bucket.storage.delete_if_version(
+        TEA, first, change=change("delete_file")
+    )
+    values = change_map(META, change("write_file")) | await slow.stamp(None)
+    second = await bucket.objects.upload(bucket.prefix + TEA, b"z", values, "0")
+    await slow.end(second)
+    page = await bucket.waiting.page(ENTITY, 0, LATER, 100)
+    assert [e.operation for e in page.changes] == [
+        "write_file",
+        "delete_file",
+        "write_file",
+    ]
+    assert page.changes[0].version == first and page.changes[-1].version == second
