@@ -287,18 +287,21 @@ async def test_a_settlement_that_fails_is_left_to_readers(
 async def test_a_landed_write_prunes_the_entries_past_the_retention_before_it(
     bucket: Bucket,
 ) -> None:
-    """Settled landed a month later (retention 7 days), a write erases every
-    older entry and settlement; its own and the log's start stay."""
-    await write(bucket, TEA)
-    await write(bucket, COFFEE)
+    """Settled landed a month later (retention 7 days), a write erases the
+    older entries and their settlements, at most PRUNE_PER_WRITE (8) of them
+    from the oldest: the ninth stays, and so do its own and the log's start.
+    A neighbour's log, listed before this one, is not this log's to prune."""
+    await write(bucket, "user/aaa/notes/tea.md")
+    for _ in range(9):
+        await write(bucket, TEA)
+    ninth = (await bucket.waiting.page(ENTITY, 0, LATER, 100)).last
     claim = await bucket.waiting.claim(TEA, change("write_file"))
     await bucket.waiting.settle(claim, "1", NOW + timedelta(days=30))
     directory = f"{bucket.prefix}{LOG}{ENTITY}{SEPARATOR}"
-    names = [
-        str(item["name"]) async for item in bucket.objects.items({"prefix": directory})
-    ]
-    own = f"{claim.seq:019d}"
-    assert [name[len(directory) :] for name in names] == [own, own + "+", "start"]
+    listing = bucket.objects.items({"prefix": directory})
+    names = [str(item["name"])[len(directory) :] async for item in listing]
+    kept, own = f"{ninth:019d}", f"{claim.seq:019d}"
+    assert names == [kept, kept + "+", own, own + "+", "start"]
 
 
 async def test_a_create_claimed_before_a_delete_it_follows_claims_again(
