@@ -130,6 +130,7 @@ def test_a_broken_file_refuses_every_request_logs_once_and_heals(
 
     with caplog.at_level(logging.ERROR):
         error = refused(resolver, secret)
+        assert len(caplog.records) == 1  # logged at the first failed reading
         time.sleep(1.1)  # past the reload interval: the file is read again
         with pytest.raises(AppError):
             resolver.resolve(secret)
