@@ -26,7 +26,7 @@ from app.infra.sqlite.group_commit import GroupCommit, open_group_commit
 from app.infra.sqlite.storage import SqliteStorage
 from app.shared.errors import backend_unavailable
 from tests.support.audited_app import staged_write
-from tests.support.sqlite_file import Opened, opened_database, sql
+from tests.support.sqlite_file import Opened, fail_commits, opened_database, sql
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 META = FileMetadata("Tea", (), ("http",), AT)
@@ -224,18 +224,7 @@ async def test_a_commit_that_fails_fails_every_write_and_leaves_none(
     opened: Opened,
 ) -> None:
     """A deferred foreign key is checked at COMMIT: the whole batch is refused."""
-    sql(opened.database, "CREATE TABLE parent (id INTEGER PRIMARY KEY)")
-    sql(
-        opened.database,
-        "CREATE TABLE child (parent INTEGER "
-        "REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
-    )
-    sql(
-        opened.database,
-        "CREATE TRIGGER poison_at_commit AFTER INSERT ON memory_objects "
-        "WHEN NEW.key LIKE 'user/poison/%' BEGIN INSERT INTO child VALUES (1); END",
-    )
-    await opened.group.call(lambda db: db.execute("PRAGMA foreign_keys = ON"))
+    await fail_commits(opened, "WHEN NEW.key LIKE 'user/poison/%'")
     keys = [key_of("writer1"), key_of("writer2"), POISON, key_of("writer3")]
 
     results = await batch(opened.group, [create(opened.storage, k, b"t") for k in keys])

@@ -17,7 +17,7 @@ from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.sqlite.storage import open_sqlite_storage
 from app.shared.errors import backend_unavailable
 from tests.support.audited_app import staged_write
-from tests.support.sqlite_file import Opened, opened_database, sql
+from tests.support.sqlite_file import Opened, fail_commits, opened_database
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 META = FileMetadata("Tea", (), ("http",), AT)
@@ -68,18 +68,7 @@ def refused_for(raised: pytest.ExceptionInfo[AppError]) -> object:
 async def test_an_event_whose_write_fails_at_commit_stays_open(opened: Opened) -> None:
     """The write claimed its event, then its COMMIT failed: the event is not
     settled as landed, and the audit log is told of nothing."""
-    sql(opened.database, "CREATE TABLE parent (id INTEGER PRIMARY KEY)")
-    sql(
-        opened.database,
-        "CREATE TABLE child (parent INTEGER "
-        "REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
-    )
-    sql(
-        opened.database,
-        "CREATE TRIGGER poison_at_commit AFTER INSERT ON memory_objects "
-        "BEGIN INSERT INTO child VALUES (1); END",
-    )
-    await opened.group.call(lambda db: db.execute("PRAGMA foreign_keys = ON"))
+    await fail_commits(opened)
     event = PendingEvent(lambda: staged_write("tea"))
     change = Change("write_file", "http", AT, event=event)
 

@@ -45,6 +45,23 @@ def sql(database: Path, statement: str, *parameters: object) -> list[Any]:
         connection.close()
 
 
+async def fail_commits(opened: Opened, when: str = "") -> None:
+    """Make each COMMIT after an insert into memory_objects (``when`` it
+    matches) fail: the trigger breaks a foreign key checked only at COMMIT."""
+    sql(opened.database, "CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+    sql(
+        opened.database,
+        "CREATE TABLE child (parent INTEGER "
+        "REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)",
+    )
+    sql(
+        opened.database,
+        "CREATE TRIGGER poison_at_commit AFTER INSERT ON memory_objects "
+        f"{when} BEGIN INSERT INTO child VALUES (1); END",
+    )
+    await opened.group.call(lambda db: db.execute("PRAGMA foreign_keys = ON"))
+
+
 def postings(database: Path, key: str) -> dict[str, int]:
     """The search postings rows of ``key``: term -> counts."""
     return dict(

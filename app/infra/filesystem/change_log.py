@@ -141,9 +141,8 @@ class FileChangeLog:
         """Before ``key``'s versions are erased (exclusive lock): remember the
         log's newest landed seq, which may be one of ``key``'s entries."""
         directory = log_directory(self._root, entity_prefix_of_key(key))
-        if _seqs(directory):
-            newest = str(self._newest(directory)).encode()
-            replace_file(os.path.join(directory, HIGH_WATER), newest)
+        if newest := self._newest(directory):  # 0: no log to keep numbers of
+            replace_file(os.path.join(directory, HIGH_WATER), str(newest).encode())
 
     def page(self, prefix: str, after: int, now: datetime, limit: int) -> ChangeLogPage:
         """Entries after ``after`` within the retention (shared lock held)."""
