@@ -17,6 +17,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.audit.ports import AuditSelection, Subject
+from app.infra.change_markers import prepare_markers
 from app.infra.sqlite.audit_events import STAGE, shares_database, staged_record
 from app.infra.sqlite.audit_log import AUDIT_SCHEMA, SqliteAuditLog
 from app.infra.sqlite.change_log import prepare_change_log
@@ -80,6 +81,21 @@ async def test_a_change_log_added_while_another_process_writes_times_out(
         assert tables(database) == before
         await prepare_change_log(opened)
     assert tables(database) > before
+
+
+async def test_a_markers_table_added_while_another_process_writes_times_out(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "wenchang.db"
+    async with open_sqlite_connection(str(database), schema=OBJECTS_TABLE) as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")
+        with write_lock_held(database), pytest.raises(AppError) as raised:
+            await prepare_markers(opened)
+
+        assert reason_of(raised) == "timeout"
+        assert "change_markers" not in tables(database)
+        await prepare_markers(opened)
+    assert "change_markers" in tables(database)
 
 
 async def test_a_statement_that_meets_the_write_lock_times_out(tmp_path: Path) -> None:
