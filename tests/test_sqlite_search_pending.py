@@ -8,6 +8,8 @@ runs without the background drain, so only the search can have indexed a file.
 """
 
 import asyncio
+import json
+import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncGenerator
@@ -23,6 +25,7 @@ from app.features.memory.schemas import PurgeMemory
 from app.features.memory.use_cases.purge_memory import purge_memory
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchQuery
+from app.infra.sqlite.search_pending import EVERYWHERE, index_pending
 from app.infra.sqlite.search_postings import analyse_row, term_rows
 from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
 from app.infra.tokens.token_file import create_token
@@ -227,6 +230,40 @@ async def test_rows_written_without_the_triggers_are_indexed_before_a_search(
     async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
         assert await found(storage, "sencha") == [TEA]
         assert await found(storage, "oolong") == []
+
+
+async def test_rows_deleted_without_the_triggers_are_forgotten_by_a_search(
+    database: Path,
+) -> None:
+    async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
+        await put(storage, "- [stated] oolong\n", None)
+        assert await found(storage, "oolong") == [TEA]
+    sql(database, "DELETE FROM memory_objects")  # a script's connection
+
+    async with open_sqlite_storage(str(database), search_drain_every=None) as storage:
+        assert await found(storage, "oolong") == []
+    for table in ("search_terms", "search_documents", "search_pending"):
+        assert rows(database, table) == []
+
+
+async def test_a_batch_that_fails_is_rolled_back_whole_and_its_error_raised(
+    database: Path, storage: SqliteStorage
+) -> None:
+    first = "user/alice/notes/green.md"
+    await storage.put(Write(first, b"sencha\n", META, change=CHANGE))
+    await put(storage, "- [stated] oolong\n", None)
+    sql(database, "UPDATE memory_objects SET aliases = 'not JSON' WHERE key = ?", TEA)
+    connection = sqlite3.connect(database, isolation_level=None)
+    try:
+        with pytest.raises(json.JSONDecodeError):
+            index_pending(connection, EVERYWHERE)  # green.md indexed, then tea.md
+        assert not connection.in_transaction
+    finally:
+        connection.close()
+
+    assert rows(database, "search_pending") == [first, TEA]
+    assert rows(database, "search_terms") == []
+    assert rows(database, "search_documents") == []
 
 
 async def test_an_agent_finds_each_write_at_once_over_mcp(tmp_path: Path) -> None:
