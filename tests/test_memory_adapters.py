@@ -8,15 +8,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from tenchi.idempotency import IdempotencyInProgress, IdempotencyReservation
 
+from app.features.audit.ports import AuditEvent, AuditSelection, Subject
 from app.features.memory.ports import Change, FileMetadata, HistoryRetention, Write
 from app.features.search.domain.corpus import Corpus
 from app.infra.change_markers import ProcessChangeMarkers
+from app.infra.memory.audit_log import MemoryAuditLog
 from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.index_cache import MAX_CORPORA, MemoryIndexCache, NoIndexCache
 from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.memory.storage import MemoryStorage
 from app.infra.request_guards import Consumption
 from app.infra.sqlite.guard_store import SWEEP_INTERVAL_SECONDS
+from tests.support.audited_app import staged_write
 
 T0 = datetime(2026, 12, 1, 12, tzinfo=UTC)
 META = FileMetadata("tea", (), ("http",), T0)
@@ -223,3 +226,28 @@ async def test_an_invalidation_moves_a_process_marker(after_write: bool) -> None
         assert (await cache.get("p/")).stamp != before
         after = (await cache.get("p/")).stamp
         assert (await cache.get_corpus("p/")).stamp == after
+
+
+class Drafted:
+    """A read's events, built when the log takes them."""
+
+    def __init__(self, built: list[AuditEvent]) -> None:
+        self.built = built
+
+    @property
+    def size(self) -> int:
+        return len(self.built)
+
+    def events(self) -> list[AuditEvent]:
+        return self.built
+
+
+async def test_the_memory_audit_log_keeps_a_drafts_events() -> None:
+    log = MemoryAuditLog()
+    drafted = staged_write("tea")
+
+    log.record_later(Drafted([drafted]))
+
+    selection = AuditSelection(subjects=(Subject("user", "alice"),))
+    page = await log.query(selection, before=None, limit=10)
+    assert [event.id for event in page.events] == [drafted.id]

@@ -4,7 +4,8 @@ Every mutation of a file replaces its entity's marker in the same transaction:
 a write whose marker cannot be stored does not land, a write that does not
 land leaves the marker alone, and the write's own call then spends no second
 commit on it (``invalidate(..., after_write=True)``). An invalidation without a
-write (the operator's task) still moves it.
+write (the operator's task) still moves it, whatever the index cache (memory,
+none).
 """
 
 import asyncio
@@ -44,14 +45,16 @@ class Backend:
     """Another process's view of the markers (a connection of its own)."""
 
 
-@pytest.fixture
-async def backend(tmp_path: Path) -> AsyncGenerator[Backend]:
+@pytest.fixture(params=["memory", "none"])
+async def backend(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncGenerator[Backend]:
     database = tmp_path / "wenchang.db"
     url = f"sqlite:///{database}"
     async with AsyncExitStack() as stack:
         storage = await stack.enter_async_context(open_storage(url))
         cache = await stack.enter_async_context(
-            open_index_cache("memory", ttl=30, storage_url=url, storage=storage)
+            open_index_cache(request.param, ttl=30, storage_url=url, storage=storage)
         )
         markers = await stack.enter_async_context(open_change_markers(url, None))
         yield Backend(database, storage, cache, markers)
