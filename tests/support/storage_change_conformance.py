@@ -114,6 +114,22 @@ class StorageChangeFeedConformance:
             assert page.last == page.changes[0].seq
         assert (await log(storage, "user/carol/")) == ChangeLogPage([], 0)
 
+    async def test_a_page_holds_at_most_limit_entries_oldest_first(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        storage = adapter.storage
+        feed = feed_of(storage)
+        for index in range(3):
+            write = Write(KEY, bytes([index]), META, change=change("write_file"))
+            await storage.put(write)
+        seqs = [e.seq for e in (await log(storage)).changes]
+
+        first = await feed.changes_after(ENTITY, 0, now=LATER, limit=2)
+        rest = await feed.changes_after(ENTITY, seqs[1], now=LATER, limit=2)
+
+        assert [e.seq for e in first.changes] == seqs[:2]
+        assert [e.seq for e in rest.changes] == seqs[2:]
+
     async def test_retention_prunes_old_entries_but_never_the_newest(
         self, adapter: AdapterUnderTest
     ) -> None:

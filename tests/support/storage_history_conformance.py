@@ -367,11 +367,20 @@ class StorageHistoryConformance:
     async def test_scrub_erases_the_history_under_its_prefix_only(
         self, adapter: AdapterUnderTest
     ) -> None:
-        """After a purge's scrub no record of the entity remains; others stay."""
+        """After a purge's scrub no record of the entity remains; others stay,
+        the record of a delete too."""
         versions = await _lifecycle(adapter.storage)
         neighbour = "user/bob/notes/tea.md"
         kept = await adapter.storage.put_if_version(
             Write(neighbour, b"bob", META, change=change("write_file")), None
+        )
+        deleted = "user/bob/notes/gone.md"
+        gone = await adapter.storage.put_if_version(
+            Write(deleted, b"gone", META, change=change("write_file")), None
+        )
+        assert gone is not None
+        assert await adapter.storage.delete_if_version(
+            deleted, gone, change=change("delete_file")
         )
 
         await adapter.storage.scrub("user/alice/")
@@ -379,6 +388,11 @@ class StorageHistoryConformance:
         assert await history(adapter.storage) == []
         assert await adapter.storage.get_version(KEY, versions[0]) is None
         assert [r.version for r in await history(adapter.storage, neighbour)] == [kept]
+        left = await history(adapter.storage, deleted)
+        assert [(r.deleted, r.version == gone) for r in left] == [
+            (True, False),
+            (False, True),
+        ]
 
     async def test_own_change_answers_only_the_calls_own_landed_change(
         self, adapter: AdapterUnderTest

@@ -1,0 +1,128 @@
+"""GCS operations that lose their object to another writer between two requests.
+
+A rival write is run at one chosen request of the operation under test (an
+aiohttp trace hook, called before the request is sent), so the race is the
+same every run: the rival lands first, and the operation must notice.
+"""
+
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from types import SimpleNamespace
+
+import aiohttp
+import pytest
+
+from app.features.memory.ports import Write
+from app.infra.gcs.client import GcsClient
+from app.infra.gcs.location import parse_gcs_url
+from app.infra.gcs.storage import GcsStorage, open_gcs_storage
+from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
+from tests.support.storage_history_conformance import META, change
+
+KEY = "user/alice/notes/tea.md"
+
+type Rival = Callable[[], Awaitable[None]]
+type Chooser = Callable[[str, str], bool]
+
+
+def is_download(method: str, url: str) -> bool:
+    """A read of an object's body (pinned to a generation)."""
+    return method == "GET" and "alt=media" in url
+
+
+def is_upload(method: str, url: str) -> bool:
+    """An upload: a write, a tombstone, an archived record."""
+    return method == "POST" and "/upload/" in url
+
+
+class Race:
+    """Runs ``rival`` once, before the first request ``chooses`` picks."""
+
+    def __init__(self) -> None:
+        self.rival: Rival | None = None
+        self.chooses: Chooser = is_download
+        self.ran = False
+
+    async def before(
+        self,
+        session: aiohttp.ClientSession,
+        context: SimpleNamespace,
+        params: aiohttp.TraceRequestStartParams,
+    ) -> None:
+        method, url = params.method, str(params.url)
+        if self.rival is not None and not self.ran and self.chooses(method, url):
+            self.ran = True
+            await self.rival()
+
+
+@pytest.fixture
+async def racing(
+    gcs_emulator: GcsEmulator,
+) -> AsyncGenerator[tuple[GcsStorage, GcsStorage, Race]]:
+    """The storage under test (its requests traced) and a rival on the same prefix."""
+    url = f"gcs://{TEST_BUCKET}/t-{uuid.uuid4().hex}?timeout=5&attempts=3"
+    race = Race()
+    trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(race.before)
+    async with (
+        aiohttp.ClientSession(trace_configs=[trace]) as session,
+        open_gcs_storage(url) as rival,
+    ):
+        yield GcsStorage(GcsClient(session=session), parse_gcs_url(url)), rival, race
+
+
+@asynccontextmanager
+async def rival_at(race: Race, chooses: Chooser, rival: Rival) -> AsyncGenerator[None]:
+    race.rival, race.chooses = rival, chooses
+    yield
+    assert race.ran, "the rival never ran"
+
+
+async def test_a_delete_that_finds_its_version_replaced_while_archiving_fails(
+    racing: tuple[GcsStorage, GcsStorage, Race],
+) -> None:
+    """The body of the version read is gone when the delete archives it."""
+    storage, rival, race = racing
+    write = Write(KEY, b"one\n", META, change=change("write_file"))
+    version = await storage.put_if_version(write, None)
+    assert version is not None
+    replaced: list[str | None] = []
+
+    async def replace() -> None:
+        later = Write(KEY, b"two\n", META, change=change("append_line"))
+        replaced.append(await rival.put_if_version(later, version))
+
+    async with rival_at(race, is_download, replace):
+        deleted = await storage.delete_if_version(
+            KEY, version, change=change("delete_file")
+        )
+
+    stored = await storage.get(KEY)
+    assert not deleted
+    assert stored is not None and (stored.data, stored.version) == (
+        b"two\n",
+        replaced[0],
+    )
+
+
+async def test_an_erase_that_loses_its_object_to_a_write_fails(
+    racing: tuple[GcsStorage, GcsStorage, Race],
+) -> None:
+    """The purge's tombstone meets a newer generation: nothing is erased."""
+    storage, rival, race = racing
+    version = await storage.put(Write(KEY, b"one\n", META))
+    replaced: list[str | None] = []
+
+    async def replace() -> None:
+        replaced.append(await rival.put_if_version(Write(KEY, b"two\n", META), version))
+
+    async with rival_at(race, is_upload, replace):
+        erased = await storage.erase_if_version(KEY, version)
+
+    stored = await storage.get(KEY)
+    assert not erased
+    assert stored is not None and (stored.data, stored.version) == (
+        b"two\n",
+        replaced[0],
+    )
