@@ -13,7 +13,9 @@ from app.infra import audit_records
 from app.infra.audit_records import event_to_json, event_to_record
 
 
-def _event(actor: str, area: str, name: str) -> AuditEvent:
+def _event(
+    actor: str, area: str, name: str, *, operation: str = "read_file"
+) -> AuditEvent:
     return AuditEvent(
         "0123456789abcdef0123456789abcdef",
         datetime(2026, 12, 1, 14, 16, 26, 818046, tzinfo=UTC),
@@ -21,7 +23,7 @@ def _event(actor: str, area: str, name: str) -> AuditEvent:
         "http",
         actor,
         "tok_1",
-        "read_file",
+        operation,
         "user",
         "alice",
         area,
@@ -51,3 +53,22 @@ def test_a_file_area_and_name_are_never_kept() -> None:
     kept = audit_records._QUOTED  # pyright: ignore[reportPrivateUsage]
     assert "secret-area" not in kept and "secret-name" not in kept
     assert "agent" in kept
+
+
+def memo_sizes() -> tuple[int, int]:
+    quoted = audit_records._QUOTED  # pyright: ignore[reportPrivateUsage]
+    who = audit_records._WHO  # pyright: ignore[reportPrivateUsage]
+    return len(quoted), len(who)
+
+
+def test_the_memos_never_hold_more_than_their_bound() -> None:
+    """New texts fill the quoted memo; new runs of known texts the who memo."""
+    bound = audit_records.MAX_QUOTED
+    for i in range(bound + 2):
+        event_to_json(_event(f"agent-{i}", "notes", "tea"))
+        assert max(memo_sizes()) <= bound
+    for i in range(bound + 2):
+        event_to_json(
+            _event(f"agent-{i % 40}", "notes", "tea", operation=f"op-{i // 40}")
+        )
+        assert max(memo_sizes()) <= bound

@@ -88,3 +88,11 @@ def test_a_record_holds_every_field_of_an_event() -> None:
 
     assert list(event_to_record(written)) == [f.name for f in fields(AuditEvent)]
     assert event_from_record(json.loads(event_to_json(written))) == written
+
+
+def test_a_record_written_before_files_omitted_existed_reads_as_none_omitted() -> None:
+    """Its line lacks the field: the event's default, 0."""
+    record = event_to_record(event("x", ("notes/a",), MOMENTS[0]))
+    del record["files_omitted"]
+
+    assert event_from_record(record).files_omitted == 0
