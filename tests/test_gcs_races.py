@@ -8,17 +8,22 @@ same every run: the rival lands first, and the operation must notice.
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
 from types import SimpleNamespace
 
 import aiohttp
 import pytest
 
-from app.features.memory.ports import Write
+from app.features.memory.ports import HistoryRetention, Write
+from app.infra.gcs.change_log import GcsChangeLog
 from app.infra.gcs.client import GcsClient
+from app.infra.gcs.history import GcsHistory
 from app.infra.gcs.location import parse_gcs_url
+from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.storage import GcsStorage, open_gcs_storage
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
-from tests.support.storage_history_conformance import META, change
+from tests.support.storage_history_conformance import META, NOW, change
 
 KEY = "user/alice/notes/tea.md"
 
@@ -29,6 +34,10 @@ type Chooser = Callable[[str, str], bool]
 def is_download(method: str, url: str) -> bool:
     """A read of an object's body (pinned to a generation)."""
     return method == "GET" and "alt=media" in url
+
+
+def is_delete(method: str, url: str) -> bool:
+    return method == "DELETE"
 
 
 def is_upload(method: str, url: str) -> bool:
@@ -56,12 +65,21 @@ class Race:
             await self.rival()
 
 
+@dataclass
+class Racing:
+    storage: GcsStorage
+    """The storage under test, its requests traced."""
+    rival: GcsStorage
+    """Another process's adapter on the same prefix."""
+    race: Race
+    settling: GcsChangeLog
+    """A reader of the change log for whom every pending claim is past its bound."""
+
+
 @pytest.fixture
-async def racing(
-    gcs_emulator: GcsEmulator,
-) -> AsyncGenerator[tuple[GcsStorage, GcsStorage, Race]]:
-    """The storage under test (its requests traced) and a rival on the same prefix."""
+async def racing(gcs_emulator: GcsEmulator) -> AsyncGenerator[Racing]:
     url = f"gcs://{TEST_BUCKET}/t-{uuid.uuid4().hex}?timeout=5&attempts=3"
+    location = parse_gcs_url(url)
     race = Race()
     trace = aiohttp.TraceConfig()
     trace.on_request_start.append(race.before)
@@ -69,7 +87,17 @@ async def racing(
         aiohttp.ClientSession(trace_configs=[trace]) as session,
         open_gcs_storage(url) as rival,
     ):
-        yield GcsStorage(GcsClient(session=session), parse_gcs_url(url)), rival, race
+        client = GcsClient(session=session)
+        objects = GcsObjects(client, location)
+        history = GcsHistory(objects, location.prefix, HistoryRetention())
+        settling = GcsChangeLog(
+            objects,
+            location.prefix,
+            timedelta(days=7),
+            archive_prefix=history.key_prefix,
+            pending_seconds=0,
+        )
+        yield Racing(GcsStorage(client, location), rival, race, settling)
 
 
 @asynccontextmanager
@@ -80,10 +108,10 @@ async def rival_at(race: Race, chooses: Chooser, rival: Rival) -> AsyncGenerator
 
 
 async def test_a_delete_that_finds_its_version_replaced_while_archiving_fails(
-    racing: tuple[GcsStorage, GcsStorage, Race],
+    racing: Racing,
 ) -> None:
     """The body of the version read is gone when the delete archives it."""
-    storage, rival, race = racing
+    storage, rival, race = racing.storage, racing.rival, racing.race
     write = Write(KEY, b"one\n", META, change=change("write_file"))
     version = await storage.put_if_version(write, None)
     assert version is not None
@@ -107,10 +135,10 @@ async def test_a_delete_that_finds_its_version_replaced_while_archiving_fails(
 
 
 async def test_an_erase_that_loses_its_object_to_a_write_fails(
-    racing: tuple[GcsStorage, GcsStorage, Race],
+    racing: Racing,
 ) -> None:
     """The purge's tombstone meets a newer generation: nothing is erased."""
-    storage, rival, race = racing
+    storage, rival, race = racing.storage, racing.rival, racing.race
     version = await storage.put(Write(KEY, b"one\n", META))
     replaced: list[str | None] = []
 
@@ -126,3 +154,30 @@ async def test_an_erase_that_loses_its_object_to_a_write_fails(
         b"two\n",
         replaced[0],
     )
+
+
+async def test_a_delete_whose_settlement_is_lost_is_settled_landed_by_a_reader(
+    racing: Racing, gcs_emulator: GcsEmulator
+) -> None:
+    """The backend goes away once the tombstone's record is archived: the
+    delete has landed, and a reader settles its claim from the write id that
+    record carries, so the feed shows the delete."""
+    storage, race, proxy = racing.storage, racing.race, gcs_emulator.proxy
+    write = Write(KEY, b"one\n", META, change=change("write_file"))
+    version = await storage.put_if_version(write, None)
+    assert version is not None
+
+    async def cut() -> None:
+        proxy.interrupt()
+
+    try:
+        async with rival_at(race, is_delete, cut):
+            deleted = await storage.delete_if_version(
+                KEY, version, change=change("delete_file")
+            )
+    finally:
+        proxy.resume()
+
+    page = await racing.settling.page("user/alice/", 0, NOW + timedelta(minutes=1), 9)
+    assert deleted
+    assert [c.operation for c in page.changes] == ["write_file", "delete_file"]
