@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import aiohttp
 import pytest
+from tenchi.errors import AppError
 
 from app.features.memory.ports import HistoryRetention, Write
 from app.infra.gcs.change_log import GcsChangeLog
@@ -22,6 +23,7 @@ from app.infra.gcs.history import GcsHistory
 from app.infra.gcs.location import parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.storage import GcsStorage, open_gcs_storage
+from app.shared.errors import backend_unavailable
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, NOW, change
 
@@ -46,12 +48,13 @@ def is_upload(method: str, url: str) -> bool:
 
 
 class Race:
-    """Runs ``rival`` once, before the first request ``chooses`` picks."""
+    """Runs ``rival`` before each of the first ``times`` requests ``chooses`` picks."""
 
     def __init__(self) -> None:
         self.rival: Rival | None = None
         self.chooses: Chooser = is_download
-        self.ran = False
+        self.times = 1
+        self.ran = 0
 
     async def before(
         self,
@@ -60,8 +63,8 @@ class Race:
         params: aiohttp.TraceRequestStartParams,
     ) -> None:
         method, url = params.method, str(params.url)
-        if self.rival is not None and not self.ran and self.chooses(method, url):
-            self.ran = True
+        if self.rival and self.ran < self.times and self.chooses(method, url):
+            self.ran += 1
             await self.rival()
 
 
@@ -101,10 +104,13 @@ async def racing(gcs_emulator: GcsEmulator) -> AsyncGenerator[Racing]:
 
 
 @asynccontextmanager
-async def rival_at(race: Race, chooses: Chooser, rival: Rival) -> AsyncGenerator[None]:
-    race.rival, race.chooses = rival, chooses
+async def rival_at(
+    race: Race, chooses: Chooser, rival: Rival, times: int = 1
+) -> AsyncGenerator[None]:
+    race.rival, race.chooses, race.times, race.ran = rival, chooses, times, 0
     yield
-    assert race.ran, "the rival never ran"
+    race.rival = None
+    assert race.ran == times, "the rival ran fewer times than staged"
 
 
 async def test_a_delete_that_finds_its_version_replaced_while_archiving_fails(
@@ -181,3 +187,62 @@ async def test_a_delete_whose_settlement_is_lost_is_settled_landed_by_a_reader(
     page = await racing.settling.page("user/alice/", 0, NOW + timedelta(minutes=1), 9)
     assert deleted
     assert [c.operation for c in page.changes] == ["write_file", "delete_file"]
+
+
+async def test_a_read_whose_version_is_replaced_before_its_body_reads_again(
+    racing: Racing,
+) -> None:
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    await storage.put(Write(KEY, b"one\n", META))
+    newer: list[str] = []
+
+    async def replace() -> None:
+        newer.append(await rival.put(Write(KEY, b"two\n", META)))
+
+    async with rival_at(race, is_download, replace):
+        stored = await storage.get(KEY)
+
+    assert stored is not None and (stored.data, stored.version) == (b"two\n", newer[0])
+
+
+async def test_a_read_of_an_object_that_keeps_changing_gives_up_after_three(
+    racing: Racing,
+) -> None:
+    """Each of three readings finds its version replaced: BACKEND_UNAVAILABLE."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    await storage.put(Write(KEY, b"0", META))
+    count = iter(range(1, 10))
+
+    async def replace() -> None:
+        await rival.put(Write(KEY, str(next(count)).encode(), META))
+
+    with pytest.raises(AppError) as raised:
+        async with rival_at(race, is_download, replace, times=3):
+            await storage.get(KEY)
+
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "unavailable"
+    stored = await storage.get(KEY)
+    assert stored is not None and stored.data == b"3"
+
+
+async def test_a_write_that_loses_every_attempt_gives_up_after_five(
+    racing: Racing,
+) -> None:
+    """Each of five attempts finds the version it read replaced before it
+    archives it: BACKEND_UNAVAILABLE, and the object is the rival's last write."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    await rival.put(Write(KEY, b"0", META, change=change("write_file")))
+    count = iter(range(1, 10))
+
+    async def replace() -> None:
+        data = str(next(count)).encode()
+        await rival.put(Write(KEY, data, META, change=change("append_line")))
+
+    with pytest.raises(AppError) as raised:
+        async with rival_at(race, is_download, replace, times=5):
+            await storage.put(Write(KEY, b"mine", META))
+
+    assert raised.value.definition is backend_unavailable
+    stored = await storage.get(KEY)
+    assert stored is not None and stored.data == b"5"
