@@ -206,9 +206,10 @@ async def test_a_read_whose_version_is_replaced_before_its_body_reads_again(
 
 
 async def test_a_read_of_an_object_that_keeps_changing_gives_up_after_three(
-    racing: Racing,
+    racing: Racing, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Each of three readings finds its version replaced: BACKEND_UNAVAILABLE."""
+    """Each of three readings finds its version replaced: BACKEND_UNAVAILABLE,
+    and the operator is told why."""
     storage, rival, race = racing.storage, racing.rival, racing.race
     await storage.put(Write(KEY, b"0", META))
     count = iter(range(1, 10))
@@ -222,6 +223,7 @@ async def test_a_read_of_an_object_that_keeps_changing_gives_up_after_three(
 
     assert raised.value.definition is backend_unavailable
     assert raised.value.details["reason"] == "unavailable"
+    assert "GCS object kept changing while being read" in caplog.messages
     stored = await storage.get(KEY)
     assert stored is not None and stored.data == b"3"
 

@@ -15,7 +15,7 @@ from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.requests import GcsRefusedError
 from app.infra.gcs.storage import open_gcs_storage
 from app.server.settings import SettingsError, load_settings
-from app.shared.errors import backend_unavailable
+from app.shared.errors import backend_unavailable, invalid_argument
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 
 KEY = "user/alice/notes/tea.md"
@@ -171,3 +171,19 @@ async def test_names_with_slashes_percent_and_unicode_are_encoded_in_urls(
 
     assert version is not None and deleted
     assert await storage.get(key) is None
+
+
+async def test_a_key_too_long_for_its_archive_names_is_refused_by_every_write(
+    storage: Storage,
+) -> None:
+    """Its archived records would need an object name over 1,024 bytes: an
+    unconditional put refuses it as a guarded one does, and stores nothing."""
+    key = "user/alice/notes/" + "x" * 1000 + ".md"
+    for write in (
+        storage.put(Write(key, b"x", META)),
+        storage.put_if_version(Write(key, b"x", META), None),
+    ):
+        with pytest.raises(AppError) as raised:
+            await write
+        assert raised.value.definition is invalid_argument
+    assert await storage.count("user/alice/") == 0

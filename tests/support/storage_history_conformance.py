@@ -394,6 +394,20 @@ class StorageHistoryConformance:
             (False, True),
         ]
 
+    async def test_an_unconditional_put_records_its_change(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        storage = adapter.storage
+        first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+        later = Write(KEY, b"two\n", META, change("append_line", "http"))
+        second = await storage.put(later)
+
+        records = [(r.version, r.operation, r.actor) for r in await history(storage)]
+        assert records == [
+            (second, "append_line", "http"),
+            (first, "write_file", "claude-desktop"),
+        ]
+
     async def test_own_change_answers_only_the_calls_own_landed_change(
         self, adapter: AdapterUnderTest
     ) -> None:
