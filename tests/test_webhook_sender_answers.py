@@ -166,20 +166,23 @@ def test_an_untrusted_destination_is_refused_unless_https_to_a_public_host() -> 
 
 
 async def test_the_resolver_resolves_a_trusted_host_as_asked() -> None:
-    """In the family and on the port the connector asks (port 0 by default)."""
-    resolver = PublicOnlyResolver({"::1", "127.0.0.2"})
+    """In the family and on the port the connector asks (port 0 by default): an
+    IPv4 address asked for as IPv6 is not found."""
+    resolver = PublicOnlyResolver({"127.0.0.2"})
     try:
-        [v6] = await resolver.resolve("::1", 443, socket.AF_UNSPEC)
-        [v4] = await resolver.resolve("127.0.0.2")
+        [asked] = await resolver.resolve("127.0.0.2", 443, socket.AF_UNSPEC)
+        [default] = await resolver.resolve("127.0.0.2")
+        with pytest.raises(OSError):
+            await resolver.resolve("127.0.0.2", 443, socket.AF_INET6)
     finally:
         await resolver.close()
-    assert (v6["hostname"], v6["host"], v6["port"], v6["family"]) == (
-        "::1",
-        "::1",
+    assert (asked["hostname"], asked["host"], asked["port"], asked["family"]) == (
+        "127.0.0.2",
+        "127.0.0.2",
         443,
-        socket.AF_INET6,
+        socket.AF_INET,
     )
-    assert (v4["hostname"], v4["host"], v4["port"]) == ("127.0.0.2", "127.0.0.2", 0)
+    assert (default["host"], default["port"]) == ("127.0.0.2", 0)
 
 
 async def test_the_resolver_refuses_an_untrusted_loopback_name() -> None:
