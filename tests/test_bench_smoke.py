@@ -78,3 +78,20 @@ def test_feed_latency_runs_two_servers_and_prints_both_rows() -> None:
     assert "· 3 writes · two servers, one SQLite file" in finished.stdout
     assert "| write sent → SSE event received |" in finished.stdout
     assert "| write sent → webhook received |" in finished.stdout
+
+
+def test_bench_instructions_drives_reads_and_appends_and_lists_their_sql() -> None:
+    """`python -m bench.instructions --sql-only`: the driver of bench/RESULTS.md's
+    instructions per request serves both operations in process (valgrind's count
+    itself takes minutes, so it is not run here) and lists their SQL."""
+    command = [sys.executable, "-m", "bench.instructions", "--sql-only"]
+    command += ["--warmup", "3"]
+
+    finished = run_module(command)
+
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    read, append = finished.stdout.split("SQL per append, this:")
+    assert "1.00 SELECT data, description" in read
+    assert "COMMIT" not in read
+    assert "1.00 COMMIT" in append
+    assert "1.00 INSERT INTO memory_changes" in append
