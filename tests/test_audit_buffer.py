@@ -11,7 +11,6 @@ queued (a store's events staged by another process).
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,33 +20,13 @@ import pytest
 from app.features.audit.ports import AuditEvent, Subject
 from app.infra import audit_buffer
 from app.infra.audit_buffer import AuditBuffer, BufferedLog
+from tests.support.audit_events import event
 
 ALICE = Subject("user", "alice")
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LONG = 3600.0
 """A timer that never runs within a test (``close`` cancels it)."""
 SHORT = 0.01
-
-
-def event(
-    subject: Subject = ALICE, *, at: datetime = T0, name: str = "tea"
-) -> AuditEvent:
-    return AuditEvent(
-        id=uuid.uuid4().hex,
-        at=at,
-        request_id=uuid.uuid4().hex,
-        surface="http",
-        actor="claude",
-        token_id="tok_1",
-        operation="read_file",
-        scope=subject.scope,
-        entity_id=subject.entity_id,
-        area="notes",
-        name=name,
-        outcome="ok",
-        version="v1",
-        files=(),
-    )
 
 
 class Store:

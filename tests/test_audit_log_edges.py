@@ -6,7 +6,6 @@ log's own files (UTC day files, what an erasure rewrites, its retention sweep).
 import io
 import os
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,42 +14,17 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.audit.ports import (
-    AuditEvent,
     AuditLog,
     AuditSelection,
     Position,
     Subject,
 )
 from app.infra.port_wiring import open_audit_log
+from tests.support.audit_events import event
 
 ALICE = Subject("user", "alice")
 BOB = Subject("user", "bob")
 EVERYONE = AuditSelection(subjects=(ALICE, BOB))
-
-
-def event(
-    subject: Subject = ALICE,
-    *,
-    at: datetime,
-    operation: str = "read_file",
-    name: str = "tea",
-) -> AuditEvent:
-    return AuditEvent(
-        id=uuid.uuid4().hex,
-        at=at,
-        request_id=uuid.uuid4().hex,
-        surface="http",
-        actor="claude",
-        token_id="tok_1",
-        operation=operation,
-        scope=subject.scope,
-        entity_id=subject.entity_id,
-        area="notes",
-        name=name,
-        outcome="ok",
-        version="v1",
-        files=(f"notes/{name}",),
-    )
 
 
 def ago(**delta: float) -> datetime:

@@ -10,7 +10,6 @@ import asyncio
 import io
 import json
 import sqlite3
-import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from app.features.audit.ports import (
 from app.infra.audit_buffer import AuditBuffer
 from app.infra.port_wiring import open_audit_log
 from app.shared.errors import audit_unavailable
+from tests.support.audit_events import event
 
 QUERYABLE = ("memory", "sqlite", "file")
 ALICE = Subject("user", "alice")
@@ -45,32 +45,6 @@ def audit_url(kind: str, root: Path) -> str:
     if kind == "file":
         return f"file://{root / 'audit'}"
     return kind
-
-
-def event(
-    subject: Subject | None = ALICE,
-    *,
-    at: datetime = T0,
-    operation: str = "read_file",
-    files: tuple[str, ...] = (),
-    name: str | None = "tea",
-) -> AuditEvent:
-    return AuditEvent(
-        id=uuid.uuid4().hex,
-        at=at,
-        request_id=uuid.uuid4().hex,
-        surface="http",
-        actor="claude",
-        token_id="tok_1",
-        operation=operation,
-        scope=subject.scope if subject else None,
-        entity_id=subject.entity_id if subject else None,
-        area="notes",
-        name=name,
-        outcome="ok",
-        version="v1",
-        files=files,
-    )
 
 
 def recent(minutes: int) -> datetime:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from tenchi.idempotency import IdempotencyInProgress, IdempotencyReservation
 
-from app.features.audit.ports import AuditEvent, AuditSelection, Subject
+from app.features.audit.ports import AuditSelection, Subject
 from app.features.memory.ports import Change, FileMetadata, HistoryRetention, Write
 from app.features.search.domain.corpus import Corpus
 from app.infra.change_markers import ProcessChangeMarkers
@@ -19,6 +19,7 @@ from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.memory.storage import MemoryStorage
 from app.infra.request_guards import Consumption
 from app.infra.sqlite.guard_store import SWEEP_INTERVAL_SECONDS
+from tests.support.audit_events import Drafted
 from tests.support.audited_app import staged_write
 
 T0 = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -226,20 +227,6 @@ async def test_an_invalidation_moves_a_process_marker(after_write: bool) -> None
         assert (await cache.get("p/")).stamp != before
         after = (await cache.get("p/")).stamp
         assert (await cache.get_corpus("p/")).stamp == after
-
-
-class Drafted:
-    """A read's events, built when the log takes them."""
-
-    def __init__(self, built: list[AuditEvent]) -> None:
-        self.built = built
-
-    @property
-    def size(self) -> int:
-        return len(self.built)
-
-    def events(self) -> list[AuditEvent]:
-        return self.built
 
 
 async def test_the_memory_audit_log_keeps_a_drafts_events() -> None:

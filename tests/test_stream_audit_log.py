@@ -9,25 +9,14 @@ import io
 import pytest
 from tenchi.errors import AppError
 
-from app.features.audit.ports import AuditEvent, AuditSelection, Subject
+from app.features.audit.ports import AuditSelection, Subject
 from app.infra.audit_records import event_to_line
 from app.infra.stream_audit_log import NoAuditLog, StreamAuditLog
 from app.shared.errors import audit_unavailable
+from tests.support.audit_events import Drafted
 from tests.support.audited_app import staged_write
 
 SELECTION = AuditSelection(subjects=(Subject("user", "alice"),))
-
-
-class Drafted:
-    def __init__(self, built: list[AuditEvent]) -> None:
-        self.built = built
-
-    @property
-    def size(self) -> int:
-        return len(self.built)
-
-    def events(self) -> list[AuditEvent]:
-        return self.built
 
 
 async def test_each_event_is_one_line_and_a_draft_is_written_at_once() -> None:
