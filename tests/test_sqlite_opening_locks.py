@@ -9,10 +9,11 @@ statement run through ``fetch_rows``.
 """
 
 import sqlite3
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
 from pathlib import Path
 
+import aiosqlite
 import pytest
 from tenchi.errors import AppError
 
@@ -67,35 +68,27 @@ async def test_a_column_added_while_another_process_writes_times_out(
     assert ("expires_at",) in columns
 
 
-async def test_a_change_log_added_while_another_process_writes_times_out(
+@pytest.mark.parametrize(
+    ("prepare", "table"),
+    [(prepare_change_log, "memory_changes"), (prepare_markers, "change_markers")],
+    ids=["change log", "markers"],
+)
+async def test_a_table_added_while_another_process_writes_times_out(
     tmp_path: Path,
+    prepare: Callable[[aiosqlite.Connection], Awaitable[None]],
+    table: str,
 ) -> None:
     database = tmp_path / "wenchang.db"
     async with open_sqlite_connection(str(database), schema=OBJECTS_TABLE) as opened:
         await opened.execute("PRAGMA busy_timeout = 0")
         before = tables(database)
         with write_lock_held(database), pytest.raises(AppError) as raised:
-            await prepare_change_log(opened)
+            await prepare(opened)
 
         assert reason_of(raised) == "timeout"
         assert tables(database) == before
-        await prepare_change_log(opened)
-    assert tables(database) > before
-
-
-async def test_a_markers_table_added_while_another_process_writes_times_out(
-    tmp_path: Path,
-) -> None:
-    database = tmp_path / "wenchang.db"
-    async with open_sqlite_connection(str(database), schema=OBJECTS_TABLE) as opened:
-        await opened.execute("PRAGMA busy_timeout = 0")
-        with write_lock_held(database), pytest.raises(AppError) as raised:
-            await prepare_markers(opened)
-
-        assert reason_of(raised) == "timeout"
-        assert "change_markers" not in tables(database)
-        await prepare_markers(opened)
-    assert "change_markers" in tables(database)
+        await prepare(opened)
+    assert table in tables(database) - before
 
 
 async def test_a_statement_that_meets_the_write_lock_times_out(tmp_path: Path) -> None:
