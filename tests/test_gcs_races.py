@@ -5,12 +5,17 @@ aiohttp trace hook, called before the request is sent), so the race is the
 same every run: the rival lands first, and the operation must notice.
 """
 
+import asyncio
+import json
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from types import SimpleNamespace
+from urllib.parse import quote
 
 import aiohttp
 import pytest
@@ -19,7 +24,7 @@ from tenchi.errors import AppError
 from app.features.memory.ports import HistoryRetention, Write
 from app.infra.gcs.change_log import GcsChangeLog
 from app.infra.gcs.client import GcsClient
-from app.infra.gcs.history import GcsHistory
+from app.infra.gcs.history import RENAMING, GcsHistory
 from app.infra.gcs.location import parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.storage import GcsStorage, open_gcs_storage
@@ -45,6 +50,17 @@ def is_delete(method: str, url: str) -> bool:
 def is_upload(method: str, url: str) -> bool:
     """An upload: a write, a tombstone, an archived record."""
     return method == "POST" and "/upload/" in url
+
+
+def marked(racing: "Racing", key: str) -> bool:
+    """Whether ``key``'s object is a rename's marked destination (read directly)."""
+    name = quote(racing.prefix + key, safe="")
+    url = f"{racing.emulator.url}/storage/v1/b/{TEST_BUCKET}/o/{name}"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return RENAMING in (json.loads(response.read()).get("metadata") or {})
+    except urllib.error.HTTPError:
+        return False
 
 
 class Race:
@@ -77,6 +93,8 @@ class Racing:
     race: Race
     settling: GcsChangeLog
     """A reader of the change log for whom every pending claim is past its bound."""
+    emulator: GcsEmulator
+    prefix: str
 
 
 @pytest.fixture
@@ -100,7 +118,9 @@ async def racing(gcs_emulator: GcsEmulator) -> AsyncGenerator[Racing]:
             archive_prefix=history.key_prefix,
             pending_seconds=0,
         )
-        yield Racing(GcsStorage(client, location), rival, race, settling)
+        storage = GcsStorage(client, location)
+        prefix = location.prefix
+        yield Racing(storage, rival, race, settling, gcs_emulator, prefix)
 
 
 @asynccontextmanager
@@ -248,3 +268,34 @@ async def test_a_write_that_loses_every_attempt_gives_up_after_five(
     assert raised.value.definition is backend_unavailable
     stored = await storage.get(KEY)
     assert stored is not None and stored.data == b"5"
+
+
+async def test_a_write_meeting_a_young_rename_mark_waits_for_the_rename(
+    racing: Racing,
+) -> None:
+    """An unconditional put to a rename's destination, made while the rename's
+    mark stands (its commit held back two seconds), waits for the rename to
+    settle instead of failing on the marked object, then replaces it."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    writes: list[asyncio.Task[str]] = []
+
+    async def write_then_hold_the_commit() -> None:
+        later = Write(chai, b"mine\n", META, change("write_file"))
+        writes.append(asyncio.create_task(rival.put(later)))
+        await asyncio.sleep(2)
+
+    def is_commit(method: str, url: str) -> bool:
+        return is_upload(method, url) and marked(racing, chai)
+
+    async with rival_at(race, is_commit, write_then_hold_the_commit):
+        renamed = await storage.rename_if_version(
+            KEY, chai, first, replacing=None, change=change("rename_file")
+        )
+    written = await writes[0]
+
+    there = await storage.get(chai)
+    assert renamed is not None and written != renamed
+    assert there is not None and (there.data, there.version) == (b"mine\n", written)
+    assert await storage.get(KEY) is None
