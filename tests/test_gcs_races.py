@@ -266,6 +266,7 @@ async def test_a_write_that_loses_every_attempt_gives_up_after_five(
             await storage.put(Write(KEY, b"mine", META))
 
     assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "unavailable"
     stored = await storage.get(KEY)
     assert stored is not None and stored.data == b"5"
 
