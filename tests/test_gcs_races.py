@@ -30,7 +30,7 @@ from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.storage import GcsStorage, open_gcs_storage
 from app.shared.errors import backend_unavailable
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
-from tests.support.storage_history_conformance import META, NOW, change
+from tests.support.storage_history_conformance import META, NOW, change, history
 
 KEY = "user/alice/notes/tea.md"
 
@@ -300,3 +300,32 @@ async def test_a_write_meeting_a_young_rename_mark_waits_for_the_rename(
     assert renamed is not None and written != renamed
     assert there is not None and (there.data, there.version) == (b"mine\n", written)
     assert await storage.get(KEY) is None
+
+
+async def test_a_create_over_a_tombstone_left_behind_keeps_the_delete_empty(
+    racing: Racing, gcs_emulator: GcsEmulator
+) -> None:
+    """The backend goes away before a delete removes its tombstone; the next
+    create replaces the tombstone, archiving its record again: still no data."""
+    storage, race, proxy = racing.storage, racing.race, gcs_emulator.proxy
+    version = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+
+    async def cut() -> None:
+        proxy.interrupt()
+
+    try:
+        async with rival_at(race, is_delete, cut):
+            assert await storage.delete_if_version(
+                KEY, version, change=change("delete_file")
+            )
+    finally:
+        proxy.resume()
+    again = Write(KEY, b"two\n", META, change("write_file"))
+    created = await storage.put_if_version(again, None)
+
+    records = [(r.deleted, r.size) for r in await history(storage)]
+    tomb = [r for r in await history(storage) if r.deleted]
+    found = await storage.get_version(KEY, tomb[0].version)
+    assert created is not None
+    assert records == [(False, 4), (True, 0), (False, 4)]
+    assert found is not None and found.data == b""
