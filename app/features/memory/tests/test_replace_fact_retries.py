@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 from tenchi.errors import AppError
 
@@ -116,3 +118,22 @@ async def test_replace_fact_reports_file_absent_when_a_race_deletes_it() -> None
         await replace_fact(request(first.version), context)
 
     assert caught.value.details["reason"] == "file_absent"
+
+
+async def test_a_keyed_stale_replace_looks_for_its_own_write_only_once() -> None:
+    """The unforgiving first attempt searches history for the call's own write;
+    the forgiving attempt after it, losing a race, asks storage nothing."""
+    storage = ScriptedStorage(keeps_call_keys=True)
+    context = make_context(storage=storage)
+    first = await create(context, FACTS)
+    await replace_fact(request(first.version, "coffee", "espresso"), context)
+    storage.races = [rewrite(FACTS + "- [stated] Races.\n")]
+    reads = storage.history_reads
+
+    replaced = await replace_fact(
+        request(first.version), replace(context, call_key="k-1")
+    )
+
+    assert replaced.content == FACTS.replace("green", "oolong") + "- [stated] Races.\n"
+    assert storage.conditional_puts == 4  # the create, theirs, the lost, the landed
+    assert storage.history_reads == reads + 1
