@@ -8,6 +8,7 @@ the first wrote, and a closed store (its connection closed) opens again when use
 """
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -200,3 +201,13 @@ def test_a_store_opens_its_file_when_used_and_again_after_a_close(
 
     assert store.find_token("t1") == token("t1", "a")
     store.close()
+
+
+def test_a_store_opened_on_one_thread_serves_another(tmp_path: Path) -> None:
+    store = SqliteOAuthStore(tmp_path / "oauth.db")
+    store.save_tokens([token("t1", "a")])  # its connection opened on this thread
+    try:
+        with ThreadPoolExecutor(1) as pool:  # the CLI's or the server's threads
+            assert pool.submit(store.find_token, "t1").result() == token("t1", "a")
+    finally:
+        store.close()

@@ -7,22 +7,25 @@ waits for a writer; when writers keep marking files in its reach for
 term or no reach is an empty page at once.
 """
 
-import asyncio
 import sqlite3
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from tenchi.errors import AppError
 
 import app.infra.sqlite.search as search_module
 from app.features.memory.ports import Change, FileMetadata, Write
 from app.features.search.domain.text import query_terms
 from app.features.search.ports import SearchPage, SearchQuery
+from app.infra.sqlite.connection import open_sqlite_connection
 from app.infra.sqlite.search import ROUNDS
 from app.infra.sqlite.search_pending import SEARCH_BATCH, Bound, Where, index_pending
+from app.infra.sqlite.search_schema import prepare_search
 from app.infra.sqlite.storage import SqliteStorage, open_sqlite_storage
-from tests.support.sqlite_file import sql
+from app.shared.errors import backend_unavailable
+from tests.support.sqlite_file import postings, sql
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
 META = FileMetadata("Drinks", (), ("http",), AT)
@@ -58,10 +61,12 @@ async def test_a_search_with_nothing_pending_never_waits_for_a_writer(
     database: Path, storage: SqliteStorage
 ) -> None:
     assert await found(storage, "oolong") == [TEA]  # indexed: nothing pending
+    index = storage.search_index
+    index._db.execute("PRAGMA busy_timeout = 0")  # pyright: ignore[reportPrivateUsage]
     writer = sqlite3.connect(database, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     try:
-        assert await asyncio.wait_for(found(storage, "oolong"), 4) == [TEA]
+        assert await found(storage, "oolong") == [TEA]  # a wait would fail at once
     finally:
         writer.execute("ROLLBACK")
         writer.close()
@@ -82,6 +87,33 @@ async def test_a_search_marks_stale_only_the_rows_under_its_reach(
         assert await found(other, "sencha") == [TEA]
 
     assert pending(database) == []  # bob's row, past the reach, left to his searches
+
+
+async def test_a_search_that_must_index_behind_a_writer_times_out(
+    database: Path, storage: SqliteStorage
+) -> None:
+    index = storage.search_index
+    index._db.execute("PRAGMA busy_timeout = 0")  # pyright: ignore[reportPrivateUsage]
+    writer = sqlite3.connect(database, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # the file is pending: indexing must write
+    try:
+        with pytest.raises(AppError) as raised:
+            await found(storage, "oolong")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "timeout"
+    assert await found(storage, "oolong") == [TEA]  # the lock gone
+
+
+async def test_a_drain_with_nothing_pending_says_no_more(
+    database: Path, storage: SqliteStorage
+) -> None:
+    assert await storage.search_index.drain() is False  # the one file, indexed
+    assert pending(database) == []
+    assert await storage.search_index.drain() is False
 
 
 async def test_a_reach_that_keeps_changing_is_indexed_under_the_write_lock(
@@ -150,3 +182,34 @@ async def test_a_page_says_more_only_when_a_hit_follows_it(
     await storage.put(Write("user/alice/notes/b.md", b"oolong\n", META, change=change))
     assert await page(1) == (1, True)
     assert await page(2) == (2, False)
+
+
+async def test_a_database_opened_again_keeps_its_index(
+    database: Path, storage: SqliteStorage
+) -> None:
+    assert await found(storage, "oolong") == [TEA]
+    before = postings(database, TEA)
+
+    async with open_sqlite_storage(str(database), search_drain_every=None):
+        assert postings(database, TEA) == before
+        assert sql(database, "SELECT key FROM search_documents") == [(TEA,)]
+
+
+async def test_search_tables_made_while_another_process_writes_time_out(
+    database: Path,
+) -> None:
+    async with open_sqlite_connection(str(database), schema="") as opened:
+        await opened.execute("PRAGMA busy_timeout = 0")  # the wait, run out at once
+        writer = sqlite3.connect(database, isolation_level=None)
+        writer.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(AppError) as raised:
+                await prepare_search(opened)
+        finally:
+            writer.execute("ROLLBACK")
+            writer.close()
+
+        assert raised.value.definition is backend_unavailable
+        assert raised.value.details["reason"] == "timeout"
+        await prepare_search(opened)  # the lock gone, the same opening succeeds
+    assert sql(database, "SELECT count(*) FROM search_pending") == [(0,)]
