@@ -171,6 +171,7 @@ async def test_both_expires_at_and_ttl_are_refused(
     with pytest.raises(AppError) as raised:
         await write_file(write(ttl_seconds=5, expires_at=None), context)
     assert raised.value.details["argument"] == "expires_at"
+    assert ": give expires_at or ttl_seconds, not both." in str(raised.value)
 
 
 async def test_include_expired_shows_owners_and_refuses_others(

@@ -4,7 +4,7 @@ from dataclasses import replace
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.policy import locate_entity
+from app.features.memory.policy import is_forbidden_name_char, locate_entity
 from app.features.memory.schemas import (
     AppendLine,
     DeleteFile,
@@ -119,6 +119,14 @@ def test_an_operator_named_entity_must_be_a_key_segment(
 def test_an_operator_named_entity_locates_its_prefix() -> None:
     """The prefix is the scope, then the entity id."""
     assert locate_entity("user", "alice") == "user/alice/"
+
+
+def test_a_lone_surrogate_is_a_forbidden_name_character() -> None:
+    """A name decoded with surrogateescape (a non-UTF-8 file name in an imported
+    tree) holds a lone surrogate: never a file's name, unlike a plain letter."""
+    assert is_forbidden_name_char("\udc80")
+    assert is_forbidden_name_char("\ud800")
+    assert not is_forbidden_name_char("\u00e9")
 
 
 @pytest.mark.parametrize("write_roles", [None, {"user": ["owner", "reader"]}])
