@@ -1,6 +1,7 @@
 """Expiry through the use cases: set on write, kept by edits, gone at its instant."""
 
-from datetime import UTC, datetime, timedelta
+import time
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from tenchi.errors import AppError
@@ -267,3 +268,21 @@ async def test_a_whole_write_over_an_expired_file_finds_no_file(
     with pytest.raises(AppError) as raised:
         await write_file(write(expected=first.version), context)
     assert raised.value.code == "MEMORY_NOT_FOUND"
+
+
+async def test_an_expires_at_with_an_offset_is_kept_in_utc_in_any_local_zone(
+    clock: SetClock, storage: MemoryStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An expires_at given at +08:00, on a machine whose zone is +08:00 too."""
+    monkeypatch.setenv("TZ", "XYZ-8")
+    time.tzset()
+    try:
+        given = datetime(2026, 3, 1, 21, 0, tzinfo=timezone(timedelta(hours=8)))
+        written = await write_file(write(expires_at=given), context_at(clock, storage))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    stored = await storage.get(file_key("user", "alice", "notes", "tea"))
+    assert stored is not None and stored.metadata.expires_at is not None
+    assert stored.metadata.expires_at.utcoffset() == timedelta(0)
+    assert written.expires_at == "2026-03-01T13:00:00Z"
