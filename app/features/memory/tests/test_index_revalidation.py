@@ -4,8 +4,12 @@ apart (as SQLite does) and on storage that lists them."""
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import partial
 
 from app.features.memory.domain import MemoryLimits
+from app.features.memory.domain.index_tags import index_tag
+from app.features.memory.policy import granted_prefixes
+from app.features.memory.ports.index_reads import cached_listings
 from app.features.memory.ports.storage_reads import list_all
 from app.features.memory.schemas import GetMemoryIndex
 from app.features.memory.use_cases.get_memory_index_if_changed import (
@@ -14,6 +18,7 @@ from app.features.memory.use_cases.get_memory_index_if_changed import (
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory.index_cache import MemoryIndexCache
 from app.infra.memory.storage import MemoryStorage
+from app.shared.identity import require_identity
 
 from .conftest import START
 from .test_expiry import SetClock, context_at, write
@@ -90,3 +95,26 @@ async def test_listings_at_hand_spare_storage_the_expiry_read() -> None:
     assert storage.asked == []
     assert after.tag != first.tag and after.built is not None
     assert list(after.built.rows) == []
+
+
+async def test_only_the_owners_view_with_expired_files_is_tagged_so() -> None:
+    """The default view's tag has no with-expired part; the owner's has it."""
+    context = context_at(SetClock(), MemoryStorage(), ("user=alice:owner",))
+    await write_file(write(), context)
+    prefixes = granted_prefixes(require_identity(context.identity))
+    markers = await cached_listings(context.index_cache, prefixes)
+    stamps = [(p, m.stamp) for p, m in zip(prefixes, markers, strict=True)]
+    limits = context.limits
+    tag = partial(
+        index_tag,
+        stamps,
+        priority=limits.scope_priority,
+        max_bytes=limits.index_max_bytes,
+    )
+
+    shown = await get_memory_index_if_changed(NOTHING, INDEX, context)
+    owners = GetMemoryIndex(include_expired=True)
+    with_expired = await get_memory_index_if_changed(NOTHING, owners, context)
+
+    assert shown.tag == tag()
+    assert with_expired.tag == tag(with_expired=True)
