@@ -252,9 +252,10 @@ async def test_a_write_that_loses_every_attempt_gives_up_after_five(
     racing: Racing,
 ) -> None:
     """Each of five attempts finds the version it read replaced before it
-    archives it: BACKEND_UNAVAILABLE, and the object is the rival's last write."""
+    archives it: BACKEND_UNAVAILABLE, the object is the rival's last write, and
+    the records the rival archived keep their data."""
     storage, rival, race = racing.storage, racing.rival, racing.race
-    await rival.put(Write(KEY, b"0", META, change=change("write_file")))
+    first = await rival.put(Write(KEY, b"0", META, change=change("write_file")))
     count = iter(range(1, 10))
 
     async def replace() -> None:
@@ -269,6 +270,8 @@ async def test_a_write_that_loses_every_attempt_gives_up_after_five(
     assert raised.value.details["reason"] == "unavailable"
     stored = await storage.get(KEY)
     assert stored is not None and stored.data == b"5"
+    kept = await storage.get_version(KEY, first)  # archived by the rival alone
+    assert kept is not None and kept.data == b"0"
 
 
 async def test_a_write_meeting_a_young_rename_mark_waits_for_the_rename(
