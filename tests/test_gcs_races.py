@@ -332,3 +332,35 @@ async def test_a_create_over_a_tombstone_left_behind_keeps_the_delete_empty(
     assert created is not None
     assert records == [(False, 4), (True, 0), (False, 4)]
     assert found is not None and found.data == b""
+
+
+async def test_a_create_meeting_a_young_rename_mark_that_rolls_back_lands(
+    racing: Racing,
+) -> None:
+    """A create of a rename's destination, made while the rename's mark stands,
+    waits; the source then changes, so the rename cannot commit and its mark
+    goes: the create lands instead of giving up on the marked object."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    creates: list[asyncio.Task[str | None]] = []
+
+    async def create_then_change_the_source() -> None:
+        mine = Write(chai, b"mine\n", META, change("write_file"))
+        creates.append(asyncio.create_task(rival.put_if_version(mine, None)))
+        await asyncio.sleep(1)
+        await rival.put(Write(KEY, b"changed\n", META, change("append_line")))
+
+    def is_commit(method: str, url: str) -> bool:
+        return is_upload(method, url) and marked(racing, chai)
+
+    async with rival_at(race, is_commit, create_then_change_the_source):
+        renamed = await storage.rename_if_version(
+            KEY, chai, first, replacing=None, change=change("rename_file")
+        )
+    created = await creates[0]
+
+    there, source = await storage.get(chai), await storage.get(KEY)
+    assert renamed is None and created is not None
+    assert there is not None and (there.data, there.version) == (b"mine\n", created)
+    assert source is not None and source.data == b"changed\n"
