@@ -19,3 +19,15 @@ def test_a_cursor_without_its_tag_or_with_a_foreign_character_is_not_issued() ->
     assert decode_cursor(KEY, "listing", body) is None
     assert decode_cursor(KEY, "listing", f"{body}.{tag}.x") is None
     assert decode_cursor(KEY, "listing", f"{body}é.{tag}") is None
+
+
+def test_a_body_ending_in_x_reads_back() -> None:
+    cursor = encode_cursor(KEY, "listing", "a/W")  # its body is "YS9X"
+    assert cursor.startswith("YS9X.")
+    assert decode_cursor(KEY, "listing", cursor) == "a/W"
+
+
+def test_dots_after_the_body_or_a_foreign_character_in_the_tag_are_not_issued() -> None:
+    body, _, tag = encode_cursor(KEY, "listing", "abc").partition(".")
+    assert decode_cursor(KEY, "listing", f"{body}....{tag}") is None
+    assert decode_cursor(KEY, "listing", f"{body}.é") is None

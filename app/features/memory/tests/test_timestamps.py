@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from ..domain import format_timestamp, parse_timestamp
+from ..domain.timestamps import epoch_micros
 
 
 def test_the_same_instant_in_another_zone_formats_as_its_utc_text() -> None:
@@ -34,3 +35,9 @@ def test_a_repeated_text_parses_to_the_same_moment_and_a_bad_one_fails_each_time
     for _ in range(2):
         with pytest.raises(ValueError):
             parse_timestamp("2026-03-01T04:05:06")
+
+
+def test_epoch_micros_counts_whole_microseconds_as_an_int() -> None:
+    micros = epoch_micros(datetime(2026, 3, 1, 4, 5, 6, 7, tzinfo=UTC))
+    assert type(micros) is int
+    assert micros == 1_772_337_906_000_007
