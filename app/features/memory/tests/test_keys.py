@@ -1,6 +1,7 @@
 import pytest
 
 from app.features.memory.domain import entity_prefix_of_key, entity_prefix_of_reach
+from app.features.memory.domain.keys import split_key
 
 
 @pytest.mark.parametrize(
@@ -41,3 +42,8 @@ def test_entity_prefix_of_reach_is_the_entity_a_reach_prefix_lies_under(
 def test_entity_prefix_of_reach_refuses_a_prefix_without_entity(reach: str) -> None:
     with pytest.raises(ValueError):
         entity_prefix_of_reach(reach)
+
+
+def test_an_empty_area_still_has_an_entity_prefix_and_a_bare_md_is_no_file() -> None:
+    assert entity_prefix_of_key("user/alice//tea.md") == "user/alice/"
+    assert split_key("user/alice/notes/.md") is None
