@@ -32,6 +32,7 @@ from app.shared.errors import GUIDANCE, Category
 from app.shared.identity import Identity, parse_grants
 from tests.support.contexts import context_over
 
+from .requests import write_request
 from .scripted_storage import ScriptedStorage as ScriptedStorage
 from .scripted_storage import recreate as recreate
 from .scripted_storage import remove as remove
@@ -126,6 +127,14 @@ async def create(
         expected_version=None,
     )
     return await write_file(request, context)
+
+
+async def five_versions(context: AppContext) -> list[str]:
+    """Versions of ``tea`` from five writes (a create, four rewrites), newest first."""
+    made = [await create(context, "- [stated] 0\n")]
+    for n in range(1, 5):
+        made.append(await write_file(write_request(f"{n}", made[-1].version), context))
+    return [m.version for m in reversed(made)]
 
 
 async def seed_system(

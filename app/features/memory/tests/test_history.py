@@ -26,7 +26,14 @@ from app.shared.errors import (
     version_conflict,
 )
 
-from .conftest import LOCATION, assert_error, create, make_context, snapshot
+from .conftest import (
+    LOCATION,
+    assert_error,
+    create,
+    five_versions,
+    make_context,
+    snapshot,
+)
 from .requests import append_request, replace_request, write_request
 
 
@@ -67,10 +74,7 @@ async def test_list_versions_names_each_operation_newest_first() -> None:
 
 async def test_list_versions_pages_with_a_cursor_bound_to_the_file() -> None:
     context = make_context(limits=MemoryLimits(list_page_size=2))
-    made = [await create(context, "- [stated] 0\n")]
-    for n in range(1, 5):
-        made.append(await write_file(write_request(f"{n}", made[-1].version), context))
-    newest_first = [m.version for m in reversed(made)]
+    newest_first = await five_versions(context)
 
     first = await list_versions(ListVersions(**LOCATION), context)
     assert first.next_cursor is not None

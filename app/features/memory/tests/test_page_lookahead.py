@@ -7,11 +7,9 @@ from app.features.memory.domain import MemoryLimits
 from app.features.memory.schemas import ListPrefix, ListVersions
 from app.features.memory.use_cases.list_prefix import list_prefix
 from app.features.memory.use_cases.list_versions import list_versions
-from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory.storage import MemoryStorage
 
-from .conftest import LOCATION, create, make_context
-from .requests import write_request
+from .conftest import LOCATION, create, five_versions, make_context
 
 
 class LimitRecordingStorage(MemoryStorage):
@@ -39,10 +37,7 @@ class LimitRecordingStorage(MemoryStorage):
 async def test_a_page_of_three_goes_on_after_its_third_record() -> None:
     storage = LimitRecordingStorage()
     context = make_context(storage=storage, limits=MemoryLimits(list_page_size=3))
-    made = [await create(context, "- [stated] 0\n")]
-    for n in range(1, 5):
-        made.append(await write_file(write_request(f"{n}", made[-1].version), context))
-    newest_first = [m.version for m in reversed(made)]
+    newest_first = await five_versions(context)
 
     first = await list_versions(ListVersions(**LOCATION), context)
     assert first.next_cursor is not None
