@@ -8,7 +8,9 @@ every commit, so an acknowledged write survives power loss; ``NORMAL`` keeps it
 across a process crash only.
 """
 
+import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
@@ -18,6 +20,7 @@ import aiosqlite
 from app.shared.errors import backend_unavailable_error
 
 BUSY_TIMEOUT_MS = 5000
+SETUP_RETRY_SECONDS = 0.02
 type Synchronous = Literal["full", "normal"]
 DEFAULT_SYNCHRONOUS: Synchronous = "full"
 
@@ -64,11 +67,33 @@ async def open_sqlite_connection(
         raise translate_sqlite_error(exc) from exc
     try:
         try:
-            for pragma in pragmas(synchronous):
-                await connection.execute(pragma)
-            await connection.executescript(schema)
+            await _set_up(connection, schema, synchronous)
         except sqlite3.Error as exc:
             raise translate_sqlite_error(exc) from exc
         yield connection
     finally:
         await connection.close()
+
+
+async def _set_up(
+    connection: aiosqlite.Connection, schema: str, synchronous: Synchronous
+) -> None:
+    """Run the pragmas and ``schema``, again while the file stays locked.
+
+    Turning a rollback-journal file into WAL takes an exclusive lock, and when
+    two openers each hold a shared lock and ask for it, SQLite fails one at once
+    ("database is locked") instead of waiting in the busy handler, which could
+    deadlock. Both steps are idempotent, so the loser tries again within the
+    busy timeout.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            for pragma in pragmas(synchronous):
+                await connection.execute(pragma)
+            await connection.executescript(schema)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(SETUP_RETRY_SECONDS)
