@@ -35,11 +35,15 @@ def pragmas(synchronous: Synchronous) -> tuple[str, ...]:
     )
 
 
+def is_locked(exc: sqlite3.Error) -> bool:
+    """Whether SQLite refused for another connection's lock."""
+    message = str(exc).lower()
+    return "locked" in message or "busy" in message
+
+
 def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     """A lock wait that ran out is a timeout; anything else is an outage."""
-    message = str(exc).lower()
-    reason = "timeout" if "locked" in message or "busy" in message else "unavailable"
-    return backend_unavailable_error(reason)
+    return backend_unavailable_error("timeout" if is_locked(exc) else "unavailable")
 
 
 async def fetch_rows(
@@ -94,6 +98,6 @@ async def _set_up(
             await connection.executescript(schema)
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
+            if not is_locked(exc) or time.monotonic() >= deadline:
                 raise
         await asyncio.sleep(SETUP_RETRY_SECONDS)
