@@ -166,6 +166,25 @@ async def test_a_malformed_cursor_is_invalid(api: Api, cursor: str) -> None:
         assert_app_error(response, 422, "INVALID_ARGUMENT", **invalid("cursor"))
 
 
+async def test_an_issued_cursor_spelt_another_way_is_invalid(api: Api) -> None:
+    """Only the spelling a page hands out continues it: padded, it is refused."""
+    for path in ["user/notes/a", "user/notes/b", "user/notes/c"]:
+        await create(api, f"/v1/files/{path}")
+    page = await api.http.get("/v1/files/user/notes", headers=api.alice)
+    body, _, tag = page.json()["next_cursor"].partition(".")
+
+    url = "/v1/files/user/notes"
+    issued = await api.http.get(
+        url, params={"cursor": f"{body}.{tag}"}, headers=api.alice
+    )
+    padded = await api.http.get(
+        url, params={"cursor": f"{body}=.{tag}"}, headers=api.alice
+    )
+
+    assert issued.status_code == 200, issued.text
+    assert_app_error(padded, 422, "INVALID_ARGUMENT", **invalid("cursor"))
+
+
 async def test_a_cursor_from_another_area_is_invalid(api: Api) -> None:
     """A cursor only continues the listing that issued it."""
     for path in ["user/notes/a", "user/notes/b", "user/notes/c", "user/people/a"]:

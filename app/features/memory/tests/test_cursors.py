@@ -31,3 +31,21 @@ def test_dots_after_the_body_or_a_foreign_character_in_the_tag_are_not_issued() 
     body, _, tag = encode_cursor(KEY, "listing", "abc").partition(".")
     assert decode_cursor(KEY, "listing", f"{body}....{tag}") is None
     assert decode_cursor(KEY, "listing", f"{body}.é") is None
+
+
+def test_only_the_issued_spelling_of_a_cursor_reads_back() -> None:
+    cursor = encode_cursor(KEY, "listing", "abc")  # its body is "YWJj"
+    body, _, tag = cursor.partition(".")
+    assert body == "YWJj"
+    spellings = [
+        f"{body}=.{tag}",  # padding base64 forgives
+        f"{body}===.{tag}",
+        f"YW Jj.{tag}",  # a character outside the alphabet, skipped when decoded
+        f"YW!Jj.{tag}",
+    ]
+    for spelling in spellings:
+        assert decode_cursor(KEY, "listing", spelling) is None, spelling
+    unused_bits = encode_cursor(KEY, "listing", "a")  # "YQ": "YR" decodes alike
+    assert unused_bits.startswith("YQ.")
+    assert decode_cursor(KEY, "listing", "YR" + unused_bits[2:]) is None
+    assert decode_cursor(KEY, "listing", cursor) == "abc"
