@@ -15,14 +15,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from types import SimpleNamespace
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import aiohttp
 import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import HistoryRetention, Write
-from app.infra.gcs.change_log import GcsChangeLog
+from app.infra.gcs.change_log import START, GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import RENAMING, GcsHistory
 from app.infra.gcs.location import parse_gcs_url
@@ -364,3 +364,95 @@ async def test_a_create_meeting_a_young_rename_mark_that_rolls_back_lands(
     assert renamed is None and created is not None
     assert there is not None and (there.data, there.version) == (b"mine\n", created)
     assert source is not None and source.data == b"changed\n"
+
+
+async def test_a_claim_unanswered_while_another_writer_takes_its_number_takes_the_next(
+    racing: Racing,
+) -> None:
+    """A create's claim goes unanswered (the connection drops before the request
+    is sent, so it never lands) and another process's write takes that number
+    before the retry, which then finds the name taken: the claim reads the entry
+    back, sees the other writer's, and takes the next number."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai = "user/alice/projects/chai.md"
+    await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    taken: list[str] = []
+
+    async def drop_then_take() -> None:
+        if not taken:
+            taken.append("dropped")
+            raise aiohttp.ServerDisconnectedError()
+        taken.append(
+            await rival.put(Write(chai, b"theirs\n", META, change("write_file")))
+        )
+
+    async with rival_at(race, is_upload, drop_then_take, times=2):
+        mine = Write(
+            "user/alice/notes/coffee.md", b"mine\n", META, change("write_file")
+        )
+        created = await storage.put_if_version(mine, None)
+
+    page = await racing.settling.page("user/alice/", 0, NOW + timedelta(minutes=1), 9)
+    assert created is not None
+    assert [(c.key, c.version) for c in page.changes] == [
+        (KEY, page.changes[0].version),
+        (chai, taken[1]),
+        ("user/alice/notes/coffee.md", created),
+    ]
+    assert page.voided == ()
+
+
+async def test_a_log_start_scrubbed_before_it_is_read_back_starts_at_its_own_number(
+    racing: Racing,
+) -> None:
+    """Another process starts the entity's log just before this writer creates
+    the start object, and a purge's scrub erases it before this writer reads it
+    back: the writer starts the log at its own number instead of failing."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    ran: list[str] = []
+
+    def is_start(method: str, url: str) -> bool:
+        reads_start = method == "GET" and urlsplit(url).path.endswith(START)
+        return is_upload(method, url) or reads_start
+
+    async def start_then_scrub() -> None:
+        if not ran:
+            ran.append(
+                await rival.put(Write(KEY, b"one\n", META, change("write_file")))
+            )
+        else:
+            await rival.scrub("user/alice/")
+
+    async with rival_at(race, is_start, start_then_scrub, times=2):
+        mine = Write(
+            "user/alice/notes/coffee.md", b"mine\n", META, change("write_file")
+        )
+        created = await storage.put_if_version(mine, None)
+
+    page = await racing.settling.page("user/alice/", 0, NOW + timedelta(minutes=1), 9)
+    assert created is not None
+    assert [(c.key, c.version) for c in page.changes] == [
+        ("user/alice/notes/coffee.md", created)
+    ]
+
+
+async def test_a_settlement_cancelled_on_its_way_leaves_the_write_cancelled(
+    racing: Racing,
+) -> None:
+    """The caller goes away (its task cancelled) as the write settles its entry:
+    the settlement ends cancelled, not in another error (whether its request
+    went out first or not, a reader settles what is left)."""
+    race, log = racing.race, racing.settling
+    claim = await log.claim(KEY, change("write_file"))
+
+    async def cancel() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+
+    async with rival_at(race, is_upload, cancel):
+        settling = asyncio.create_task(log.settle(claim, "1", NOW))
+        with pytest.raises(asyncio.CancelledError):
+            await settling
+
+    assert settling.cancelled()
