@@ -147,6 +147,29 @@ async def test_the_docs_count_and_order_the_tools_as_the_server_lists_them(
         assert NUMBERS.index(count.lower()) == len(served), page
 
 
+FILE_TOOLS = re.compile(r"after the (\w+) file tools")
+
+
+async def test_every_page_counts_the_file_tools_as_the_server_lists_them(
+    server: Server,
+) -> None:
+    """Where a page says a tool comes "after the N file tools", N is how many
+    ``tools/list`` serves before ``search_memory`` (the first tool after them)."""
+    async with http_session(server.url, server.token) as session:
+        served = [tool.name for tool in (await session.list_tools()).tools]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+    claims = {
+        page.name: FILE_TOOLS.findall(" ".join(page.read_text().split()))
+        for page in pages
+    }
+
+    assert claims["search.md"] and claims["history.md"]
+    for page, counts in claims.items():
+        for count in counts:
+            assert NUMBERS.index(count.lower()) == served.index("search_memory"), page
+
+
 async def test_mcp_http_lists_the_tools_in_order(server: Server) -> None:
     """Names and order: the eight file tools, then search and the history tools;
     schemas and annotations come from the tools."""
