@@ -456,3 +456,36 @@ async def test_a_settlement_cancelled_on_its_way_leaves_the_write_cancelled(
             await settling
 
     assert settling.cancelled()
+
+
+async def test_a_replica_with_a_shorter_bound_never_undoes_a_rename_about_to_commit(
+    racing: Racing,
+) -> None:
+    """Another replica, whose own bound for a mark is shorter (a shorter request
+    deadline), reads the destination just before the rename commits: the mark
+    is young by the bound of the replica that wrote it, so it stays, and the
+    rename lands whole instead of deleting the source's file."""
+    storage, race = racing.storage, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    location = parse_gcs_url(f"gcs://{TEST_BUCKET}/{racing.prefix}")
+    seen: list[object] = []
+
+    def is_commit(method: str, url: str) -> bool:
+        return is_upload(method, url) and marked(racing, chai)
+
+    async with aiohttp.ClientSession() as session:
+        hasty = GcsStorage(GcsClient(session=session), location, pending_seconds=0)
+
+        async def read_the_destination() -> None:
+            seen.append(await hasty.get(chai))
+
+        async with rival_at(race, is_commit, read_the_destination):
+            renamed = await storage.rename_if_version(
+                KEY, chai, first, replacing=None, change=change("rename_file")
+            )
+
+    there, source = await storage.get(chai), await storage.get(KEY)
+    assert seen == [None]
+    assert renamed is not None and source is None
+    assert there is not None and (there.data, there.version) == (b"one\n", renamed)

@@ -1,8 +1,9 @@
 """What only GCS renames do: a marked destination, a commit on the source, settling.
 
 A writer that crashes after writing the marked destination leaves the source
-the only file (readers treat the mark as absent) until the mark is past its
-bound, when the next operation rolls it back; one that crashes after its
+the only file (readers treat the mark as absent) until the mark is past the
+bound its writer wrote in it (never a reader's own, maybe shorter), when the
+next operation rolls it back; one that crashes after its
 commit leaves the destination, which the next reader finishes, mark cleared
 and history moved. A write to the source or a create of the destination
 racing a rename: exactly one of the two lands, nothing is lost. A crash is
@@ -35,10 +36,11 @@ RENAME = change("rename_file")
 @dataclass
 class Bucket:
     writer: GcsStorage
+    """A replica whose marks stay young (an hour): its rename may still commit."""
     waiting: GcsStorage
-    """A replica for which every mark is young: its rename may still commit."""
+    """Another replica with the same bound."""
     settling: GcsStorage
-    """A replica for which every mark is past its bound."""
+    """A replica whose own bound is nought: its marks are past it at once."""
     objects: GcsObjects
     prefix: str
     emulator: GcsEmulator
@@ -47,13 +49,16 @@ class Bucket:
         found = await self.objects.describe(self.prefix + key)
         return found is not None and is_pending(found)
 
-    async def crash_at(self, suffix: str, source_version: str) -> None:
-        """A rename whose process dies once the mutation of ``suffix`` landed."""
+    async def crash_at(
+        self, suffix: str, source_version: str, by: GcsStorage | None = None
+    ) -> None:
+        """A rename (by ``writer`` unless named) whose process dies once the
+        mutation of ``suffix`` landed."""
         proxy = self.emulator.proxy
         proxy.lose_answer(suffix, then_down=True)
         try:
             with pytest.raises(AppError):
-                await self.writer.rename_if_version(
+                await (by or self.writer).rename_if_version(
                     TEA, CHAI, source_version, replacing=None, change=RENAME
                 )
         finally:
@@ -111,8 +116,23 @@ async def test_a_crash_after_the_destination_is_written_leaves_the_source_alone(
     assert await listed(bucket.waiting) == [TEA]
     assert await bucket.waiting.count(ENTITY) == 1
     assert await history(bucket.waiting, CHAI) == []
-    # Past the bound the next reader rolls it back; the rename can run again.
+    # A replica whose own bound is shorter leaves the mark: its writer's holds.
     assert await bucket.settling.get(CHAI) is None
+    assert await bucket.marked(CHAI)
+
+
+async def test_a_crash_after_the_destination_is_written_is_rolled_back_past_its_bound(
+    bucket: Bucket,
+) -> None:
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+
+    await bucket.crash_at("projects/chai.md", first, by=bucket.settling)
+
+    assert await bucket.marked(CHAI)
+    # Past its writer's bound the next reader rolls it back, whatever its own
+    # bound; the rename can run again.
+    assert await bucket.waiting.get(CHAI) is None
     assert await bucket.objects.describe(bucket.prefix + CHAI) is None
     version = await bucket.writer.rename_if_version(
         TEA, CHAI, first, replacing=None, change=RENAME
@@ -233,9 +253,9 @@ async def test_a_create_meeting_a_crashed_mark_rolls_it_back_and_lands(
 ) -> None:
     first = await write(bucket.writer, TEA, b"one\n", None)
     assert first is not None
-    await bucket.crash_at("projects/chai.md", first)
+    await bucket.crash_at("projects/chai.md", first, by=bucket.settling)
 
-    created = await write(bucket.settling, CHAI, b"mine\n", None)
+    created = await write(bucket.waiting, CHAI, b"mine\n", None)
 
     assert created is not None
     there = await bucket.waiting.get(CHAI)

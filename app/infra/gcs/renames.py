@@ -16,8 +16,9 @@ back now fails its own precondition), then the source's tombstone and
 records go. Whoever meets a marked object settles it the same way: the
 commit's id on the source (its tombstone, or its archive once a new file
 replaced that) rolls it forward; a source that moved on without it, or a
-marker older than ``pending_seconds`` (the writer crashed: it never commits
-that late), rolls it back, deleting the marked generation. A writer that
+marker older than the bound its writer wrote in it (``BOUND``: it never commits
+that late, so it crashed; a reader's own bound, maybe shorter, serves only a
+mark without one), rolls it back, deleting the marked generation. A writer that
 meets one (a create of the destination, say) waits for it to settle, so of
 a rename and a create of its destination exactly one wins.
 """
@@ -53,7 +54,8 @@ from app.shared.errors import backend_unavailable_error
 GENERATION = "renaming-generation"
 COMMIT = "renaming-commit"
 FINAL_WRITE, FINAL_SEQ = "renaming-write", "renaming-seq"
-MARKER = (RENAMING, GENERATION, COMMIT, FINAL_WRITE, FINAL_SEQ)
+BOUND = "renaming-seconds"
+MARKER = (RENAMING, GENERATION, COMMIT, FINAL_WRITE, FINAL_SEQ, BOUND)
 PENDING_SECONDS = 60.0
 """How long a marked object may wait for its commit before readers roll it back
 (at least four request deadlines: its writer commits only within the first half)."""
@@ -86,11 +88,8 @@ class GcsRenames:
         self._log, self._prefix = log, prefix
         self._moved = MovedHistory(objects, history)
         self._timeout = timeout
-        self._pending = (
-            max(PENDING_SECONDS, 4 * timeout)
-            if pending_seconds is None
-            else pending_seconds
-        )
+        bound = max(PENDING_SECONDS, 4 * timeout)
+        self._pending = bound if pending_seconds is None else pending_seconds
 
     async def rename(
         self,
@@ -123,6 +122,7 @@ class GcsRenames:
         values = change_map(metadata_from_map(_values(current)), change)
         values |= {RENAMING: source, GENERATION: generation, COMMIT: commit[WRITE]}
         values |= {FINAL_WRITE: final[WRITE], FINAL_SEQ: final[SEQ]}
+        values[BOUND] = str(self._pending)
         started = time.monotonic()
         at = "0" if taken is None else str(taken["generation"])
         try:
@@ -248,8 +248,9 @@ class GcsRenames:
         return await self._objects.describe(self._prefix + key)
 
     def _stale(self, resource: ObjectResource) -> bool:
+        bound = float(_values(resource).get(BOUND, self._pending))
         created = parse_timestamp(str(resource.get("timeCreated")))
-        return (utc_now() - created).total_seconds() >= self._pending
+        return (utc_now() - created).total_seconds() >= bound
 
     async def _committed(
         self, source: str, found: ObjectResource | None, commit: str
