@@ -41,6 +41,21 @@ async def test_a_replayed_history_losing_to_another_writer_reports_its_file() ->
     assert conflict_content(raised.value) == "- [stated] theirs\n"
 
 
+async def test_an_overwrite_losing_every_try_reports_the_file_as_it_is_now() -> None:
+    storage = ScriptedStorage()
+    storage.races.extend(rewrite(f"- [stated] newer {i}\n") for i in range(3))
+    await storage.inner.put(
+        Write(KEY, b"- [stated] old\n", FileMetadata("", (), ("http",), START))
+    )
+    restore = Restore(ADDRESS, b"- [stated] mine\n", record(0).metadata)
+
+    with pytest.raises(AppError) as raised:
+        await write_restore(storage, restore, IMPORT, overwrite=True)
+
+    assert conflict_content(raised.value) == "- [stated] newer 2\n"
+    assert storage.conditional_puts == 3
+
+
 def tea_note(root: Path) -> Path:
     note = root / "tea.md"
     note.write_text("- [fact] Green tea at noon\n")

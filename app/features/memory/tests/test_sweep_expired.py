@@ -183,3 +183,20 @@ async def test_a_sweep_erases_the_request_records_of_the_files_it_erased() -> No
     assert fresh == {"swept", "renamed away", "no file"}
     assert isinstance(answers["lasting"], IdempotencyReplay)
     assert isinstance(answers["other entity"], IdempotencyReplay)
+
+
+async def test_an_expired_object_at_a_key_no_file_has_is_left_alone() -> None:
+    """Storage may hold an object under the entity that is no file (a longer
+    path); expired metadata or not, a sweep neither reports nor erases it."""
+    clock, storage = SetClock(), MemoryStorage()
+    context = await expiring(clock, storage)
+    tea = await storage.get(KEY)
+    assert tea is not None and tea.metadata.expires_at is not None
+    odd = ALICE + "notes/old/tea.md"
+    await storage.put(Write(odd, b"odd\n", tea.metadata))
+    clock.now = START + timedelta(seconds=61)
+
+    report = await sweep_expired(SweepExpired(dry_run=False), context)
+
+    assert [(f.area, f.name) for f in report.files] == [("notes", "tea")]
+    assert await storage.get(odd) is not None

@@ -1,5 +1,6 @@
 """Formatting and parsing are memoised: one text per instant, one moment per text."""
 
+import time
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -17,6 +18,22 @@ def test_the_same_instant_in_another_zone_formats_as_its_utc_text() -> None:
     assert format_timestamp(utc + timedelta(microseconds=1)) == (
         "2026-03-01T04:05:06.000008Z"
     )
+
+
+def test_a_moment_in_another_zone_formats_as_utc_whatever_the_machines_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Converted to UTC, not to the zone the machine runs in (here +08:00)."""
+    shifted = datetime(2026, 3, 1, 9, 35, 6, tzinfo=timezone(timedelta(hours=5.5)))
+    monkeypatch.setenv("TZ", "XYZ-8")
+    time.tzset()
+    try:
+        text = format_timestamp(shifted)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+    assert text == "2026-03-01T04:05:06Z"
 
 
 def test_a_repeated_moment_formats_the_same_each_time() -> None:

@@ -77,7 +77,8 @@ async def test_write_file_replace_at_the_cap_succeeds() -> None:
 
 
 async def test_write_file_create_of_an_existing_file_at_the_cap_conflicts() -> None:
-    """At the cap, re-creating an existing file is a conflict, not a quota error."""
+    """At the cap, re-creating an existing file is a conflict, not a quota error,
+    showing the file as it is."""
     context = make_context(limits=MemoryLimits(max_files_per_entity=1))
     existing = await create(context, "one")
 
@@ -86,6 +87,7 @@ async def test_write_file_create_of_an_existing_file_at_the_cap_conflicts() -> N
 
     assert caught.value.definition is version_conflict
     assert caught.value.details["version"] == existing.version
+    assert caught.value.details["content"] == "one"
 
 
 async def test_write_file_with_a_zero_cap_never_limits_creates() -> None:
