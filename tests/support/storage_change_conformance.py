@@ -147,6 +147,43 @@ class StorageChangeFeedConformance:
             assert [e.seq for e in page.changes] == [aged.last + 1]
             assert page.last == aged.last + 1
 
+    async def test_an_entry_exactly_at_the_retention_edge_is_kept(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Within the retention means at or after its edge: an entry exactly one
+        retention older than a later write is neither pruned by that write nor
+        hidden from a page read at that write's moment; a second later it is."""
+        feed_of(adapter.storage)
+        retention = HistoryRetention(changes_seconds=86_400)
+        async with adapter.retaining(retention) as storage:
+            edge = NOW - timedelta(days=1)
+            await storage.put(Write(KEY, b"old", META, change("write_file", at=edge)))
+            await storage.put(Write(KEY, b"new", META, change=change("write_file")))
+            feed = feed_of(storage)
+            page = await feed.changes_after(ENTITY, 0, now=NOW, limit=9)
+            assert [e.at for e in page.changes] == [edge, NOW]
+            past = NOW + timedelta(seconds=1)
+            page = await feed.changes_after(ENTITY, 0, now=past, limit=9)
+            assert [e.at for e in page.changes] == [NOW]
+
+    async def test_a_page_after_every_number_names_the_newest(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """The "newest" cursor asks after a number past every one: no changes,
+        and ``last`` the log's newest (0 for an empty log), so only what lands
+        later follows it."""
+        storage = adapter.storage
+        feed = feed_of(storage)
+        beyond = 1 << 62
+        empty = await feed.changes_after(ENTITY, beyond, now=LATER, limit=1)
+        assert empty == ChangeLogPage([], 0)
+        for index in range(2):
+            write = Write(KEY, bytes([index]), META, change=change("write_file"))
+            await storage.put(write)
+        newest = (await log(storage)).last
+        page = await feed.changes_after(ENTITY, beyond, now=LATER, limit=1)
+        assert page.changes == [] and page.last == newest > 0
+
     async def test_scrub_erases_the_log_of_the_prefix(
         self, adapter: AdapterUnderTest
     ) -> None:
