@@ -4,6 +4,7 @@ SSRF guards (https only, public addresses unless the host is trusted, 64 KiB,
 no redirects)."""
 
 import asyncio
+import dataclasses
 import json
 import socket
 import ssl
@@ -37,6 +38,10 @@ class Answer:
     body: bytes
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
+    silent: bool = False
+    """Answer nothing: wait (at most 10 s) for the client to close the connection."""
+    closed: threading.Event = dataclasses.field(default_factory=threading.Event)
+    """Set when a silent answer's client closed the connection."""
 
 
 def handler(
@@ -46,6 +51,18 @@ def handler(
         def do_GET(self) -> None:
             fetches[self.path] = fetches.get(self.path, 0) + 1
             answer = answers[self.path]
+            if answer.silent:
+                self.connection.settimeout(10)
+                try:
+                    gone = self.connection.recv(1) == b""
+                except TimeoutError:
+                    gone = False
+                except OSError:  # a TLS connection cut short says so
+                    gone = True
+                if gone:
+                    answer.closed.set()
+                self.close_connection = True
+                return
             self.send_response(answer.status)
             for name, value in answer.headers:
                 self.send_header(name, value)
@@ -288,6 +305,19 @@ async def test_a_document_is_at_most_64_kib(server: Server) -> None:
     assert await refusal(server.documents(), larger) == refused_for(
         "is larger than 64 KiB"
     )
+
+
+async def test_a_document_not_answered_within_the_time_limit_is_refused(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fetch gives up at its time limit and closes its connection, even to a
+    server that holds it open: an abandoned one would keep its socket open."""
+    monkeypatch.setattr(f"{ClientMetadataDocuments.__module__}.TIMEOUT_SECONDS", 0.5)
+    url = server.serve("silent", Answer(b"", silent=True))
+
+    assert await refusal(server.documents(), url) == refused_for("could not be fetched")
+
+    assert await asyncio.to_thread(server.answers["/silent"].closed.wait, 10)
 
 
 @pytest.mark.parametrize(
