@@ -17,7 +17,7 @@ from tenchi.errors import AppError
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.location import GcsLocation
 from app.infra.gcs.objects import CONTENT_TYPE, GcsObjects
-from app.infra.gcs.requests import OutcomeUnknown
+from app.infra.gcs.requests import GcsRefusedError, OutcomeUnknown
 from app.shared.errors import backend_unavailable
 
 BUCKET = "b"
@@ -147,3 +147,9 @@ async def test_a_listing_is_read_by_page_and_by_item() -> None:
     assert [item async for item in store.items({"prefix": "t/"})] == page["items"]
     listed = ("list", (BUCKET,), {"params": {"prefix": "t/"}, "timeout": ATTEMPT})
     assert client.calls == [listed, listed]
+
+
+async def test_a_refusal_names_the_bucket() -> None:
+    """An operator reads which bucket refused (a 403: credentials, IAM)."""
+    with pytest.raises(GcsRefusedError, match=f"for bucket {BUCKET} "):
+        await objects(Client(statuses=(403,))).describe(NAME)

@@ -489,3 +489,30 @@ async def test_a_replica_with_a_shorter_bound_never_undoes_a_rename_about_to_com
     assert seen == [None]
     assert renamed is not None and source is None
     assert there is not None and (there.data, there.version) == (b"one\n", renamed)
+
+
+async def test_a_create_landing_on_a_deletes_tombstone_is_kept(
+    racing: Racing,
+) -> None:
+    """Another writer creates the file over the delete's tombstone before the
+    delete removes it: the removal is guarded by the tombstone's generation,
+    so the new file stays (the delete itself has landed)."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    version = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    created: list[str | None] = []
+
+    async def create() -> None:
+        again = Write(KEY, b"two\n", META, change=change("write_file"))
+        created.append(await rival.put_if_version(again, None))
+
+    async with rival_at(race, is_delete, create):
+        deleted = await storage.delete_if_version(
+            KEY, version, change=change("delete_file")
+        )
+
+    stored = await storage.get(KEY)
+    assert deleted and created[0] is not None
+    assert stored is not None and (stored.data, stored.version) == (
+        b"two\n",
+        created[0],
+    )
