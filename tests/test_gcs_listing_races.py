@@ -1,4 +1,4 @@
-"""A GCS listing that meets a rename between its mark and its commit.
+"""GCS listings: one request a page, and a listing that meets a rename.
 
 A rename writes its destination marked, then commits on the source. Here the
 destination's key sorts before the source's, so a listing meets the mark
@@ -166,3 +166,17 @@ async def test_a_listing_taken_before_the_commit_and_settled_after_it_shows_one_
     there = await pair.reader.get(DESTINATION)
     assert there is not None and there.version == moved
     assert await pair.reader.get(SOURCE) is None
+
+
+async def test_a_page_of_files_costs_one_listing_request(pair: Pair) -> None:
+    """A page asks for one item more than its limit, so nothing hidden, it
+    comes in one listing request (a smaller page would take several)."""
+    for name in ("a", "b", "c"):
+        write = Write(f"{ENTITY}{name}.md", b"x\n", META, change=change("write_file"))
+        assert await pair.writer.put_if_version(write, None) is not None
+    pair.reading.urls.clear()
+
+    page = await pair.reader.list_page(ENTITY, start_after=None, limit=2)
+
+    assert [item.key for item in page] == [f"{ENTITY}a.md", f"{ENTITY}b.md"]
+    assert len(pair.reading.urls) == 1

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import FileMetadata, Storage, Write
+from app.features.memory.ports import Change, FileMetadata, Storage, Write
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.requests import GcsRefusedError
 from app.infra.gcs.storage import open_gcs_storage
@@ -187,3 +187,27 @@ async def test_a_key_too_long_for_its_archive_names_is_refused_by_every_write(
             await write
         assert raised.value.definition is invalid_argument
     assert await storage.count("user/alice/") == 0
+
+
+async def test_a_listing_from_the_prefix_root_shows_files_only(
+    storage: Storage,
+) -> None:
+    """History, the change log and a delete's records share the prefix with the
+    files: a listing or count of every key shows and counts the files alone."""
+    at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first = await storage.put_if_version(
+        Write(KEY, b"one\n", META, change=Change("write_file", "a", at)), None
+    )
+    assert first is not None
+    again = Write(KEY, b"two\n", META, change=Change("append_line", "a", at))
+    assert await storage.put_if_version(again, first) is not None
+    gone = "user/bob/notes/x.md"
+    made = Write(gone, b"x\n", META, change=Change("write_file", "b", at))
+    version = await storage.put_if_version(made, None)
+    deleted = Change("delete_file", "b", at)
+    assert await storage.delete_if_version(gone, version or "", change=deleted)
+
+    page = await storage.list_page("", start_after=None, limit=10)
+
+    assert [item.key for item in page] == [KEY]
+    assert await storage.count("") == 1
