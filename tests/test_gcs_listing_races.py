@@ -25,7 +25,12 @@ from app.infra.gcs.storage import GcsStorage
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, change
 
-SOURCE, DESTINATION = "user/alice/projects/chai.md", "user/alice/notes/tea.md"
+LATER, EARLIER = "user/alice/projects/chai.md", "user/alice/notes/tea.md"
+ORDERS = pytest.mark.parametrize(
+    ("source", "destination"),
+    [(LATER, EARLIER), (EARLIER, LATER)],
+    ids=["destination-first", "source-first"],
+)
 ENTITY = "user/alice/"
 WAIT = 30.0
 
@@ -37,6 +42,9 @@ class Traced:
     """Runs ``hook`` (method, URL) before each request of one session."""
 
     hook: Hook | None = None
+    """Run before each request."""
+    ended: Hook | None = None
+    """Run once each answer's headers are in (its body is already written)."""
     urls: list[str] = field(default_factory=list[str])
 
     async def before(
@@ -48,6 +56,15 @@ class Traced:
         self.urls.append(str(params.url))
         if self.hook is not None:
             await self.hook(params.method, str(params.url))
+
+    async def after(
+        self,
+        session: aiohttp.ClientSession,
+        context: SimpleNamespace,
+        params: aiohttp.TraceRequestEndParams,
+    ) -> None:
+        if self.ended is not None:
+            await self.ended(params.method, str(params.url))
 
 
 @dataclass
@@ -69,6 +86,7 @@ async def pair(gcs_emulator: GcsEmulator) -> AsyncGenerator[Pair]:
     for traced in (writing, reading):
         trace = aiohttp.TraceConfig()
         trace.on_request_start.append(traced.before)
+        trace.on_request_end.append(traced.after)
         sessions.append(aiohttp.ClientSession(trace_configs=[trace]))
     try:
         writer, reader = (
@@ -89,10 +107,9 @@ def replaces(method: str, url: str, generation: str) -> bool:
     return method == "POST" and "/upload/" in url and guarded
 
 
-def describes(method: str, url: str) -> bool:
-    """A read of one object's resource (not a listing, not a body)."""
-    path = urlsplit(url).path
-    return method == "GET" and "/o/" in path and "alt=media" not in url
+def lists(method: str, url: str) -> bool:
+    """A listing request (of a prefix's objects)."""
+    return method == "GET" and urlsplit(url).path.endswith("/o")
 
 
 async def keys(reader: GcsStorage) -> list[str]:
@@ -100,10 +117,13 @@ async def keys(reader: GcsStorage) -> list[str]:
     return [item.key for item in page]
 
 
-async def renamed_while(pair: Pair, during: Callable[[], Awaitable[None]]) -> str:
-    """Rename SOURCE to DESTINATION, running ``during`` just before its commit."""
+async def renamed_while(
+    pair: Pair, source: str, destination: str, during: Callable[[], Awaitable[None]]
+) -> str:
+    """Rename ``source`` to ``destination``, running ``during`` just before
+    its commit (the upload guarded by the source's generation)."""
     created = await pair.writer.put_if_version(
-        Write(SOURCE, b"one\n", META, change=change("write_file")), None
+        Write(source, b"one\n", META, change=change("write_file")), None
     )
     assert created is not None
     ran: list[bool] = []
@@ -115,7 +135,7 @@ async def renamed_while(pair: Pair, during: Callable[[], Awaitable[None]]) -> st
 
     pair.writing.hook = before_commit
     moved = await pair.writer.rename_if_version(
-        SOURCE, DESTINATION, created, replacing=None, change=change("rename_file")
+        source, destination, created, replacing=None, change=change("rename_file")
     )
     pair.writing.hook = None
     assert ran == [True], "the commit was never sent"
@@ -123,54 +143,62 @@ async def renamed_while(pair: Pair, during: Callable[[], Awaitable[None]]) -> st
     return moved
 
 
+@ORDERS
 async def test_a_listing_before_the_commit_shows_the_source_only(
-    pair: Pair,
+    pair: Pair, source: str, destination: str
 ) -> None:
     seen: list[list[str]] = []
 
     async def listing() -> None:
         seen.append(await keys(pair.reader))
 
-    await renamed_while(pair, listing)
+    await renamed_while(pair, source, destination, listing)
 
-    assert seen == [[SOURCE]]
-    assert await keys(pair.reader) == [DESTINATION]
+    assert seen == [[source]]
+    assert await keys(pair.reader) == [destination]
 
 
-async def test_a_listing_taken_before_the_commit_and_settled_after_it_shows_one_key(
-    pair: Pair,
+@pytest.mark.parametrize(
+    ("source", "destination", "shown"),
+    [(LATER, EARLIER, EARLIER), (EARLIER, LATER, EARLIER)],
+    ids=["destination-first", "source-first"],
+)
+async def test_a_listing_taken_before_the_commit_and_read_after_it_shows_one_key(
+    pair: Pair, source: str, destination: str, shown: str
 ) -> None:
     """The listing's snapshot holds the mark and the live source; the rename
-    finishes before the listing settles the mark, so the mark settles as the
-    finished destination and the source, listed after it, must not show."""
+    finishes before the listing reads on. Whichever of the two it meets first
+    decides: the mark settles as the finished destination (the source listed
+    after it must not show), or the source shows (the mark after it must not)."""
     listed = asyncio.Event()
     renamed = asyncio.Event()
 
     async def after_the_snapshot(method: str, url: str) -> None:
-        if not listed.is_set() and describes(method, url):
+        if not listed.is_set() and lists(method, url):
             listed.set()
             await asyncio.wait_for(renamed.wait(), WAIT)
 
-    pair.reading.hook = after_the_snapshot
+    pair.reading.ended = after_the_snapshot
     task: list[asyncio.Task[list[str]]] = []
 
     async def start_listing() -> None:
         task.append(asyncio.create_task(keys(pair.reader)))
         await asyncio.wait_for(listed.wait(), WAIT)
 
-    moved = await renamed_while(pair, start_listing)
+    moved = await renamed_while(pair, source, destination, start_listing)
     renamed.set()
     page = await asyncio.wait_for(task[0], WAIT)
 
-    assert page == [DESTINATION]
-    there = await pair.reader.get(DESTINATION)
+    assert page == [shown]
+    there = await pair.reader.get(destination)
     assert there is not None and there.version == moved
-    assert await pair.reader.get(SOURCE) is None
+    assert await pair.reader.get(source) is None
 
 
 async def test_a_page_of_files_costs_one_listing_request(pair: Pair) -> None:
-    """A page asks for one item more than its limit, so nothing hidden, it
-    comes in one listing request (a smaller page would take several)."""
+    """A page asks for one item more than its limit, from its start, so
+    nothing hidden, it comes in one listing request (a smaller page, or one
+    listed from the prefix's first key, would take several)."""
     for name in ("a", "b", "c"):
         write = Write(f"{ENTITY}{name}.md", b"x\n", META, change=change("write_file"))
         assert await pair.writer.put_if_version(write, None) is not None
@@ -179,4 +207,10 @@ async def test_a_page_of_files_costs_one_listing_request(pair: Pair) -> None:
     page = await pair.reader.list_page(ENTITY, start_after=None, limit=2)
 
     assert [item.key for item in page] == [f"{ENTITY}a.md", f"{ENTITY}b.md"]
+    assert len(pair.reading.urls) == 1
+    pair.reading.urls.clear()
+
+    after = await pair.reader.list_page(ENTITY, start_after=f"{ENTITY}b.md", limit=1)
+
+    assert [item.key for item in after] == [f"{ENTITY}c.md"]
     assert len(pair.reading.urls) == 1
