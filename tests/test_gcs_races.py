@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from types import SimpleNamespace
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import aiohttp
 import pytest
@@ -95,6 +95,8 @@ class Racing:
     """A reader of the change log for whom every pending claim is past its bound."""
     emulator: GcsEmulator
     prefix: str
+    client: GcsClient
+    """The traced client, for a storage of other settings on the same prefix."""
 
 
 @pytest.fixture
@@ -120,7 +122,7 @@ async def racing(gcs_emulator: GcsEmulator) -> AsyncGenerator[Racing]:
         )
         storage = GcsStorage(client, location)
         prefix = location.prefix
-        yield Racing(storage, rival, race, settling, gcs_emulator, prefix)
+        yield Racing(storage, rival, race, settling, gcs_emulator, prefix, client)
 
 
 @asynccontextmanager
@@ -516,3 +518,37 @@ async def test_a_create_landing_on_a_deletes_tombstone_is_kept(
         b"two\n",
         created[0],
     )
+
+
+async def test_a_prune_that_finds_its_own_version_archived_counts_it_once(
+    racing: Racing,
+) -> None:
+    """Another process's unrecorded write (it has no record and prunes
+    nothing) replaces and archives this write's version before this write
+    prunes: that record, the newest, counts once, so a retention of two
+    records drops only the oldest."""
+    race, rival = racing.race, racing.rival
+    location = parse_gcs_url(f"gcs://{TEST_BUCKET}/{racing.prefix}")
+    keep_two = HistoryRetention(max_versions=2, max_days=0)
+    storage = GcsStorage(racing.client, location, retention=keep_two)
+    first = await storage.put(Write(KEY, b"1", META, change("write_file")))
+    second = await storage.put_if_version(
+        Write(KEY, b"2", META, change("append_line")), first
+    )
+    assert second is not None
+    replaced: list[str] = []
+
+    def lists_the_archive(method: str, url: str) -> bool:
+        return method == "GET" and "history" in unquote(urlsplit(url).query)
+
+    async def replace() -> None:
+        replaced.append(await rival.put(Write(KEY, b"4", META)))
+
+    async with rival_at(race, lists_the_archive, replace):
+        third = await storage.put_if_version(
+            Write(KEY, b"3", META, change("append_line")), second
+        )
+
+    stored = await storage.get(KEY)
+    assert stored is not None and stored.version == replaced[0]  # unrecorded
+    assert [r.version for r in await history(storage)] == [third, second]
