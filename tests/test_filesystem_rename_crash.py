@@ -8,7 +8,9 @@ exactly one path with all its history and a gapless change log, and a
 crash before the journal leaves the file where it was.
 """
 
+import asyncio
 import contextlib
+import fcntl
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.durable_files import replace_file, sync_directory
 from app.infra.filesystem import renames
 from app.infra.filesystem.storage import FilesystemStorage
+from tests.test_lock_files import held
 
 OLD = "user/alice/notes/tea.md"
 NEW = "user/alice/projects/chai.md"
@@ -91,3 +94,34 @@ async def test_a_rename_crashed_after_any_step_lands_whole_or_not_at_all(
     base = page.changes[0].seq - 1
     assert [e.seq - base for e in page.changes] == [1, 2, 3, 4]
     assert not (tmp_path / renames.JOURNAL).exists()
+
+
+async def test_a_reader_that_meets_the_journal_waits_to_finish_it_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read of a crashed rename's journal takes the exclusive lock to finish
+    it, so it waits for another process's reading; a read without a journal
+    shares the lock with it."""
+    storage, versions = await seeded(tmp_path)
+
+    def crash(*arguments: object) -> None:
+        raise Crash
+
+    monkeypatch.setattr(renames, "sync_directory", crash)  # after the journal
+    with contextlib.suppress(Crash):
+        await storage.rename_if_version(
+            OLD, NEW, versions[1], replacing=None, change=Change("rename_file", "t", AT)
+        )
+    monkeypatch.undo()
+    assert (tmp_path / renames.JOURNAL).exists()
+    after = FilesystemStorage(tmp_path, lock_timeout=60)  # the next process
+
+    with held(tmp_path / ".lock", fcntl.LOCK_SH):
+        reading = asyncio.create_task(after.get(NEW))
+        await asyncio.sleep(0.2)
+        assert not reading.done()
+
+    moved = await reading
+    assert moved is not None and moved.data == b"two\n"
+    with held(tmp_path / ".lock", fcntl.LOCK_SH):
+        assert await FilesystemStorage(tmp_path, lock_timeout=0.5).get(OLD) is None

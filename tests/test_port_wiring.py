@@ -5,24 +5,32 @@ URL opens the Redis request-guard stores on that server; storage without a
 search index of its own is searched through the corpora the index cache keeps.
 """
 
+import io
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from tenchi.idempotency import IdempotencyReservation
 from tenchi.rate_limits import RateLimitPermit
 
-from app.features.memory.ports import FileMetadata, Write
+from app.features.audit.ports import AuditSelection, PendingEvent, Subject
+from app.features.memory.ports import Change, FileMetadata, Write
 from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.memory.index_cache import MemoryIndexCache
 from app.infra.memory.storage import MemoryStorage
 from app.infra.port_wiring import (
     IDEMPOTENCY_STORES,
     RATE_LIMIT_STORES,
+    open_audit_log,
+    open_change_markers,
     open_request_store,
     open_storage,
     search_index_of,
 )
+from app.infra.redis.connection import SOCKET_TIMEOUT_SECONDS, open_redis_client
+from app.infra.redis.index_cache import RETRIES, open_redis_index_cache
+from tests.support.audited_app import staged_write
 from tests.support.redis_server import RedisServer
 
 META = FileMetadata("Tea", (), ("http",), datetime(2026, 3, 1, tzinfo=UTC))
@@ -38,10 +46,43 @@ async def test_a_sqlite_file_in_directories_not_made_yet_is_created(
     assert database.is_file()
 
 
+async def reserve(records: object, scope: str) -> object:
+    return await records.reserve(  # type: ignore[attr-defined]
+        namespace="http",
+        scope=scope,
+        key="k1",
+        fingerprint="f",
+        completed_ttl=60.0,
+        reservation_ttl=30.0,
+    )
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_each_request_store_url_opens_its_store(
+    tmp_path: Path, kind: str
+) -> None:
+    """A SQLite file (in directories made for it) is shared by its openers; each
+    memory store is its process's own."""
+    url = {"memory": "memory", "sqlite": f"sqlite:///{tmp_path / 'a' / 'g.db'}"}
+    scope = uuid.uuid4().hex
+    for adapters in (IDEMPOTENCY_STORES, RATE_LIMIT_STORES):
+        async with open_request_store(url[kind], adapters) as store:
+            assert store is not None
+    async with (
+        open_request_store(url[kind], IDEMPOTENCY_STORES) as first,
+        open_request_store(url[kind], IDEMPOTENCY_STORES) as second,
+    ):
+        assert isinstance(await reserve(first, scope), IdempotencyReservation)
+        shared = not isinstance(await reserve(second, scope), IdempotencyReservation)
+    assert shared is (kind == "sqlite")
+
+
 async def test_a_redis_url_opens_the_request_guard_stores_on_that_server(
     redis_server: RedisServer,
 ) -> None:
     scope = uuid.uuid4().hex
+    async with open_request_store(redis_server.url, IDEMPOTENCY_STORES) as other:
+        assert isinstance(await reserve(other, scope), IdempotencyReservation)
     async with open_request_store(redis_server.url, IDEMPOTENCY_STORES) as records:
         decision = await records.reserve(
             namespace="http",
@@ -51,7 +92,7 @@ async def test_a_redis_url_opens_the_request_guard_stores_on_that_server(
             completed_ttl=60.0,
             reservation_ttl=30.0,
         )
-        assert isinstance(decision, IdempotencyReservation)
+        assert not isinstance(decision, IdempotencyReservation)  # the other's
     async with open_request_store(redis_server.url, RATE_LIMIT_STORES) as windows:
         permit = await windows.consume(
             namespace="http", scope=scope, limit=5, window_seconds=60.0, cost=1
@@ -70,3 +111,52 @@ async def test_storage_without_an_index_is_searched_through_its_corpora() -> Non
 
     assert [document.key for document in corpus.documents] == [TEA]
     assert (await cache.get_corpus("user/ann/")).corpus is corpus
+
+
+async def test_a_sqlite_audit_log_of_the_storage_s_file_commits_with_its_writes(
+    tmp_path: Path,
+) -> None:
+    """The log opened with the storage of its own file takes each write's event."""
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    event = staged_write("tea")
+    change = Change("write_file", "http", event.at, event=PendingEvent(lambda: event))
+    async with (
+        open_storage(url) as storage,
+        open_audit_log(url, max_days=30, stream=io.StringIO, storage=storage) as log,
+    ):
+        await storage.put_if_version(
+            Write("user/alice/notes/tea.md", b"x", META, change=change), None
+        )
+        everyone = AuditSelection(subjects=(Subject("user", "alice"),))
+        page = await log.query(everyone, before=None, limit=10)
+
+    assert [found.id for found in page.events] == [event.id]
+
+
+@pytest.mark.parametrize("url", ["file:///{root}", "gcs://bucket"])
+async def test_storage_without_markers_of_its_own_keeps_them_in_the_process(
+    url: str, tmp_path: Path
+) -> None:
+    """With no storage at hand (a task, the CLI), markers live in the process."""
+    async with open_change_markers(url.format(root=tmp_path), None) as markers:
+        before = await markers.read("user/alice/")
+        await markers.bump("user/alice/")
+        assert await markers.read("user/alice/") != before
+
+
+async def test_a_redis_client_times_out_in_seconds_and_re_sends_as_told(
+    redis_server: RedisServer,
+) -> None:
+    """No retry of our own unless asked (redis-py's default stands); asked, that
+    many re-sends on a backoff from 50 ms to 0.5 s."""
+    async with open_redis_client(redis_server.url) as plain:
+        options = plain.connection_pool.connection_kwargs
+        assert "retry" not in options
+        assert options["socket_timeout"] == SOCKET_TIMEOUT_SECONDS
+        assert options["socket_connect_timeout"] == SOCKET_TIMEOUT_SECONDS
+    async with open_redis_index_cache(redis_server.url, ttl=1) as cache:
+        client = cache._client  # pyright: ignore[reportPrivateUsage]
+        retry = client.connection_pool.connection_kwargs["retry"]
+        backoff = retry._backoff  # pyright: ignore[reportPrivateUsage]
+        assert retry.get_retries() == RETRIES
+        assert [backoff.compute(n) for n in range(6)] == [0.05, 0.1, 0.2, 0.4, 0.5, 0.5]
