@@ -68,11 +68,13 @@ class GcsEmulator:
     log: Path
     _frozen: bool = False
 
-    def create_bucket(self, name: str) -> None:
-        """Create ``name`` unless it exists."""
+    def create_bucket(self, name: str, *, versioned: bool = False) -> None:
+        """Create ``name`` unless it exists (``versioned``: with object
+        versioning, so a replaced or deleted object leaves its generation)."""
+        bucket = {"name": name, "versioning": {"enabled": versioned}}
         request = urllib.request.Request(
             f"{self.url}/storage/v1/b?project=test",
-            data=json.dumps({"name": name}).encode(),
+            data=json.dumps(bucket).encode(),
             headers={"Content-Type": "application/json"},
             method="POST",
         )

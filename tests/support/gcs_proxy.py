@@ -8,6 +8,9 @@ and, for those three kinds, the proxy reads the object's current generation and
 answers 412 itself when ``ifGenerationMatch``, ``ifGenerationNotMatch``,
 ``ifMetagenerationMatch`` or ``ifMetagenerationNotMatch`` fails — as GCS does.
 Resumable uploads are checked when they start and again on every chunk.
+fake-gcs-server also ignores ``generation`` on a DELETE (it deletes the live
+object, leaving the asked-for generation): the proxy erases one generation as
+GCS does, hiding it from listings and reads from then on (``ProxyState.erased``).
 
 It can also stage an outage: ``interrupt()`` closes the port and resets open
 connections (clients see refused connections), ``resume()`` serves again; and
@@ -68,6 +71,11 @@ PRECONDITION_FAILED = json.dumps(
 ).encode()
 
 
+NOT_FOUND = json.dumps(
+    {"error": {"code": 404, "message": "No such object.", "errors": []}}
+).encode()
+
+
 RATE_LIMITED = json.dumps(
     {
         "error": {
@@ -114,6 +122,8 @@ class ProxyState:
     lose_hold: float = 0.0
     lose_then_down: bool = False
     lost: int = 0
+    erased: set[tuple[str, str, str]] = field(default_factory=set[tuple[str, str, str]])
+    """(bucket, name, generation) erased by a DELETE naming its generation."""
 
 
 def holds(conditions: Mapping[str, int], current: Mapping[str, Any] | None) -> bool:
@@ -161,7 +171,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self._body()
         if self.command in ("GET", "HEAD"):
-            self._reply(self._forward(body))
+            self._reply(self._without_erased(self._forward(body)))
+            return
+        erasing = self._erasing()
+        if erasing is not None:
+            with state.lock:
+                self._reply(self._erase(erasing))
             return
         lose = False
         with state.lock:
@@ -188,6 +203,60 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(reply)
 
     do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _erasing(self) -> tuple[str, str, str] | None:
+        """(bucket, name, generation) of a DELETE of one generation, else None."""
+        url = urlsplit(self.path)
+        parts = url.path.split("/")
+        generation = parse_qs(url.query).get("generation")
+        if self.command != "DELETE" or not generation or len(parts) < 7:
+            return None
+        return unquote(parts[4]), unquote("/".join(parts[6:])), generation[-1]
+
+    def _erase(self, erasing: tuple[str, str, str]) -> Reply:
+        """Erase that generation, live or noncurrent, as GCS does (404 if none)."""
+        bucket, name, generation = erasing
+        path = f"/storage/v1/b/{quote(bucket, safe='')}/o"
+        query = f"?versions=true&prefix={quote(name, safe='')}"
+        listed = self._upstream("GET", path + query, b"", {})
+        page: dict[str, Any] = json.loads(listed.body) if listed.status == 200 else {}
+        items: list[dict[str, Any]] = page.get("items", [])
+        found = [
+            item
+            for item in items
+            if item["name"] == name and str(item["generation"]) == generation
+        ]
+        if not found or erasing in self.state.erased:
+            return Reply(404, "Not Found", [], NOT_FOUND)
+        if not found[0].get("timeDeleted"):  # the live one: delete it too
+            self._upstream("DELETE", path + "/" + quote(name, safe=""), b"", {})
+        self.state.erased.add(erasing)
+        return Reply(204, "No Content", [], b"")
+
+    def _without_erased(self, reply: Reply) -> Reply:
+        """A read or listing as GCS gives it once erased generations are gone."""
+        url = urlsplit(self.path)
+        parts = url.path.split("/")
+        erased = self.state.erased
+        if reply.status != 200 or not erased or parts[1:4] != ["storage", "v1", "b"]:
+            return reply
+        bucket, query = unquote(parts[4]), parse_qs(url.query)
+        if len(parts) >= 7 and "generation" in query:
+            name = unquote("/".join(parts[6:]))
+            if (bucket, name, query["generation"][-1]) in erased:
+                return Reply(404, "Not Found", [], NOT_FOUND)
+            return reply
+        if len(parts) != 6 or parts[5] != "o":
+            return reply
+        page = json.loads(reply.body)
+        page["items"] = [
+            item
+            for item in page.get("items", [])
+            if (bucket, item["name"], str(item["generation"])) not in erased
+        ]
+        return Reply(
+            reply.status, reply.reason, reply.headers, json.dumps(page).encode()
+        )
 
     def _loses(self, body: bytes) -> bool:
         """Whether this mutation's answer is the one ``lose_answer`` staged."""

@@ -1,0 +1,68 @@
+"""memory.purge on a GCS bucket with object versioning: a replaced object leaves
+its old generation behind (noncurrent, with ``timeDeleted``), and a purge erases
+every generation of the entity's objects, those included, and none of another
+entity's. The proxy erases one generation as GCS does (the emulator cannot)."""
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from app.server.settings import Settings
+from app.server.tasks import build_task_runner
+from tests.support.gcs_emulator import GcsEmulator
+
+Generation = tuple[str, str, str | None]
+"""An object's name, generation and (noncurrent) time of deletion."""
+
+
+async def generations(
+    emulator: GcsEmulator, bucket: str, entity: str
+) -> list[Generation]:
+    """Every generation of ``entity``'s objects in ``bucket``, noncurrent ones too."""
+    async with httpx.AsyncClient() as http:
+        listing = await http.get(
+            f"{emulator.url}/storage/v1/b/{bucket}/o", params={"versions": "true"}
+        )
+    assert listing.status_code == 200, listing.text
+    items: list[dict[str, Any]] = listing.json().get("items", [])
+    return sorted(
+        (item["name"], str(item["generation"]), item.get("timeDeleted"))
+        for item in items
+        if f"/{entity}/" in item["name"]
+    )
+
+
+async def test_a_purge_in_a_versioned_bucket_erases_every_generation_of_the_entity(
+    tmp_path: Path, gcs_emulator: GcsEmulator
+) -> None:
+    bucket = f"versioned-{uuid.uuid4().hex[:12]}"
+    gcs_emulator.create_bucket(bucket, versioned=True)
+    runner = build_task_runner(
+        Settings(
+            storage=f"gcs://{bucket}/t",
+            tokens_file=str(tmp_path / "tokens.json"),
+            cursor_secret="versioned-purge-cursor-secret",
+        )
+    )
+    for entity in ("alice", "bob"):
+        for version in (1, 2):  # the second import replaces each file
+            files = [
+                {"area": "notes", "name": name, "content": f"- [stated] {version}\n"}
+                for name in ("a", "b")
+            ]
+            imported = {"scope": "user", "entity_id": entity, "files": files}
+            await runner.run(
+                "memory.import", input_json=json.dumps(imported | {"mode": "overwrite"})
+            )
+    alice = await generations(gcs_emulator, bucket, "alice")
+    bob = await generations(gcs_emulator, bucket, "bob")
+
+    purged = {"scope": "user", "entity_id": "alice", "dry_run": False}
+    await runner.run("memory.purge", input_json=json.dumps(purged))
+
+    assert [g for g in alice if g[2] is not None]  # replaced generations were kept
+    assert await generations(gcs_emulator, bucket, "alice") == []
+    assert await generations(gcs_emulator, bucket, "bob") == bob
