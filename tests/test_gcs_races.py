@@ -325,12 +325,14 @@ async def test_a_create_over_a_tombstone_left_behind_keeps_the_delete_empty(
             )
     finally:
         proxy.resume()
+    left = [(r.deleted, r.size) for r in await history(storage)]
     again = Write(KEY, b"two\n", META, change("write_file"))
     created = await storage.put_if_version(again, None)
 
     records = [(r.deleted, r.size) for r in await history(storage)]
     tomb = [r for r in await history(storage) if r.deleted]
     found = await storage.get_version(KEY, tomb[0].version)
+    assert left == [(True, 0), (False, 4)]  # the tombstone left holds nothing
     assert created is not None
     assert records == [(False, 4), (True, 0), (False, 4)]
     assert found is not None and found.data == b""
