@@ -340,6 +340,27 @@ class StorageHistoryConformance:
             remaining = {r.version for r in await history(storage)}
             assert remaining.isdisjoint(gone_first) and set(kept) <= remaining
 
+    async def test_a_recorded_delete_prunes_as_a_write_does(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """A delete is a recorded change: the records past the age limit at
+        its time go with it, its tombstone stays (docs/history.md)."""
+        old = replace(META, last_updated=NOW - timedelta(days=40))
+        made = change("write_file", at=old.last_updated)
+        async with adapter.retaining(HistoryRetention(100, 30)) as storage:
+            expected: str | None = None
+            for n in range(3):  # each within the limits at its own time
+                write = Write(KEY, f"v{n}".encode(), old, change=made)
+                expected = await storage.put_if_version(write, expected)
+                assert expected is not None
+            assert expected is not None and len(await history(storage)) == 3
+
+            assert await storage.delete_if_version(
+                KEY, expected, change=change("delete_file")
+            )
+
+            assert [r.deleted for r in await history(storage)] == [True]
+
     async def test_one_write_prunes_up_to_four_records_per_limit(
         self, adapter: AdapterUnderTest
     ) -> None:
