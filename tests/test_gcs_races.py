@@ -52,6 +52,11 @@ def is_upload(method: str, url: str) -> bool:
     return method == "POST" and "/upload/" in url
 
 
+def is_listing(method: str, url: str) -> bool:
+    """A listing of a prefix's objects."""
+    return method == "GET" and url.split("?")[0].endswith("/o")
+
+
 def marked(racing: "Racing", key: str) -> bool:
     """Whether ``key``'s object is a rename's marked destination (read directly)."""
     name = quote(racing.prefix + key, safe="")
@@ -326,6 +331,9 @@ async def test_a_create_over_a_tombstone_left_behind_keeps_the_delete_empty(
     finally:
         proxy.resume()
     left = [(r.deleted, r.size) for r in await history(storage)]
+    standing = (await history(storage))[0]
+    current = await storage.get_version(KEY, standing.version)
+    assert current is not None and current.deleted and current.data == b""
     again = Write(KEY, b"two\n", META, change("write_file"))
     created = await storage.put_if_version(again, None)
 
@@ -554,3 +562,63 @@ async def test_a_prune_that_finds_its_own_version_archived_counts_it_once(
     stored = await storage.get(KEY)
     assert stored is not None and stored.version == replaced[0]  # unrecorded
     assert [r.version for r in await history(storage)] == [third, second]
+
+
+async def test_a_version_read_whose_record_keeps_changing_gives_up_after_two(
+    racing: Racing,
+) -> None:
+    """An archived record is written again (a lost answer's retry, say) before
+    each of two readings of its body: get_version answers None, not a record
+    it could not read (the port's None: no record to give)."""
+    storage, race = racing.storage, racing.race
+    first = await storage.put_if_version(
+        Write(KEY, b"one\n", META, change=change("write_file")), None
+    )
+    assert first is not None
+    again = Write(KEY, b"two\n", META, change=change("append_line"))
+    assert await storage.put_if_version(again, first) is not None
+    location = parse_gcs_url(f"gcs://{TEST_BUCKET}/{racing.prefix}")
+    async with aiohttp.ClientSession() as session:
+        objects = GcsObjects(GcsClient(session=session), location)
+        name = GcsHistory(objects, racing.prefix, HistoryRetention()).order_name(
+            KEY, int(first)
+        )
+
+        async def rewrite() -> None:
+            found = await objects.describe(name)
+            assert found is not None
+            data = await objects.download(name, str(found["generation"]))
+            assert data is not None
+            await objects.upload(name, data, found.get("metadata") or {}, None)
+
+        async with rival_at(race, is_download, rewrite, times=2):
+            assert await storage.get_version(KEY, first) is None
+    record = await storage.get_version(KEY, first)
+    assert record is not None and record.data == b"one\n"
+
+
+async def test_a_version_read_by_its_archived_name_lists_nothing(
+    racing: Racing,
+) -> None:
+    """An archived record is found by the name its version gives, one read;
+    listing the key's archive is only for records a rename renumbered."""
+    storage, race = racing.storage, racing.race
+    first = await storage.put_if_version(
+        Write(KEY, b"one\n", META, change=change("write_file")), None
+    )
+    assert first is not None
+    again = Write(KEY, b"two\n", META, change=change("append_line"))
+    assert await storage.put_if_version(again, first) is not None
+    listings: list[str] = []
+
+    async def note() -> None:
+        listings.append("listed")
+
+    race.rival, race.chooses, race.times, race.ran = note, is_listing, 1, 0
+    try:
+        record = await storage.get_version(KEY, first)
+    finally:
+        race.rival = None
+
+    assert record is not None and record.data == b"one\n"
+    assert listings == []

@@ -307,6 +307,9 @@ async def test_records_moved_after_the_destinations_own_read_and_page_by_version
         walked.append(page[0].version)
         after = page[0].version
     assert walked == [moved, first, there]
+    # The place the first record took (just above the replaced file's own
+    # generation) names no version: a version never written is not found there.
+    assert await bucket.waiting.get_version(CHAI, str(int(there) + 1)) is None
     for version, data in ((first, b"one\n"), (there, b"old\n")):
         record = await bucket.waiting.get_version(CHAI, version)
         assert record is not None and record.data == data

@@ -118,6 +118,26 @@ class StorageHistoryConformance:
         assert await adapter.storage.count("user/alice/") == 0
         assert await adapter.storage.list_page("user/", start_after=None, limit=9) == []
 
+    async def test_the_current_version_reads_back_with_its_content(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """get_version of the version a file stands at: its record and body."""
+        storage = adapter.storage
+        first = await storage.put_if_version(
+            Write(KEY, b"one\n", META, change=change("write_file")), None
+        )
+        assert first is not None
+        second = await storage.put_if_version(
+            Write(KEY, b"one\ntwo\n", META, change=change("append_line")), first
+        )
+        assert second is not None
+
+        current = await storage.get_version(KEY, second)
+
+        assert current is not None and not current.deleted
+        assert (current.version, current.data) == (second, b"one\ntwo\n")
+        assert current.operation == "append_line"
+
     async def test_unknown_versions_and_keys_have_no_record(
         self, adapter: AdapterUnderTest
     ) -> None:
