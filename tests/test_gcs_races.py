@@ -33,6 +33,7 @@ from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, NOW, change, history
 
 KEY = "user/alice/notes/tea.md"
+OTHER = "user/alice/projects/chai.md"
 
 type Rival = Callable[[], Awaitable[None]]
 type Chooser = Callable[[str, str], bool]
@@ -617,6 +618,35 @@ async def test_a_version_read_by_its_archived_name_lists_nothing(
     race.rival, race.chooses, race.times, race.ran = note, is_listing, 1, 0
     try:
         record = await storage.get_version(KEY, first)
+    finally:
+        race.rival = None
+
+    assert record is not None and record.data == b"one\n"
+    assert listings == []
+
+
+async def test_a_moved_record_read_by_its_version_lists_nothing(
+    racing: Racing,
+) -> None:
+    """A rename onto a key with no records of its own keeps each moved
+    record's place, so its version still names it: one read, no listing."""
+    storage, race = racing.storage, racing.race
+    first = await storage.put_if_version(
+        Write(KEY, b"one\n", META, change=change("write_file")), None
+    )
+    assert first is not None
+    moved = await storage.rename_if_version(
+        KEY, OTHER, first, replacing=None, change=change("rename_file")
+    )
+    assert moved is not None
+    listings: list[str] = []
+
+    async def note() -> None:
+        listings.append("listed")
+
+    race.rival, race.chooses, race.times, race.ran = note, is_listing, 1, 0
+    try:
+        record = await storage.get_version(OTHER, first)
     finally:
         race.rival = None
 

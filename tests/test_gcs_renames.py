@@ -21,7 +21,7 @@ from tenchi.errors import AppError
 
 from app.features.memory.ports import HistoryRetention, Write
 from app.infra.gcs.client import GcsClient
-from app.infra.gcs.history import is_pending
+from app.infra.gcs.history import GcsHistory, is_pending
 from app.infra.gcs.location import parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.storage import GcsStorage
@@ -164,6 +164,24 @@ async def test_a_crash_after_the_commit_is_finished_by_the_next_reader(
         (first, "write_file"),
     ]
     assert await history(bucket.waiting, TEA) == []
+
+
+async def test_a_crash_after_the_history_is_copied_copies_it_again_in_place(
+    bucket: Bucket,
+) -> None:
+    """The next reader finishing the rename copies the moved records again,
+    to the same places: its own earlier copies are not the destination's."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    archive = GcsHistory(bucket.objects, bucket.prefix, HistoryRetention())
+    copied = archive.order_name(CHAI, int(first))
+
+    await bucket.crash_at(copied, first)
+
+    moved = await bucket.waiting.get(CHAI)
+    assert moved is not None and moved.data == b"one\n"
+    records = await history(bucket.waiting, CHAI)
+    assert [r.version for r in records] == [moved.version, first]
 
 
 async def test_a_file_created_at_the_old_path_after_a_crashed_commit_keeps_both(
