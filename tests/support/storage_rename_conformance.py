@@ -67,6 +67,28 @@ class StorageRenameConformance:
         listed = await storage.list_page(ENTITY, start_after=None, limit=10)
         assert [item.key for item in listed] == [MOVED]
 
+    async def test_rename_of_a_file_written_without_a_change_records_the_rename(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """A version written untracked has no record to move: the rename's own
+        is the destination's history, and the file moves whole."""
+        storage = adapter.storage
+        mover = renames(storage)
+        first = await storage.put(Write(KEY, b"one\n", META))
+
+        version = await mover.rename_if_version(
+            KEY, MOVED, first, replacing=None, change=change("rename_file")
+        )
+
+        assert version is not None
+        moved = await storage.get(MOVED)
+        assert moved is not None and (moved.data, moved.version) == (b"one\n", version)
+        assert await storage.get(KEY) is None
+        assert [(r.version, r.operation) for r in await history(storage, MOVED)] == [
+            (version, "rename_file")
+        ]
+        assert await history(storage, KEY) == []
+
     async def test_rename_logs_the_old_key_then_the_new(
         self, adapter: AdapterUnderTest
     ) -> None:

@@ -153,6 +153,8 @@ class GcsHistory:
 
     async def archive(self, key: str, resource: ObjectResource, data: bytes) -> None:
         """Copy the record of ``resource`` (a generation that landed) to the archive."""
+        if not is_tracked(resource):
+            return  # written without a change: no record (a rename's source, say)
         generation = str(resource["generation"])
         values = _metadata(resource) | {VERSION: generation}
         await self._objects.upload(self._name(key, generation), data, values, None)
