@@ -27,6 +27,7 @@ from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import RENAMING, GcsHistory
 from app.infra.gcs.location import parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.outcomes import CHECK_SECONDS
 from app.infra.gcs.storage import GcsStorage, open_gcs_storage
 from app.shared.errors import backend_unavailable
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
@@ -652,3 +653,189 @@ async def test_a_moved_record_read_by_its_version_lists_nothing(
 
     assert record is not None and record.data == b"one\n"
     assert listings == []
+
+
+@pytest.mark.parametrize("replaced", [False, True])
+@pytest.mark.parametrize("at", ["download", "upload"])
+async def test_a_rename_another_reader_finished_answers_the_version_it_landed_at(
+    racing: Racing, replaced: bool, at: str
+) -> None:
+    """Another process reads the destination between the rename's commit and
+    its roll forward (before it reads the marked body, or after), and finishes
+    the rename itself: the rename answers the version that reader left, not a
+    failure, and leaves it; never the version of a write that replaced it
+    since (then it may answer None: its call finds its own change)."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    seen: list[str | None] = []
+    read: list[str] = []
+
+    def is_forward(method: str, url: str) -> bool:
+        if is_download(method, url) and "chai.md" in url:
+            read.append(url)
+            return at == "download"
+        return at == "upload" and bool(read) and is_upload(method, url)
+
+    async def finish_it() -> None:
+        found = await rival.get(chai)
+        seen.append(None if found is None else found.version)
+        if replaced:
+            later = Write(chai, b"two\n", META, change("append_line"))
+            seen.append(await rival.put(later))
+
+    async with rival_at(race, is_forward, finish_it):
+        renamed = await storage.rename_if_version(
+            KEY, chai, first, replacing=None, change=change("rename_file")
+        )
+
+    there = await storage.get(chai)
+    assert seen[0] is not None and renamed == (None if replaced else seen[0])
+    assert there is not None and (there.data, there.version) == (
+        (b"two\n", seen[1]) if replaced else (b"one\n", seen[0])
+    )
+    assert not marked(racing, chai) and await storage.get(KEY) is None
+
+
+@pytest.mark.parametrize("replaced", [False, True])
+async def test_a_rename_whose_mark_is_in_doubt_takes_the_mark_back(
+    racing: Racing, gcs_emulator: GcsEmulator, replaced: bool
+) -> None:
+    """The mark lands but its answer is lost, and the check of whether it landed
+    runs out of time: the rename fails as an unknown outcome, and takes its
+    mark back at once instead of leaving it for readers to find stale; but not
+    a file another process created there meanwhile (the source changed, so a
+    reader rolled the mark back)."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    proxy = gcs_emulator.proxy
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    lost = proxy.lost
+    created: list[str | None] = []
+
+    def is_check(method: str, url: str) -> bool:
+        reads = method == "GET" and "alt=media" not in url and "chai.md" in url
+        return reads and proxy.lost > lost
+
+    async def stall() -> None:
+        if replaced:
+            await rival.put(Write(KEY, b"two\n", META, change("append_line")))
+            theirs = Write(chai, b"theirs\n", META, change("write_file"))
+            created.append(await rival.put_if_version(theirs, None))
+        await asyncio.sleep(CHECK_SECONDS + 5)
+
+    proxy.lose_answer("projects/chai.md")
+    try:
+        async with rival_at(race, is_check, stall):
+            with pytest.raises(AppError) as raised:
+                await storage.rename_if_version(
+                    KEY, chai, first, replacing=None, change=change("rename_file")
+                )
+    finally:
+        proxy.lose_answer(None)
+
+    source, there = await storage.get(KEY), await storage.get(chai)
+    assert raised.value.details.get("outcome") == "unknown"
+    assert not marked(racing, chai) and source is not None
+    if replaced:
+        assert created[0] is not None and there is not None
+        assert (there.data, there.version) == (b"theirs\n", created[0])
+    else:
+        assert there is None and source.version == first
+
+
+async def crashed_rename(racing: Racing, chai: str, version: str) -> None:
+    """The rival's rename of KEY to ``chai`` dies once its mark landed."""
+    proxy = racing.emulator.proxy
+    proxy.lose_answer("projects/chai.md", then_down=True)
+    try:
+        with pytest.raises(AppError):
+            await racing.rival.rename_if_version(
+                KEY, chai, version, replacing=None, change=change("rename_file")
+            )
+    finally:
+        proxy.lose_answer(None)
+        proxy.answer_again()
+
+
+async def test_a_roll_back_that_loses_the_mark_to_a_create_deletes_nothing(
+    racing: Racing,
+) -> None:
+    """A reader rolls back a mark whose source moved on; just before its delete
+    another process rolls it back too and creates the file: the reader's
+    delete, conditioned on the mark's generation, leaves that file."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await rival.put(Write(KEY, b"one\n", META, change("write_file")))
+    await crashed_rename(racing, chai, first)
+    assert marked(racing, chai)
+    await rival.put(Write(KEY, b"two\n", META, change("append_line")))
+    created: list[str | None] = []
+
+    async def roll_back_and_create() -> None:
+        theirs = Write(chai, b"theirs\n", META, change("write_file"))
+        created.append(await rival.put_if_version(theirs, None))
+
+    async with rival_at(race, is_delete, roll_back_and_create):
+        found = await storage.get(chai)
+
+    there = await storage.get(chai)
+    assert created[0] is not None
+    assert found is not None and (found.data, found.version) == (
+        b"theirs\n",
+        created[0],
+    )
+    assert there is not None and there.version == created[0]
+
+
+def is_tidy(method: str, url: str) -> bool:
+    """The delete of a rename's tombstone on its source (KEY's object)."""
+    return is_delete(method, url) and urlsplit(url).path.endswith("tea.md")
+
+
+async def test_a_rename_tidying_up_after_a_create_at_the_old_path_keeps_that_file(
+    racing: Racing,
+) -> None:
+    """Another process creates a file at the old path (over the commit's
+    tombstone) just before the rename removes that tombstone: the removal,
+    conditioned on the tombstone's generation, leaves the new file."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    created: list[str | None] = []
+
+    async def create_at_the_old_path() -> None:
+        fresh = Write(KEY, b"new\n", META, change("write_file"))
+        created.append(await rival.put_if_version(fresh, None))
+
+    async with rival_at(race, is_tidy, create_at_the_old_path):
+        renamed = await storage.rename_if_version(
+            KEY, chai, first, replacing=None, change=change("rename_file")
+        )
+
+    old, moved = await storage.get(KEY), await storage.get(chai)
+    assert renamed is not None and created[0] is not None
+    assert old is not None and (old.data, old.version) == (b"new\n", created[0])
+    assert moved is not None and (moved.data, moved.version) == (b"one\n", renamed)
+
+
+async def test_a_rename_whose_tidying_up_fails_has_still_landed(
+    racing: Racing,
+) -> None:
+    """The removal of the commit's tombstone fails every attempt: the rename has
+    landed all the same (a tombstone left behind is what a delete leaves)."""
+    storage, race = racing.storage, racing.race
+    chai = "user/alice/projects/chai.md"
+    first = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+
+    async def drop() -> None:
+        raise aiohttp.ServerDisconnectedError()
+
+    async with rival_at(race, is_tidy, drop, times=3):
+        renamed = await storage.rename_if_version(
+            KEY, chai, first, replacing=None, change=change("rename_file")
+        )
+
+    moved = await storage.get(chai)
+    assert renamed is not None and await storage.get(KEY) is None
+    assert moved is not None and (moved.data, moved.version) == (b"one\n", renamed)

@@ -14,17 +14,23 @@ import asyncio
 import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from datetime import timedelta
 
 import aiohttp
 import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import HistoryRetention, Write
+from app.infra.gcs.change_log import GcsChangeLog
 from app.infra.gcs.client import GcsClient
+from app.infra.gcs.deletes import GcsDeletes
 from app.infra.gcs.history import GcsHistory, is_pending
-from app.infra.gcs.location import parse_gcs_url
+from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
+from app.infra.gcs.renames import BOUND, GcsRenames
+from app.infra.gcs.resources import ObjectResource
 from app.infra.gcs.storage import GcsStorage
+from app.shared.errors import invalid_argument
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, change, history
 
@@ -44,6 +50,22 @@ class Bucket:
     objects: GcsObjects
     prefix: str
     emulator: GcsEmulator
+    client: GcsClient
+
+    def location(self, query: str = "timeout=2&attempts=1") -> GcsLocation:
+        return parse_gcs_url(f"gcs://{TEST_BUCKET}/{self.prefix}?{query}")
+
+    def renames(self, pending: float) -> GcsRenames:
+        """The rename machinery one replica runs (its reads of a listed mark)."""
+        prefix, objects = self.prefix, self.objects
+        history = GcsHistory(objects, prefix, HistoryRetention())
+        log = GcsChangeLog(
+            objects, prefix, timedelta(days=7), archive_prefix=history.key_prefix
+        )
+        writes = GcsDeletes(objects, history, prefix, 2)
+        return GcsRenames(
+            objects, history, writes, log, prefix, timeout=2, pending_seconds=pending
+        )
 
     async def marked(self, key: str) -> bool:
         found = await self.objects.describe(self.prefix + key)
@@ -51,19 +73,20 @@ class Bucket:
 
     async def crash_at(
         self, suffix: str, source_version: str, by: GcsStorage | None = None
-    ) -> None:
+    ) -> AppError:
         """A rename (by ``writer`` unless named) whose process dies once the
         mutation of ``suffix`` landed."""
         proxy = self.emulator.proxy
         proxy.lose_answer(suffix, then_down=True)
         try:
-            with pytest.raises(AppError):
+            with pytest.raises(AppError) as raised:
                 await (by or self.writer).rename_if_version(
                     TEA, CHAI, source_version, replacing=None, change=RENAME
                 )
         finally:
             proxy.lose_answer(None)
             proxy.answer_again()
+        return raised.value
 
 
 @pytest.fixture
@@ -84,6 +107,7 @@ async def bucket(gcs_emulator: GcsEmulator) -> AsyncGenerator[Bucket]:
             objects,
             location.prefix,
             gcs_emulator,
+            client,
         )
 
 
@@ -107,8 +131,10 @@ async def test_a_crash_after_the_destination_is_written_leaves_the_source_alone(
     first = await write(bucket.writer, TEA, b"one\n", None)
     assert first is not None
 
-    await bucket.crash_at("projects/chai.md", first)
+    crashed = await bucket.crash_at("projects/chai.md", first)
 
+    # the lost answer's own error, not one from taking the mark back after it
+    assert crashed.details.get("outcome") == "unknown"
     assert await bucket.marked(CHAI)
     source = await bucket.waiting.get(TEA)
     assert source is not None and source.version == first
@@ -201,6 +227,12 @@ async def test_a_file_created_at_the_old_path_after_a_crashed_commit_keeps_both(
     assert await listed(bucket.waiting) == [TEA, CHAI]
     records = await history(bucket.waiting, CHAI)
     assert [r.operation for r in records] == ["rename_file", "write_file"]
+    # The commit's tombstone, archived by the create, records the rename, empty.
+    old = await history(bucket.waiting, TEA)
+    shown = [(r.operation, r.deleted, r.size) for r in old]
+    assert shown == [("write_file", False, 4), ("rename_file", True, 0)]
+    tombstone = await bucket.waiting.get_version(TEA, old[1].version)
+    assert tombstone is not None and tombstone.data == b""
 
 
 async def test_a_write_to_the_source_racing_a_rename_is_never_lost(
@@ -225,21 +257,28 @@ async def test_a_write_to_the_source_racing_a_rename_is_never_lost(
         assert source is None and moved is not None and moved.data == b"one\n"
 
 
-async def test_a_write_to_the_source_after_a_crash_before_the_commit_wins(
-    bucket: Bucket,
+@pytest.mark.parametrize("deleted", [False, True])
+async def test_a_change_to_the_source_after_a_crash_before_the_commit_wins(
+    bucket: Bucket, deleted: bool
 ) -> None:
     first = await write(bucket.writer, TEA, b"one\n", None)
     assert first is not None
     await bucket.crash_at("projects/chai.md", first)
 
-    written = await write(bucket.waiting, TEA, b"two\n", first)
+    if deleted:
+        gone = change("delete_file")
+        assert await bucket.waiting.delete_if_version(TEA, first, change=gone)
+    else:
+        assert await write(bucket.waiting, TEA, b"two\n", first) is not None
 
-    assert written is not None
     # The commit can never happen now: even a young mark is rolled back.
     assert await bucket.waiting.get(CHAI) is None
     assert await bucket.objects.describe(bucket.prefix + CHAI) is None
     source = await bucket.waiting.get(TEA)
-    assert source is not None and source.data == b"two\n"
+    if deleted:
+        assert source is None
+    else:
+        assert source is not None and source.data == b"two\n"
 
 
 async def test_a_create_racing_a_rename_onto_its_path_exactly_one_wins(
@@ -355,3 +394,145 @@ async def test_a_lost_answer_of_the_mark_or_the_commit_still_moves_the_file_once
     assert moved is not None and (moved.data, moved.version) == (b"one\n", version)
     assert await bucket.waiting.get(TEA) is None
     assert not await bucket.marked(CHAI)
+
+
+@pytest.mark.parametrize(
+    ("query", "bound"), [("timeout=2", 60.0), ("timeout=30", 120.0)]
+)
+async def test_a_mark_carries_its_writers_bound_of_four_deadlines_or_a_minute(
+    bucket: Bucket, query: str, bound: float
+) -> None:
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    replica = GcsStorage(bucket.client, bucket.location(f"{query}&attempts=1"))
+
+    await bucket.crash_at("projects/chai.md", first, by=replica)
+
+    found = await bucket.objects.describe(bucket.prefix + CHAI)
+    assert found is not None and is_pending(found)
+    assert float((found.get("metadata") or {})[BOUND]) == bound
+
+
+@pytest.mark.parametrize(("pending", "lands"), [(10.0, False), (15.0, True)])
+async def test_a_rename_commits_only_while_a_deadline_ends_within_half_its_bound(
+    bucket: Bucket, pending: float, lands: bool
+) -> None:
+    """With five-second deadlines a bound of ten seconds leaves no time for the
+    commit: the rename takes its mark back and fails; fifteen leaves one."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    replica = GcsStorage(
+        bucket.client, bucket.location("timeout=5&attempts=1"), pending_seconds=pending
+    )
+
+    renamed = await replica.rename_if_version(
+        TEA, CHAI, first, replacing=None, change=RENAME
+    )
+
+    source, moved = await bucket.waiting.get(TEA), await bucket.waiting.get(CHAI)
+    assert (renamed is not None) is lands
+    assert not await bucket.marked(CHAI)
+    if lands:
+        assert source is None and moved is not None and moved.version == renamed
+    else:
+        assert moved is None and source is not None and source.version == first
+        assert await bucket.objects.describe(bucket.prefix + CHAI) is None
+
+
+async def test_a_mark_without_a_bound_is_judged_by_the_readers_own(
+    bucket: Bucket,
+) -> None:
+    """A mark written before marks carried their writer's bound."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    await bucket.crash_at("projects/chai.md", first)
+    found = await bucket.objects.describe(bucket.prefix + CHAI)
+    assert found is not None
+    values = {k: v for k, v in (found.get("metadata") or {}).items() if k != BOUND}
+    data = await bucket.objects.download(bucket.prefix + CHAI, str(found["generation"]))
+    assert data is not None
+    name, generation = bucket.prefix + CHAI, str(found["generation"])
+    assert await bucket.objects.upload(name, data, values, generation) is not None
+
+    assert await bucket.waiting.get(CHAI) is None
+    assert await bucket.marked(CHAI)  # young by an hour
+    assert await bucket.settling.get(CHAI) is None
+    assert await bucket.objects.describe(bucket.prefix + CHAI) is None  # nought
+    source = await bucket.waiting.get(TEA)
+    assert source is not None and source.version == first
+
+
+@pytest.mark.parametrize("suffix", ["projects/chai.md", "notes/tea.md"])
+async def test_a_listed_mark_is_settled_from_its_own_description(
+    bucket: Bucket, suffix: str
+) -> None:
+    """A listing's item carries no creation time: the mark is described again,
+    and what now stands there is the answer (a young mark: no file yet)."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    await bucket.crash_at(suffix, first)
+    found = await bucket.objects.describe(bucket.prefix + CHAI)
+    assert found is not None
+    listed: ObjectResource = {
+        "name": found["name"],
+        "generation": found["generation"],
+        "metadata": found.get("metadata") or {},
+    }
+    moved = await bucket.waiting.get(CHAI)  # finishes a committed rename
+
+    settled = await bucket.renames(3600).settled(CHAI, listed)
+
+    if moved is None:
+        assert settled is None and await bucket.marked(CHAI)
+    else:
+        assert settled is not None and str(settled["generation"]) == moved.version
+
+
+async def test_a_rename_of_a_missing_or_deleted_source_or_to_a_name_too_long_fails(
+    bucket: Bucket,
+) -> None:
+    """A source that is not there, or only a commit's tombstone (its rename
+    crashed after the commit), moves nothing; a destination whose archived
+    records would need a name over 1,024 bytes is refused before any write."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    assert first is not None
+    coffee = "user/alice/notes/coffee.md"
+    moved = bucket.writer.rename_if_version
+    assert await moved(coffee, CHAI, first, replacing=None, change=RENAME) is None
+    long = "user/alice/notes/" + "x" * 1000 + ".md"
+    with pytest.raises(AppError) as raised:
+        await moved(TEA, long, first, replacing=None, change=RENAME)
+    assert raised.value.definition is invalid_argument
+    await bucket.crash_at("notes/tea.md", first)
+    tombstone = await bucket.objects.describe(bucket.prefix + TEA)
+    assert tombstone is not None
+    version = str(tombstone["generation"])
+
+    assert await moved(TEA, coffee, version, replacing=None, change=RENAME) is None
+    assert await bucket.waiting.get(coffee) is None
+    there = await bucket.waiting.get(CHAI)
+    assert there is not None and there.data == b"one\n"
+
+
+async def test_a_rename_onto_a_tombstone_left_behind_archives_it_empty(
+    bucket: Bucket,
+) -> None:
+    """The destination holds the tombstone of a crashed rename's commit: the
+    rename over it archives that tombstone's record with no data."""
+    first = await write(bucket.writer, TEA, b"one\n", None)
+    coffee = "user/alice/notes/coffee.md"
+    other = await write(bucket.writer, coffee, b"two\n", None)
+    assert first is not None and other is not None
+    await bucket.crash_at("notes/tea.md", first)
+
+    version = await bucket.writer.rename_if_version(
+        coffee, TEA, other, replacing=None, change=RENAME
+    )
+
+    there = await bucket.waiting.get(TEA)
+    assert version is not None and there is not None and there.data == b"two\n"
+    records = await history(bucket.waiting, TEA)
+    deleted = [r for r in records if r.deleted]
+    assert [(r.operation, r.size) for r in deleted] == [("rename_file", 0)]
+    found = await bucket.waiting.get_version(TEA, deleted[0].version)
+    assert found is not None and found.data == b""
