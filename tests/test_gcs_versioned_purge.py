@@ -5,14 +5,19 @@ entity's. The proxy erases one generation as GCS does (the emulator cannot)."""
 
 import json
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from app.features.memory.ports import FileMetadata, Write
+from app.infra.gcs.storage import open_gcs_storage
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner
 from tests.support.gcs_emulator import GcsEmulator
+from tests.support.storage_history_conformance import change
 
 Generation = tuple[str, str, str | None]
 """An object's name, generation and (noncurrent) time of deletion."""
@@ -66,3 +71,31 @@ async def test_a_purge_in_a_versioned_bucket_erases_every_generation_of_the_enti
     assert [g for g in alice if g[2] is not None]  # replaced generations were kept
     assert await generations(gcs_emulator, bucket, "alice") == []
     assert await generations(gcs_emulator, bucket, "bob") == bob
+
+
+async def test_an_erase_of_one_file_in_a_versioned_bucket_erases_its_generations(
+    gcs_emulator: GcsEmulator,
+) -> None:
+    """The sweep's erase of one file: every generation of its object goes (the
+    replaced one, its tombstone) with its archive, and none of a neighbour's
+    whose name starts with its own (``tea.md`` beside ``tea.md.md``)."""
+    bucket = f"versioned-{uuid.uuid4().hex[:12]}"
+    gcs_emulator.create_bucket(bucket, versioned=True)
+    tea, neighbour = "user/alice/notes/tea.md", "user/alice/notes/tea.md.md"
+    meta = FileMetadata("tea", (), (), datetime(2026, 12, 7, tzinfo=UTC))
+    async with open_gcs_storage(f"gcs://{bucket}/t") as storage:
+        for key in (neighbour, tea):
+            first = await storage.put(Write(key, b"one\n", meta, change("write_file")))
+            again = Write(key, b"two\n", meta, change("append_line"))
+            assert await storage.put_if_version(again, first) is not None
+        kept = await generations(gcs_emulator, bucket, "alice")
+        version = (await storage.get(tea) or pytest.fail("no tea")).version
+
+        assert await storage.erase_if_version(tea, version)
+
+    left = await generations(gcs_emulator, bucket, "alice")
+    assert [g for g in kept if g[0] == f"t/{tea}" and g[2] is not None]
+    assert not [g for g in left if g[0] == f"t/{tea}" or f"/{tea}\\" in g[0]]
+    assert [g for g in left if "tea.md.md" in g[0]] == [
+        g for g in kept if "tea.md.md" in g[0]
+    ]
