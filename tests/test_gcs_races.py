@@ -21,7 +21,7 @@ import aiohttp
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.ports import HistoryRetention, Write
+from app.features.memory.ports import HistoryRetention, VersionRecord, Write
 from app.infra.gcs.change_log import START, GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import RENAMING, GcsHistory
@@ -839,3 +839,28 @@ async def test_a_rename_whose_tidying_up_fails_has_still_landed(
     moved = await storage.get(chai)
     assert renamed is not None and await storage.get(KEY) is None
     assert moved is not None and (moved.data, moved.version) == (b"one\n", renamed)
+
+
+async def test_a_reader_meeting_a_purges_tombstone_sees_a_deleted_version_by_purge(
+    racing: Racing,
+) -> None:
+    """Between an erase's tombstone and its removal, the key's history shows
+    the tombstone as the newest record: deleted, empty, made by ``purge``."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    version = await storage.put(Write(KEY, b"one\n", META, change("write_file")))
+    seen: list[list[VersionRecord]] = []
+
+    async def read() -> None:
+        seen.append(await history(rival))
+
+    async with rival_at(race, is_delete, read):
+        assert await storage.erase_if_version(KEY, version)
+
+    newest = seen[0][0]
+    assert (newest.deleted, newest.size, newest.operation, newest.actor) == (
+        True,
+        0,
+        "purge",
+        "purge",
+    )
+    assert newest.metadata.description == ""
