@@ -864,3 +864,35 @@ async def test_a_reader_meeting_a_purges_tombstone_sees_a_deleted_version_by_pur
         "purge",
     )
     assert newest.metadata.description == ""
+
+
+async def test_a_rename_meeting_a_young_mark_at_its_destination_waits_for_it(
+    racing: Racing,
+) -> None:
+    """Another rename's young mark (its writer crashed) stands at the
+    destination: the rename waits for it; the other source then changes, so
+    the mark can never commit and goes, and the rename lands."""
+    storage, rival, race = racing.storage, racing.rival, racing.race
+    chai, coffee = "user/alice/projects/chai.md", "user/alice/notes/coffee.md"
+    first = await rival.put(Write(KEY, b"one\n", META, change("write_file")))
+    mine = await storage.put(Write(coffee, b"mine\n", META, change("write_file")))
+    await crashed_rename(racing, chai, first)
+    looks: list[str] = []
+
+    def is_look_at_the_source(method: str, url: str) -> bool:
+        reads = method == "GET" and "alt=media" not in url
+        return reads and urlsplit(url).path.endswith("tea.md")
+
+    async def change_the_source_once_waiting() -> None:
+        looks.append("look")
+        if len(looks) == 2:
+            await rival.put(Write(KEY, b"two\n", META, change("append_line")))
+
+    async with rival_at(race, is_look_at_the_source, change_the_source_once_waiting, 2):
+        renamed = await storage.rename_if_version(
+            coffee, chai, mine, replacing=None, change=change("rename_file")
+        )
+
+    there = await storage.get(chai)
+    assert renamed is not None and await storage.get(coffee) is None
+    assert there is not None and (there.data, there.version) == (b"mine\n", renamed)
