@@ -896,3 +896,32 @@ async def test_a_rename_meeting_a_young_mark_at_its_destination_waits_for_it(
     there = await storage.get(chai)
     assert renamed is not None and await storage.get(coffee) is None
     assert there is not None and (there.data, there.version) == (b"mine\n", renamed)
+
+
+async def test_a_current_version_archived_by_a_write_that_failed_shows_once(
+    racing: Racing,
+) -> None:
+    """A write archives the version it replaces, then fails before replacing
+    it: that version stays current with its record archived too, and its
+    history shows it once, first, at every page boundary."""
+    storage = racing.storage
+    first = await storage.put_if_version(
+        Write(KEY, b"one\n", META, change=change("write_file")), None
+    )
+    assert first is not None
+    second = await storage.put_if_version(
+        Write(KEY, b"two\n", META, change=change("append_line")), first
+    )
+    assert second is not None
+    location = parse_gcs_url(f"gcs://{TEST_BUCKET}/{racing.prefix}")
+    objects = GcsObjects(racing.client, location)
+    current = await objects.describe(racing.prefix + KEY)
+    assert current is not None
+    archive = GcsHistory(objects, racing.prefix, HistoryRetention())
+    await archive.archive(KEY, current, b"two\n")
+
+    records = await history(storage)
+    after_current = await storage.list_versions(KEY, after=second, limit=9)
+
+    assert [r.version for r in records] == [second, first]
+    assert [r.version for r in after_current] == [first]

@@ -118,10 +118,11 @@ class StorageHistoryConformance:
         assert await adapter.storage.count("user/alice/") == 0
         assert await adapter.storage.list_page("user/", start_after=None, limit=9) == []
 
-    async def test_the_current_version_reads_back_with_its_content(
+    async def test_the_current_version_reads_back_and_heads_a_page_of_one(
         self, adapter: AdapterUnderTest
     ) -> None:
-        """get_version of the version a file stands at: its record and body."""
+        """get_version of the version a file stands at: its record and body; a
+        page of one record holds it alone."""
         storage = adapter.storage
         first = await storage.put_if_version(
             Write(KEY, b"one\n", META, change=change("write_file")), None
@@ -137,6 +138,8 @@ class StorageHistoryConformance:
         assert current is not None and not current.deleted
         assert (current.version, current.data) == (second, b"one\ntwo\n")
         assert current.operation == "append_line"
+        page = await storage.list_versions(KEY, after=None, limit=1)
+        assert [r.version for r in page] == [second]
 
     async def test_unknown_versions_and_keys_have_no_record(
         self, adapter: AdapterUnderTest
@@ -223,12 +226,14 @@ class StorageHistoryConformance:
         )
         assert tracked is not None
         untracked = await adapter.storage.put(Write(KEY, b"seeded", META))
+        kept_while_seeded = [r.version for r in await history(adapter.storage)]
         final = await adapter.storage.put_if_version(
             Write(KEY, b"final", META, change=change("append_line")), untracked
         )
 
         records = await history(adapter.storage)
 
+        assert kept_while_seeded == [tracked]
         assert [r.version for r in records] == [final, tracked]
         kept = await adapter.storage.get_version(KEY, tracked)
         assert kept is not None and kept.data == b"tracked"
