@@ -118,28 +118,29 @@ class StorageHistoryConformance:
         assert await adapter.storage.count("user/alice/") == 0
         assert await adapter.storage.list_page("user/", start_after=None, limit=9) == []
 
-    async def test_the_current_version_reads_back_and_heads_a_page_of_one(
+    async def test_the_current_version_reads_back_and_heads_each_page(
         self, adapter: AdapterUnderTest
     ) -> None:
         """get_version of the version a file stands at: its record and body; a
-        page of one record holds it alone."""
+        first page of n records holds it and the n - 1 before it."""
         storage = adapter.storage
-        first = await storage.put_if_version(
-            Write(KEY, b"one\n", META, change=change("write_file")), None
-        )
-        assert first is not None
-        second = await storage.put_if_version(
-            Write(KEY, b"one\ntwo\n", META, change=change("append_line")), first
-        )
-        assert second is not None
+        versions: list[str] = []
+        bodies = (b"one\n", b"one\ntwo\n", b"one\ntwo\nthree\n")
+        for n, data in enumerate(bodies):
+            operation = "append_line" if versions else "write_file"
+            write = Write(KEY, data, META, change=change(operation))
+            version = await storage.put_if_version(write, versions[-1] if n else None)
+            assert version is not None
+            versions.append(version)
 
-        current = await storage.get_version(KEY, second)
+        current = await storage.get_version(KEY, versions[-1])
 
         assert current is not None and not current.deleted
-        assert (current.version, current.data) == (second, b"one\ntwo\n")
+        assert (current.version, current.data) == (versions[-1], bodies[-1])
         assert current.operation == "append_line"
-        page = await storage.list_versions(KEY, after=None, limit=1)
-        assert [r.version for r in page] == [second]
+        for limit in (1, 2):
+            page = await storage.list_versions(KEY, after=None, limit=limit)
+            assert [r.version for r in page] == versions[::-1][:limit]
 
     async def test_unknown_versions_and_keys_have_no_record(
         self, adapter: AdapterUnderTest
