@@ -125,3 +125,27 @@ async def test_a_reader_that_meets_the_journal_waits_to_finish_it_alone(
     assert moved is not None and moved.data == b"two\n"
     with held(tmp_path / ".lock", fcntl.LOCK_SH):
         assert await FilesystemStorage(tmp_path, lock_timeout=0.5).get(OLD) is None
+
+
+async def test_a_writer_that_meets_the_journal_finishes_it_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next process's first call is a create at the destination: it meets
+    the finished rename (a conflict), never a half-moved file."""
+    storage, versions = await seeded(tmp_path)
+
+    def crash(*arguments: object) -> None:
+        raise Crash
+
+    monkeypatch.setattr(renames, "sync_directory", crash)  # after the journal
+    with contextlib.suppress(Crash):
+        await storage.rename_if_version(
+            OLD, NEW, versions[1], replacing=None, change=Change("rename_file", "t", AT)
+        )
+    monkeypatch.undo()
+    after = FilesystemStorage(tmp_path)  # the next process
+
+    assert await after.put_if_version(Write(NEW, b"mine\n", META), None) is None
+    assert not (tmp_path / renames.JOURNAL).exists()
+    moved = await after.get(NEW)
+    assert moved is not None and moved.data == b"two\n"

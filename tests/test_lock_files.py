@@ -16,6 +16,7 @@ from tenchi.errors import AppError
 
 from app.features.audit.ports import AuditSelection
 from app.features.memory.ports import FileMetadata, Write
+from app.infra.filesystem import lock
 from app.infra.filesystem.audit_log import FileAuditLog
 from app.infra.filesystem.storage import FilesystemStorage
 from app.infra.tokens.token_file import create_token, read_token_file
@@ -142,3 +143,41 @@ def test_a_token_write_waits_for_another_process_s_hold_of_the_lock(
     writer.join(BOUND_SECONDS)
     assert not writer.is_alive()
     assert len(read_token_file(path).tokens) == 2
+
+
+class Clock:
+    """``time`` for the lock module: ``sleep`` moves ``monotonic`` on at once."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert len(self.slept) < 100, "polled as if for ever"
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_a_held_lock_is_polled_from_1_ms_doubling_to_50_ms_until_the_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The poll schedule, on a clock of its own; the timeout is met exactly at
+    the deadline (the seven polls before it sum to the timeout)."""
+    clock = Clock()
+    monkeypatch.setattr(lock, "time", clock)
+    schedule = [0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.05]
+    timeout = 0.0
+    for delay in schedule:
+        timeout += delay
+
+    with (
+        held(tmp_path / ".lock", fcntl.LOCK_EX),
+        pytest.raises(TimeoutError, match=r"^storage lock held too long$"),
+        lock.storage_lock(tmp_path / ".lock", fcntl.LOCK_SH, timeout),
+    ):
+        pass
+
+    assert clock.slept == schedule

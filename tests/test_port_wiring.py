@@ -5,6 +5,7 @@ URL opens the Redis request-guard stores on that server; storage without a
 search index of its own is searched through the corpora the index cache keeps.
 """
 
+import asyncio
 import io
 import uuid
 from datetime import UTC, datetime
@@ -15,7 +16,7 @@ from tenchi.idempotency import IdempotencyReservation
 from tenchi.rate_limits import RateLimitPermit
 
 from app.features.audit.ports import AuditSelection, PendingEvent, Subject
-from app.features.memory.ports import Change, FileMetadata, Write
+from app.features.memory.ports import Change, FileMetadata, HistoryRetention, Write
 from app.infra.corpus_search_index import CorpusSearchIndex
 from app.infra.memory.index_cache import MemoryIndexCache
 from app.infra.memory.storage import MemoryStorage
@@ -31,7 +32,10 @@ from app.infra.port_wiring import (
 from app.infra.redis.connection import SOCKET_TIMEOUT_SECONDS, open_redis_client
 from app.infra.redis.index_cache import RETRIES, open_redis_index_cache
 from tests.support.audited_app import staged_write
+from tests.support.gcs_emulator import GcsEmulator
 from tests.support.redis_server import RedisServer
+from tests.support.sqlite_file import sql
+from tests.support.storage_adapters import storage_url
 
 META = FileMetadata("Tea", (), ("http",), datetime(2026, 3, 1, tzinfo=UTC))
 TEA = "user/ann/notes/tea.md"
@@ -75,6 +79,47 @@ async def test_each_request_store_url_opens_its_store(
         assert isinstance(await reserve(first, scope), IdempotencyReservation)
         shared = not isinstance(await reserve(second, scope), IdempotencyReservation)
     assert shared is (kind == "sqlite")
+    assert (tmp_path / "a" / "g.db").is_file() is (kind == "sqlite")
+
+
+async def test_a_file_root_in_directories_not_made_yet_is_created(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "a" / "b"
+    async with open_storage(f"file://{root}") as storage:
+        await storage.put(Write(TEA, b"x", META))
+    assert (root / ".lock").is_file()
+
+
+async def test_a_gcs_url_opens_storage_in_its_bucket(
+    tmp_path: Path, gcs_emulator: GcsEmulator
+) -> None:
+    """Another opener of the URL (another process) reads what the first wrote."""
+    url = storage_url("gcs", tmp_path)
+    async with open_storage(url) as first:
+        await first.put(Write(TEA, b"x", META))
+    async with open_storage(url) as second:
+        stored = await second.get(TEA)
+    assert stored is not None and stored.data == b"x"
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "file", "gcs"])
+async def test_storage_keeps_the_history_its_retention_allows(
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    if kind == "gcs":
+        request.getfixturevalue("gcs_emulator")
+    url = storage_url(kind, tmp_path)
+    async with open_storage(url, retention=HistoryRetention(max_versions=1)) as storage:
+        written = Change("write_file", "http", META.last_updated)
+        version = await storage.put(Write(TEA, b"1", META, written))
+        for body in (b"2", b"3"):
+            version = await storage.put_if_version(
+                Write(TEA, body, META, written), version
+            )
+        history = await storage.list_versions(TEA, after=None, limit=10)
+
+    assert len(history) == 1
 
 
 async def test_a_redis_url_opens_the_request_guard_stores_on_that_server(
@@ -127,6 +172,9 @@ async def test_a_sqlite_audit_log_of_the_storage_s_file_commits_with_its_writes(
         await storage.put_if_version(
             Write("user/alice/notes/tea.md", b"x", META, change=change), None
         )
+        async with asyncio.timeout(30):  # told by the write, the log moves it
+            while sql(tmp_path / "w.db", "SELECT count(*) FROM audit_staged") != [(0,)]:
+                await asyncio.sleep(0.01)
         everyone = AuditSelection(subjects=(Subject("user", "alice"),))
         page = await log.query(everyone, before=None, limit=10)
 
