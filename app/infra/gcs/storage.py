@@ -54,7 +54,6 @@ class GcsStorage:
         pending_seconds: float | None = None,
     ) -> None:
         self._objects = GcsObjects(client, location)
-        self._bucket = location.bucket
         self._prefix = location.prefix
         retention = retention or ports.HistoryRetention()
         self._history = GcsHistory(self._objects, location.prefix, retention)
