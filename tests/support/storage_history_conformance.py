@@ -156,6 +156,7 @@ class StorageHistoryConformance:
         assert await adapter.storage.get_version(KEY, other) is None
         assert await adapter.storage.get_version(KEY, "no-such-version") is None
         assert await adapter.storage.get_version(KEY, "123") is None
+        assert await adapter.storage.list_versions(KEY, after="123", limit=9) == []
         assert await history(adapter.storage, "user/alice/notes/never.md") == []
 
     async def test_pages_continue_after_the_last_version_seen(
