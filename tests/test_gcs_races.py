@@ -142,6 +142,20 @@ async def rival_at(
     assert race.ran == times, "the rival ran fewer times than staged"
 
 
+async def listed_during[T](race: Race, call: Awaitable[T]) -> tuple[T, bool]:
+    """``call``'s answer, and whether it sent a listing on its way."""
+
+    async def unmoved() -> None:
+        return None
+
+    race.rival, race.chooses, race.times, race.ran = unmoved, is_listing, 1, 0
+    try:
+        answer = await call
+    finally:
+        race.rival = None
+    return answer, race.ran > 0
+
+
 async def test_a_delete_that_finds_its_version_replaced_while_archiving_fails(
     racing: Racing,
 ) -> None:
@@ -611,19 +625,10 @@ async def test_a_version_read_by_its_archived_name_lists_nothing(
     assert first is not None
     again = Write(KEY, b"two\n", META, change=change("append_line"))
     assert await storage.put_if_version(again, first) is not None
-    listings: list[str] = []
-
-    async def note() -> None:
-        listings.append("listed")
-
-    race.rival, race.chooses, race.times, race.ran = note, is_listing, 1, 0
-    try:
-        record = await storage.get_version(KEY, first)
-    finally:
-        race.rival = None
+    record, listed = await listed_during(race, storage.get_version(KEY, first))
 
     assert record is not None and record.data == b"one\n"
-    assert listings == []
+    assert not listed
 
 
 async def test_a_moved_record_read_by_its_version_lists_nothing(
@@ -640,19 +645,10 @@ async def test_a_moved_record_read_by_its_version_lists_nothing(
         KEY, OTHER, first, replacing=None, change=change("rename_file")
     )
     assert moved is not None
-    listings: list[str] = []
-
-    async def note() -> None:
-        listings.append("listed")
-
-    race.rival, race.chooses, race.times, race.ran = note, is_listing, 1, 0
-    try:
-        record = await storage.get_version(OTHER, first)
-    finally:
-        race.rival = None
+    record, listed = await listed_during(race, storage.get_version(OTHER, first))
 
     assert record is not None and record.data == b"one\n"
-    assert listings == []
+    assert not listed
 
 
 @pytest.mark.parametrize("replaced", [False, True])
