@@ -11,6 +11,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import Change, FileMetadata, Storage, Write
+from app.infra.gcs.history import generation_of
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.requests import GcsRefusedError
 from app.infra.gcs.storage import open_gcs_storage
@@ -68,6 +69,17 @@ def test_a_malformed_gcs_url_stops_startup_with_a_correct_spelling(url: str) -> 
 def test_settings_accept_gcs_and_file_storage_urls(url: str) -> None:
     """The new backends are valid values of WENCHANG_STORAGE."""
     assert load_settings(storage=url).storage == url
+
+
+def test_a_version_is_a_generation_only_within_gcs_s_int64_range() -> None:
+    """GCS numbers generations as positive 64-bit integers: the largest is a
+    generation, one more is not (GCS would refuse it with a 400, an internal error
+    to the caller), nor is anything but a decimal number without a leading zero."""
+    largest = str(2**63 - 1)
+    assert generation_of(largest) == largest
+    assert generation_of("1") == "1"
+    for version in (str(2**63), "0", "01", "-1", "1.0", " 1", "x", ""):
+        assert generation_of(version) is None, version
 
 
 async def test_a_key_prefix_keeps_deployments_in_one_bucket_apart(
@@ -177,8 +189,12 @@ async def test_a_key_too_long_for_its_archive_names_is_refused_by_every_write(
     storage: Storage,
 ) -> None:
     """Its archived records would need an object name over 1,024 bytes: an
-    unconditional put refuses it as a guarded one does, and stores nothing."""
+    unconditional put refuses it as a guarded one does, naming ``name`` and by
+    how many bytes, and stores nothing."""
     key = "user/alice/notes/" + "x" * 1000 + ".md"
+    prefix = parse_gcs_url(fresh_url()).prefix  # every fresh prefix is as long
+    archived = f"{prefix}\\history/{key}\\" + "0" * 19
+    over = len(archived.encode()) - 1024
     for write in (
         storage.put(Write(key, b"x", META)),
         storage.put_if_version(Write(key, b"x", META), None),
@@ -186,6 +202,11 @@ async def test_a_key_too_long_for_its_archive_names_is_refused_by_every_write(
         with pytest.raises(AppError) as raised:
             await write
         assert raised.value.definition is invalid_argument
+        assert raised.value.details["argument"] == "name"
+        assert raised.value.message.startswith(
+            f"Argument name is invalid: {over} bytes of UTF-8 too long for GCS"
+            " storage (object names: 1024)."
+        )
     assert await storage.count("user/alice/") == 0
 
 
