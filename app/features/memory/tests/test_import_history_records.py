@@ -3,7 +3,7 @@
 import pytest
 from tenchi.errors import AppError
 
-from app.features.memory.domain import MemoryLimits
+from app.features.memory.domain import MemoryLimits, file_key
 from app.features.memory.schemas import ImportMemory, ListVersions, ReadVersion
 from app.features.memory.use_cases.import_memory import import_memory
 from app.features.memory.use_cases.list_versions import list_versions
@@ -54,3 +54,19 @@ async def test_a_record_over_the_size_limit_is_refused_naming_its_file() -> None
         "tea",
     )
     assert await snapshot(context.storage) == []
+
+
+async def test_an_import_s_writes_are_recorded_as_the_import_by_its_surface() -> None:
+    """Each file the import writes gets a version record naming the task and
+    the surface that ran it, as every other write's record does."""
+    context = make_context(surface="task")
+    files = [{"area": "notes", "name": "tea", "content": "now\n"}]
+    plain = ImportMemory.model_validate(
+        {"scope": "user", "entity_id": "alice", "files": files}
+    )
+
+    await import_memory(plain, context)
+
+    key = file_key("user", "alice", "notes", "tea")
+    (record,) = await context.storage.list_versions(key, after=None, limit=10)
+    assert (record.operation, record.actor) == ("memory.import", "task")

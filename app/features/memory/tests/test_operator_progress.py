@@ -1,12 +1,14 @@
-"""The operator tasks' progress bars and counts: purge, sweep and the importers from
-other tools, seen by a terminal."""
+"""The operator tasks' progress bars and counts: purge, sweep, the markdown export
+and the importers from other tools, seen by a terminal."""
 
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from pathlib import Path
 
-from app.features.memory.schemas import PurgeMemory, SweepExpired
+from app.features.memory.schemas import ExportMarkdown, PurgeMemory, SweepExpired
+from app.features.memory.use_cases.export_markdown import export_markdown
 from app.features.memory.use_cases.import_basic_memory import import_basic_memory
 from app.features.memory.use_cases.import_mcp_memory import import_mcp_memory
 from app.features.memory.use_cases.purge_memory import purge_memory
@@ -132,6 +134,19 @@ async def test_a_sweep_counts_every_file_it_kept() -> None:
     report = await sweep_expired(SweepExpired(dry_run=False), context)
 
     assert (report.files, report.kept) == ([], 2)
+
+
+async def test_a_markdown_export_shows_its_files_against_their_count(
+    tmp_path: Path,
+) -> None:
+    context, terminal = watched(make_context(surface="task"))
+    await three_files(context)
+    request = ExportMarkdown(scope="user", entity_id="alice", path=str(tmp_path))
+
+    await export_markdown(request, context)
+    await export_markdown(request, context)
+
+    assert terminal.bars == [Bar("export_markdown", 3, 3)] * 2
 
 
 async def test_the_importers_show_the_files_checked_then_the_files_done() -> None:

@@ -27,10 +27,12 @@ from app.features.memory.schemas import (
     ImportedFile,
     ImportMemory,
 )
+from app.features.memory.use_cases.import_mcp_memory import import_mcp_memory
 from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory.storage import MemoryStorage
 
 from .conftest import make_context
+from .foreign_samples import mcp
 from .requests import write_request
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -168,6 +170,18 @@ def test_an_import_stores_its_moments_in_utc() -> None:
     moments = [restore.metadata.last_updated, restore.metadata.expires_at]
     moments += [r.metadata.last_updated for r in restore.history]
     assert [m and m.utcoffset() for m in moments] == [timedelta(0)] * 3
+
+
+@pytest.mark.usefixtures("tokyo")
+async def test_a_foreign_import_stores_its_moment_in_utc() -> None:
+    context = make_context(surface="task")
+
+    await import_mcp_memory(mcp(), context)
+
+    listed = await context.storage.list_page("user/alice/", start_after=None, limit=9)
+    stored = [await context.storage.get(item.key) for item in listed]
+    moments = [s.metadata.last_updated.utcoffset() for s in stored if s]
+    assert moments == [timedelta(0)] * 4
 
 
 async def test_a_folder_is_no_source_file(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""The markdown export and archive over storage that holds more than files: a key
-under the entity that is no file's, and a file another agent deletes between the
-listing and its read. Both are left out, and every file after them still goes."""
+"""The exports (markdown, JSON) and the archive over storage that holds more than
+files: a key under the entity that is no file's, and a file another agent deletes
+between the listing and its read. Both are left out, and every file after them
+still goes."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,11 +11,13 @@ from app.features.memory.ports import FileMetadata, Write
 from app.features.memory.schemas import (
     DeleteFile,
     ExportMarkdown,
+    ExportMemory,
     ReadFile,
     ReadMarkdownArchive,
 )
 from app.features.memory.use_cases.delete_file import delete_file
 from app.features.memory.use_cases.export_markdown import export_markdown
+from app.features.memory.use_cases.export_memory import export_memory
 from app.features.memory.use_cases.read_file import read_file
 from app.features.memory.use_cases.read_markdown_archive import (
     read_markdown_archive,
@@ -82,3 +85,16 @@ async def test_the_archive_leaves_out_what_is_no_file_and_goes_on() -> None:
     assert paths == ["user/notes/b.md", "user/notes/c.md"]
     assert storage.after_lists == []
     assert await storage.inner.get(file_key("user", "alice", "notes", "a")) is None
+
+
+async def test_the_json_export_leaves_out_what_is_no_file_and_goes_on() -> None:
+    storage, context = await seeded()
+    await delete_after_listing(storage, context)
+    request = ExportMemory(scope="user", entity_id="alice", include_history=True)
+
+    export = await export_memory(request, context)
+
+    assert [(f.area, f.name) for f in export.files] == [("notes", "b"), ("notes", "c")]
+    assert export.history is not None
+    assert [h.name for h in export.history] == ["b", "c"]
+    assert storage.after_lists == []
