@@ -92,6 +92,7 @@ class StorageHistoryConformance:
             (False, 4),
         ]
         assert all(r.data is None for r in records)
+        assert all(r.call == "" for r in records)  # changes made without a call key
         assert records[0].version not in versions
         assert records[0].metadata == replace(
             META, last_updated=NOW + timedelta(seconds=5)
