@@ -95,6 +95,16 @@ def test_shared_context_is_unavailable_outside_the_lifespan() -> None:
         SharedContext()()
 
 
+async def test_shared_context_is_the_lifespan_s_until_it_ends(tmp_path: Path) -> None:
+    """Borrowed while the lifespan runs; after it, the same clear error."""
+    shared = SharedContext()
+    async with shared.open(create_lifespan(settings(tmp_path))) as runtime:
+        assert shared() is runtime.context
+
+    with pytest.raises(RuntimeError, match="lifespan has not started"):
+        shared()
+
+
 def test_fixed_identity_refuses_a_resolver_that_fails() -> None:
     """The stdio identity must resolve at startup, or the server does not start."""
     with pytest.raises(SettingsError, match="no such person"):

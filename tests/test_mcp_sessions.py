@@ -199,3 +199,20 @@ def test_sessions_are_bounded_in_number_and_idle_time(
     # The idle session closed, and its followed scope with it.
     assert (expired.status_code, again.status_code) == (404, 200)
     assert ended == ["subscribe: session ended, 1 scope(s) unfollowed"]
+
+
+async def test_a_session_of_an_in_process_server_hears_of_a_write(
+    tmp_path: Path,
+) -> None:
+    """The app's own lifespan follows a subscribed scope (no second process)."""
+    tokens = tmp_path / "tokens.json"
+    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
+    settings = Settings(storage="memory://", tokens_file=str(tokens), rate_limit=0)
+    updates, updated = anyio.create_memory_object_stream[str](10)
+    with serve(build_app(settings)) as url, updates, updated:
+        with anyio.fail_after(SESSION_SECONDS):
+            async with session(url, token, updates) as client:
+                await client.subscribe_resource(URI)  # pyright: ignore[reportDeprecated]
+                put(url, token, NAME, "- [stated] Subscribed.\n")
+                first = await updated.receive()
+    assert first == URI

@@ -4,7 +4,8 @@ A write joined to a batch from an event loop that closed before the batch ran
 (a worker shutting down) still lands, and the write that ran the batch is
 answered; an unexpected failure (not an ``Exception``) whose rollback fails
 too is answered as itself; a checkpoint the write connection cannot run (a
-statement of its own still reading) says ``timeout``, as a busy one does.
+statement of its own still reading) says ``timeout``, as a busy one does, and
+so does a write connection kept by another's lock from setting itself up.
 """
 
 import asyncio
@@ -17,6 +18,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import FileMetadata, Write
+from app.infra.sqlite import connection
 from app.infra.sqlite.group_commit import GroupCommit, Job, open_group_commit
 from app.shared.errors import backend_unavailable
 from tests.support.sqlite_file import opened_database
@@ -113,3 +115,26 @@ async def test_a_checkpoint_the_write_connection_cannot_run_times_out(
         assert raised.value.definition is backend_unavailable
         assert raised.value.details["reason"] == "timeout"
         assert await storage.get(TEA) is None  # the erase landed before it
+
+
+async def test_a_write_connection_kept_from_its_file_by_a_lock_times_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its pragmas wait out the busy timeout behind another connection's
+    exclusive lock: the lock wait ran out, a ``timeout``."""
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 50)
+    database = tmp_path / "w.db"
+    holder = sqlite3.connect(database, isolation_level=None)
+    holder.execute("CREATE TABLE t (n INTEGER)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(AppError) as raised:
+            await asyncio.wait_for(
+                open_group_commit(str(database), "full").__aenter__(), timeout=30
+            )
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "timeout"
