@@ -921,3 +921,45 @@ async def test_a_current_version_archived_by_a_write_that_failed_shows_once(
 
     assert [r.version for r in records] == [second, first]
     assert [r.version for r in after_current] == [first]
+
+
+async def test_a_stale_claim_whose_log_is_scrubbed_while_settling_holds_the_page(
+    racing: Racing,
+) -> None:
+    """Another reader settles a stale claim just before this one, whose own
+    settlement is then refused, and a purge's scrub erases the log before this
+    reader reads that settlement back: nothing is there to read, so the claim
+    counts as pending and the page ends before it (no error)."""
+    race, log, entity = racing.race, racing.settling, "user/alice/"
+    await log.claim(KEY, change("write_file"))  # its write never happens
+    location = parse_gcs_url(f"gcs://{TEST_BUCKET}/{racing.prefix}")
+    ran: list[str] = []
+
+    def is_settlement(method: str, url: str) -> bool:
+        """Its creation (the page's one upload) or its read (``+`` quoted)."""
+        return is_upload(method, url) or (method == "GET" and "%2B" in url)
+
+    async with aiohttp.ClientSession() as session:
+        objects = GcsObjects(GcsClient(session=session), location)
+        history = GcsHistory(objects, location.prefix, HistoryRetention())
+        other = GcsChangeLog(
+            objects,
+            location.prefix,
+            timedelta(days=7),
+            archive_prefix=history.key_prefix,
+            pending_seconds=0,
+        )
+
+        async def settle_then_scrub() -> None:
+            if not ran:
+                settled = await other.page(entity, 0, NOW + timedelta(minutes=1), 9)
+                ran.append(f"voided {len(settled.voided)}")
+            else:
+                await other.scrub(entity)
+                ran.append("scrubbed")
+
+        async with rival_at(race, is_settlement, settle_then_scrub, times=2):
+            page = await log.page(entity, 0, NOW + timedelta(minutes=1), 9)
+
+    assert ran == ["voided 1", "scrubbed"]
+    assert (page.changes, page.last, page.voided) == ([], 0, ())

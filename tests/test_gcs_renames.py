@@ -24,13 +24,13 @@ from app.features.memory.ports import HistoryRetention, Write
 from app.infra.gcs.change_log import GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.deletes import GcsDeletes
-from app.infra.gcs.history import GcsHistory, is_pending
+from app.infra.gcs.history import RENAMING, GcsHistory, is_pending
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
-from app.infra.gcs.renames import BOUND, GcsRenames
+from app.infra.gcs.renames import BOUND, SETTLE_STEPS, WAIT_SECONDS, GcsRenames
 from app.infra.gcs.resources import ObjectResource
 from app.infra.gcs.storage import GcsStorage
-from app.shared.errors import invalid_argument
+from app.shared.errors import backend_unavailable, invalid_argument
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.storage_history_conformance import META, change, history
 
@@ -536,3 +536,59 @@ async def test_a_rename_onto_a_tombstone_left_behind_archives_it_empty(
     assert [(r.operation, r.size) for r in deleted] == [("rename_file", 0)]
     found = await bucket.waiting.get_version(TEA, deleted[0].version)
     assert found is not None and found.data == b""
+
+
+def mark(generation: int) -> ObjectResource:
+    """A marked object as a settlement may hand it back (no file yet)."""
+    return {"name": "m", "generation": str(generation), "metadata": {RENAMING: TEA}}
+
+
+class Settlements:
+    """A ``_settle`` standing in for a backend that answers each settlement with
+    another mark (its ``last`` answer, if any, at step ``at``)."""
+
+    def __init__(self, at: int = 0, last: ObjectResource | None = None) -> None:
+        self.met: list[tuple[str, str, bool]] = []
+        self.at, self.last = at, last
+
+    async def __call__(
+        self, key: str, resource: ObjectResource, *, wait: bool
+    ) -> ObjectResource | None:
+        self.met.append((key, str(resource["generation"]), wait))
+        return self.last if len(self.met) == self.at else mark(len(self.met) + 1)
+
+
+@pytest.mark.parametrize("wait", [False, True])
+async def test_a_read_meeting_a_mark_at_every_step_gives_up_after_its_steps(
+    bucket: Bucket, monkeypatch: pytest.MonkeyPatch, wait: bool
+) -> None:
+    """Each settlement commits, rolls back or waits, so one that keeps meeting a
+    mark is a backend not doing what it answers: BACKEND_UNAVAILABLE after
+    ``SETTLE_STEPS`` settlements for a reader, after as many more waits as fit
+    in its bound (half a second here: ten) for a writer."""
+    renames, settle = bucket.renames(0.5), Settlements()
+    monkeypatch.setattr(renames, "_settle", settle)
+
+    with pytest.raises(AppError) as raised:
+        if wait:
+            await renames.settled(CHAI, mark(1), wait=True)
+        else:
+            await renames.settled(CHAI, mark(1))
+
+    assert raised.value.definition is backend_unavailable
+    assert raised.value.details["reason"] == "unavailable"
+    steps = SETTLE_STEPS + (round(0.5 / WAIT_SECONDS) if wait else 0)
+    assert settle.met == [(CHAI, str(n), wait) for n in range(1, steps + 1)]
+
+
+@pytest.mark.parametrize("last", [None, {"name": "m", "generation": "9"}])
+async def test_a_mark_settled_at_the_last_step_is_the_answer(
+    bucket: Bucket, monkeypatch: pytest.MonkeyPatch, last: ObjectResource | None
+) -> None:
+    """The last of a reader's steps settles the mark: nothing there, or a file."""
+    renames = bucket.renames(0.5)
+    settle = Settlements(at=SETTLE_STEPS, last=last)
+    monkeypatch.setattr(renames, "_settle", settle)
+
+    assert await renames.settled(CHAI, mark(1)) == last
+    assert len(settle.met) == SETTLE_STEPS
