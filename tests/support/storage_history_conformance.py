@@ -12,6 +12,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from app.features.memory.ports import (
     Change,
     FileMetadata,
@@ -412,6 +414,30 @@ class StorageHistoryConformance:
             # Seven records: the oldest goes by count, the next four by age.
             assert newest is not None
             assert [r.version for r in await history(storage)] == [newest, versions[5]]
+
+    async def test_a_lowered_count_limit_drops_the_oldest_records_first(
+        self, adapter: AdapterUnderTest
+    ) -> None:
+        """Reopened with a count limit far below its history, a file loses its
+        four oldest records on the next write, none between newer ones
+        (docs/history.md: oldest first)."""
+        if adapter.kind == "memory":
+            pytest.skip("retaining opens a new, empty memory storage")
+        versions: list[str] = []
+        expected: str | None = None
+        async with adapter.retaining(HistoryRetention(100, 0)) as storage:
+            for n in range(12):
+                write = Write(KEY, f"v{n}".encode(), META, change=change("write_file"))
+                expected = await storage.put_if_version(write, expected)
+                assert expected is not None
+                versions.append(expected)
+        async with adapter.retaining(HistoryRetention(2, 0)) as storage:
+            fresh = Write(KEY, b"now", META, change=change("write_file"))
+            newest = await storage.put_if_version(fresh, expected)
+
+            assert newest is not None
+            kept = [r.version for r in await history(storage)]
+            assert kept == [newest, *versions[::-1][:8]]
 
     async def test_scrub_erases_the_history_under_its_prefix_only(
         self, adapter: AdapterUnderTest

@@ -33,7 +33,7 @@ from app.features.memory.ports import (
 )
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.resources import ObjectResource
-from app.infra.history_records import PRUNE_PER_WRITE, expired
+from app.infra.history_records import expired
 from app.infra.object_metadata import metadata_from_map, metadata_to_map
 from app.shared.errors import invalid_argument_error
 
@@ -243,9 +243,10 @@ class GcsHistory:
     async def _prune(
         self, key: str, newest: VersionRecord | None, now: datetime
     ) -> None:
+        # A whole page, not just the records the count limit keeps: with more
+        # (a lowered limit) the oldest go first, as on every other adapter.
         params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
-        limit = self._retention.max_versions + PRUNE_PER_WRITE
-        params["maxResults"] = str(min(limit, LIST_BATCH))
+        params["maxResults"] = str(LIST_BATCH)
         items: list[ObjectResource] = (await self._objects.list(params)).get(
             "items", []
         )
