@@ -59,6 +59,11 @@ def is_listing(method: str, url: str) -> bool:
     return method == "GET" and url.split("?")[0].endswith("/o")
 
 
+def lists_archive(method: str, url: str) -> bool:
+    """A listing of archived records (a prune's, say)."""
+    return method == "GET" and "history" in unquote(urlsplit(url).query)
+
+
 def marked(racing: "Racing", key: str) -> bool:
     """Whether ``key``'s object is a rename's marked destination (read directly)."""
     name = quote(racing.prefix + key, safe="")
@@ -564,13 +569,10 @@ async def test_a_prune_that_finds_its_own_version_archived_counts_it_once(
     assert second is not None
     replaced: list[str] = []
 
-    def lists_the_archive(method: str, url: str) -> bool:
-        return method == "GET" and "history" in unquote(urlsplit(url).query)
-
     async def replace() -> None:
         replaced.append(await rival.put(Write(KEY, b"4", META)))
 
-    async with rival_at(race, lists_the_archive, replace):
+    async with rival_at(race, lists_archive, replace):
         third = await storage.put_if_version(
             Write(KEY, b"3", META, change("append_line")), second
         )
@@ -578,6 +580,29 @@ async def test_a_prune_that_finds_its_own_version_archived_counts_it_once(
     stored = await storage.get(KEY)
     assert stored is not None and stored.version == replaced[0]  # unrecorded
     assert [r.version for r in await history(storage)] == [third, second]
+
+
+async def test_a_write_whose_prune_fails_has_still_landed(racing: Racing) -> None:
+    """Retention never fails a write: a prune whose listing of the archive
+    fails every attempt is given up, and the write answers the version it
+    landed at."""
+    storage = racing.storage
+    first = await storage.put_if_version(
+        Write(KEY, b"one\n", META, change=change("write_file")), None
+    )
+    assert first is not None
+
+    async def disconnect() -> None:
+        raise aiohttp.ServerDisconnectedError()
+
+    async with rival_at(racing.race, lists_archive, disconnect, times=3):
+        second = await storage.put_if_version(
+            Write(KEY, b"two\n", META, change=change("append_line")), first
+        )
+
+    stored = await storage.get(KEY)
+    assert second is not None and stored is not None and stored.version == second
+    assert [r.version for r in await history(storage)] == [second, first]
 
 
 async def test_a_version_read_whose_record_keeps_changing_gives_up_after_two(
