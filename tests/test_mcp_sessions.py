@@ -216,3 +216,29 @@ async def test_a_session_of_an_in_process_server_hears_of_a_write(
                 put(url, token, NAME, "- [stated] Subscribed.\n")
                 first = await updated.receive()
     assert first == URI
+
+
+def test_a_server_that_stops_ends_each_session_s_subscriptions(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tokens = tmp_path / "tokens.json"
+    token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
+    settings = Settings(storage="memory://", tokens_file=str(tokens))
+    auth = {"authorization": f"Bearer {token}"} | ACCEPT
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    subscribe = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "resources/subscribe",
+        "params": {"uri": URI},
+    }
+    with caplog.at_level(logging.INFO, logger=subscriptions_log):
+        with serve(build_app(settings)) as url:
+            opened = httpx.post(f"{url}/mcp/session", json=INITIALIZE, headers=auth)
+            held = auth | {"mcp-session-id": opened.headers["mcp-session-id"]}
+            httpx.post(f"{url}/mcp/session", json=initialized, headers=held)
+            subscribed = httpx.post(f"{url}/mcp/session", json=subscribe, headers=held)
+            assert subscribed.status_code == 200, subscribed.text
+        ended = [r.getMessage() for r in caplog.records if r.name == subscriptions_log]
+
+    assert ended == ["subscribe: session ended, 1 scope(s) unfollowed"]
