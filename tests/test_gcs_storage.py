@@ -11,9 +11,10 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import Change, FileMetadata, Storage, Write
-from app.infra.gcs.history import generation_of
+from app.infra.gcs.history import generation_of, is_tracked
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.requests import GcsRefusedError
+from app.infra.gcs.resources import ObjectResource
 from app.infra.gcs.storage import open_gcs_storage
 from app.server.settings import SettingsError, load_settings
 from app.shared.errors import backend_unavailable, invalid_argument
@@ -80,6 +81,20 @@ def test_a_version_is_a_generation_only_within_gcs_s_int64_range() -> None:
     assert generation_of("1") == "1"
     for version in (str(2**63), "0", "01", "-1", "1.0", " 1", "x", ""):
         assert generation_of(version) is None, version
+
+
+def test_an_object_is_tracked_only_with_both_its_operation_and_actor() -> None:
+    """A record needs both (``record_of`` reads both): an object carrying one
+    alone, which no write of the adapter leaves but another tool could, counts
+    as written without a change, as one without metadata does."""
+
+    def resource(metadata: dict[str, str]) -> ObjectResource:
+        return {"name": KEY, "generation": "1", "metadata": metadata}
+
+    assert is_tracked(resource({"operation": "write_file", "actor": "a"}))
+    for metadata in ({"operation": "write_file"}, {"actor": "a"}, {}):
+        assert not is_tracked(resource(metadata)), metadata
+    assert not is_tracked({"name": KEY, "generation": "1"})
 
 
 async def test_a_key_prefix_keeps_deployments_in_one_bucket_apart(
