@@ -11,6 +11,8 @@ Resumable uploads are checked when they start and again on every chunk.
 fake-gcs-server also ignores ``generation`` on a DELETE (it deletes the live
 object, leaving the asked-for generation): the proxy erases one generation as
 GCS does, hiding it from listings and reads from then on (``ProxyState.erased``).
+It ignores ``fields`` too: the proxy cuts each JSON answer down to the fields
+its request selects, and refuses a selector GCS could not parse (``gcs_fields``).
 
 It can also stage an outage: ``interrupt()`` closes the port and resets open
 connections (clients see refused connections), ``resume()`` serves again; and
@@ -37,6 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from tests.support.gcs_fields import BadSelector, parse, select
 from tests.support.loopback import LOOPBACK
 
 UPSTREAM_TIMEOUT_SECONDS = 60.0
@@ -66,6 +69,17 @@ PRECONDITION_FAILED = json.dumps(
             "code": 412,
             "message": "At least one of the pre-conditions you specified did not hold.",
             "errors": [{"domain": "global", "reason": "conditionNotMet"}],
+        }
+    }
+).encode()
+
+
+BAD_SELECTOR = json.dumps(
+    {
+        "error": {
+            "code": 400,
+            "message": "Invalid field selection",
+            "errors": [{"domain": "global", "reason": "invalidParameter"}],
         }
     }
 ).encode()
@@ -171,7 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self._body()
         if self.command in ("GET", "HEAD"):
-            self._reply(self._without_erased(self._forward(body)))
+            self._reply(self._partial(self._without_erased(self._forward(body))))
             return
         erasing = self._erasing()
         if erasing is not None:
@@ -257,6 +271,20 @@ class _Handler(BaseHTTPRequestHandler):
         return Reply(
             reply.status, reply.reason, reply.headers, json.dumps(page).encode()
         )
+
+    def _partial(self, reply: Reply) -> Reply:
+        """``reply`` cut down to the ``fields`` its request names, as GCS does."""
+        selector = parse_qs(urlsplit(self.path).query).get("fields")
+        if not selector:
+            return reply
+        try:
+            selection = parse(selector[-1])
+        except BadSelector:
+            return Reply(400, "Bad Request", [], BAD_SELECTOR)
+        if reply.status != 200 or not reply.body.startswith(b"{"):
+            return reply
+        body = json.dumps(select(json.loads(reply.body), selection)).encode()
+        return Reply(reply.status, reply.reason, reply.headers, body)
 
     def _loses(self, body: bytes) -> bool:
         """Whether this mutation's answer is the one ``lose_answer`` staged."""
