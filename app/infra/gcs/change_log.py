@@ -260,7 +260,7 @@ class GcsChangeLog:
             del self._hints[entity]
         params = {"prefix": f"{self._prefix}{LOG}{prefix}", "versions": "true"}
         params |= {"fields": "items(name,generation),nextPageToken"}
-        async for item in self._objects.items(params | {"maxResults": "1000"}):
+        async for item in self._objects.items(params | {"maxResults": str(LIST_BATCH)}):
             await self._objects.erase(str(item["name"]), str(item["generation"]))
 
 
