@@ -96,6 +96,18 @@ async def test_tool_requests_need_no_transport_of_their_own(
     )
 
 
+async def test_with_the_fast_paths_off_the_sdk_s_transport_answers_a_tool_request(
+    tmp_path: Path, transports: list[object]
+) -> None:
+    """The declared path: no single exchange in front of the SDK's transport."""
+    async with open_api(tmp_path, fast_paths="off") as api:
+        listed = await post(api, rpc("tools/list", {}, id=1))
+
+    assert len(transports) == 1
+    assert listed.headers["content-type"] == "application/json"
+    assert listed.json()["id"] == 1
+
+
 async def test_a_malformed_tool_request_is_a_protocol_error_with_its_id(
     tmp_path: Path,
 ) -> None:
