@@ -13,6 +13,8 @@ object, leaving the asked-for generation): the proxy erases one generation as
 GCS does, hiding it from listings and reads from then on (``ProxyState.erased``).
 It ignores ``fields`` too: the proxy cuts each JSON answer down to the fields
 its request selects, and refuses a selector GCS could not parse (``gcs_fields``).
+And it stores custom metadata of any size: the proxy refuses, as GCS does, a
+mutation whose custom metadata passes 8 KiB (keys and values, UTF-8).
 
 It can also stage an outage: ``interrupt()`` closes the port and resets open
 connections (clients see refused connections), ``resume()`` serves again; and
@@ -80,6 +82,18 @@ BAD_SELECTOR = json.dumps(
             "code": 400,
             "message": "Invalid field selection",
             "errors": [{"domain": "global", "reason": "invalidParameter"}],
+        }
+    }
+).encode()
+
+
+METADATA_LIMIT_BYTES = 8192
+METADATA_TOO_LARGE = json.dumps(
+    {
+        "error": {
+            "code": 400,
+            "message": "Metadata part is too large.",
+            "errors": [{"domain": "global", "reason": "invalid"}],
         }
     }
 ).encode()
@@ -203,6 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = Reply(429, "Too Many Requests", [], RATE_LIMITED)
             elif target is not None and not self._passes(target, current):
                 reply = Reply(412, "Precondition Failed", [], PRECONDITION_FAILED)
+            elif self._metadata_bytes(body) > METADATA_LIMIT_BYTES:
+                reply = Reply(400, "Bad Request", [], METADATA_TOO_LARGE)
             else:
                 reply = self._forward(body)
                 state.last_mutation = now
@@ -298,6 +314,25 @@ class _Handler(BaseHTTPRequestHandler):
         state.lost += 1
         state.down = state.lose_then_down
         return True
+
+    def _metadata_bytes(self, body: bytes) -> int:
+        """The size GCS counts of the custom metadata a mutation's JSON (or the JSON
+        part of a multipart upload) sets: every key and value, UTF-8; 0 if none."""
+        kind = self.headers.get("Content-Type", "")
+        start = body.find(b"{")
+        if start < 0 or not ("json" in kind or "multipart" in kind):
+            return 0
+        try:
+            resource: object = json.JSONDecoder().raw_decode(body[start:].decode())[0]
+        except (UnicodeDecodeError, ValueError):
+            return 0
+        if not isinstance(resource, dict):
+            return 0
+        metadata = cast(dict[str, object], resource).get("metadata")
+        if not isinstance(metadata, dict):
+            return 0
+        pairs = cast(dict[str, object], metadata).items()
+        return sum(len(k.encode()) + len(str(v or "").encode()) for k, v in pairs)
 
     def _object_name(self, body: bytes) -> str | None:
         url = urlsplit(self.path)

@@ -34,7 +34,13 @@ from app.features.memory.ports import (
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.resources import ObjectResource
 from app.infra.history_records import expired
-from app.infra.object_metadata import metadata_from_map, metadata_to_map
+from app.infra.object_metadata import (
+    ALIASES,
+    DESCRIPTION,
+    SOURCES,
+    metadata_from_map,
+    metadata_to_map,
+)
 from app.shared.errors import invalid_argument_error
 
 HISTORY = "\\history/"
@@ -47,6 +53,11 @@ LIST_FIELDS = "items(name,generation,size,metadata),nextPageToken"
 LIST_BATCH = 1000
 _ORDER_BASE = 10**19 - 1
 NAME_LIMIT = 1024
+METADATA_LIMIT = 8192
+"""GCS's cap on an object's custom metadata, every key and value in UTF-8."""
+METADATA_ROOM = METADATA_LIMIT - NAME_LIMIT - 512
+"""What a write's own metadata may take: a rename's mark adds the source key and
+its own values (under 512 bytes), an archived record its version."""
 """GCS refuses an object name of more bytes of UTF-8 than this."""
 _GENERATION = re.compile(r"[1-9][0-9]{0,18}")
 _MAX_GENERATION = 2**63 - 1
@@ -66,6 +77,22 @@ def change_map(
     if deleted:
         values[DELETED] = "true"
     return values
+
+
+def require_metadata_room(values: dict[str, str]) -> None:
+    """Refuse a write whose custom metadata leaves a rename no room under GCS's cap."""
+    # Refused here, not by GCS: its 400 would reach the caller as an internal error.
+    size = sum(len(key.encode()) + len(value.encode()) for key, value in values.items())
+    if size > METADATA_ROOM:
+        named = (DESCRIPTION, ALIASES, SOURCES)
+        sizes = {name: len(values[name].encode()) for name in named}
+        largest = max(sizes, key=lambda name: sizes[name])
+        each = ", ".join(f"{name} {taken}" for name, taken in sizes.items())
+        raise invalid_argument_error(
+            largest,
+            f"{size - METADATA_ROOM} bytes too large for GCS storage (custom "
+            f"metadata: {METADATA_ROOM} bytes a file; {each})",
+        )
 
 
 def generation_of(version: str) -> str | None:

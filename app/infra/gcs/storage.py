@@ -21,6 +21,7 @@ from app.infra.gcs.history import (
     generation_of,
     is_tombstone,
     is_tracked,
+    require_metadata_room,
 )
 from app.infra.gcs.listing import LIST_BATCH, GcsListing
 from app.infra.gcs.location import GcsLocation, parse_gcs_url
@@ -145,6 +146,7 @@ class GcsStorage:
         key, data = write.key, write.data
         self._history.require_room(key)
         values = change_map(write.metadata, write.change)
+        require_metadata_room(values)
         logged = LoggedWrite(self._log, key, write.change)
         for _ in range(WRITE_ATTEMPTS):
             current = await self._renames.current(key, wait=True)
@@ -163,6 +165,7 @@ class GcsStorage:
         key, data = write.key, write.data
         self._history.require_room(key)
         values = change_map(write.metadata, write.change)
+        require_metadata_room(values)
         logged = LoggedWrite(self._log, key, write.change)
         if expected is None:
             version = await self._create(key, data, values, logged)
