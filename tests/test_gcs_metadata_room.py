@@ -10,6 +10,7 @@ precondition proxy refuses metadata over 8 KiB as GCS does.
 
 import json
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 from tenchi.errors import AppError
 
 from app.features.memory.ports import Change, FileMetadata, Write
-from app.infra.gcs.history import METADATA_ROOM
+from app.infra.gcs.history import METADATA_ROOM, change_map
 from app.infra.gcs.storage import open_gcs_storage
 from app.server.settings import Settings
 from app.server.tasks import build_task_runner
@@ -104,3 +105,27 @@ async def test_an_import_whose_sources_leave_no_room_is_refused_naming_them(
     listed = {"scope": "user", "entity_id": "alice"}
     exported = await runner.run("memory.export", input_json=json.dumps(listed))
     assert "coffee" not in json.dumps(exported, default=str)
+
+
+async def test_metadata_of_exactly_the_room_is_written_and_a_byte_more_is_refused(
+    gcs_emulator: GcsEmulator,
+) -> None:
+    """The refusal names the largest part (here the description) and by how
+    many bytes the metadata is over."""
+    change = Change("write_file", "claude-desktop", AT, "c" * 64)
+    base = FileMetadata("", (), ("claude-desktop",), AT)
+    fill = METADATA_ROOM - sum(
+        len(k.encode()) + len(v.encode()) for k, v in change_map(base, change).items()
+    )
+    async with open_gcs_storage(fresh(gcs_emulator)) as storage:
+        fits = replace(base, description="d" * fill)
+        assert await storage.put(Write("user/alice/notes/a.md", b"x\n", fits, change))
+
+        over = replace(base, description="d" * (fill + 1))
+        with pytest.raises(AppError) as raised:
+            await storage.put(Write("user/alice/notes/b.md", b"x\n", over, change))
+        assert raised.value.details["argument"] == "description"
+        assert str(raised.value.message).startswith(
+            "Argument description is invalid: 1 bytes too large for GCS storage"
+        )
+        assert await storage.get("user/alice/notes/b.md") is None
