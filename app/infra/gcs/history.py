@@ -53,12 +53,12 @@ LIST_FIELDS = "items(name,generation,size,metadata),nextPageToken"
 LIST_BATCH = 1000
 _ORDER_BASE = 10**19 - 1
 NAME_LIMIT = 1024
+"""GCS refuses an object name of more bytes of UTF-8 than this."""
 METADATA_LIMIT = 8192
 """GCS's cap on an object's custom metadata, every key and value in UTF-8."""
 METADATA_ROOM = METADATA_LIMIT - NAME_LIMIT - 512
 """What a write's own metadata may take: a rename's mark adds the source key and
 its own values (under 512 bytes), an archived record its version."""
-"""GCS refuses an object name of more bytes of UTF-8 than this."""
 _GENERATION = re.compile(r"[1-9][0-9]{0,18}")
 _MAX_GENERATION = 2**63 - 1
 
