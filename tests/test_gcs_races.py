@@ -25,7 +25,7 @@ from app.features.memory.ports import HistoryRetention, VersionRecord, Write
 from app.infra.gcs.change_log import START, GcsChangeLog
 from app.infra.gcs.client import GcsClient
 from app.infra.gcs.history import RENAMING, GcsHistory
-from app.infra.gcs.location import parse_gcs_url
+from app.infra.gcs.location import GcsLocation, parse_gcs_url
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.outcomes import CHECK_SECONDS
 from app.infra.gcs.storage import GcsStorage, open_gcs_storage
@@ -111,6 +111,18 @@ class Racing:
     """The traced client, for a storage of other settings on the same prefix."""
 
 
+def settling_log(objects: GcsObjects, location: GcsLocation) -> GcsChangeLog:
+    """A change log that settles every unanswered claim it meets at once."""
+    history = GcsHistory(objects, location.prefix, HistoryRetention())
+    return GcsChangeLog(
+        objects,
+        location.prefix,
+        timedelta(days=7),
+        archive_prefix=history.key_prefix,
+        pending_seconds=0,
+    )
+
+
 @pytest.fixture
 async def racing(gcs_emulator: GcsEmulator) -> AsyncGenerator[Racing]:
     url = f"gcs://{TEST_BUCKET}/t-{uuid.uuid4().hex}?timeout=5&attempts=3"
@@ -123,15 +135,7 @@ async def racing(gcs_emulator: GcsEmulator) -> AsyncGenerator[Racing]:
         open_gcs_storage(url) as rival,
     ):
         client = GcsClient(session=session)
-        objects = GcsObjects(client, location)
-        history = GcsHistory(objects, location.prefix, HistoryRetention())
-        settling = GcsChangeLog(
-            objects,
-            location.prefix,
-            timedelta(days=7),
-            archive_prefix=history.key_prefix,
-            pending_seconds=0,
-        )
+        settling = settling_log(GcsObjects(client, location), location)
         storage = GcsStorage(client, location)
         prefix = location.prefix
         yield Racing(storage, rival, race, settling, gcs_emulator, prefix, client)
@@ -965,15 +969,7 @@ async def test_a_stale_claim_whose_log_is_scrubbed_while_settling_holds_the_page
         return is_upload(method, url) or (method == "GET" and "%2B" in url)
 
     async with aiohttp.ClientSession() as session:
-        objects = GcsObjects(GcsClient(session=session), location)
-        history = GcsHistory(objects, location.prefix, HistoryRetention())
-        other = GcsChangeLog(
-            objects,
-            location.prefix,
-            timedelta(days=7),
-            archive_prefix=history.key_prefix,
-            pending_seconds=0,
-        )
+        other = settling_log(GcsObjects(GcsClient(session=session), location), location)
 
         async def settle_then_scrub() -> None:
             if not ran:

@@ -52,6 +52,13 @@ INITIALIZE = {
     },
 }
 ACCEPT = {"accept": "application/json, text/event-stream"}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+SUBSCRIBE = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "resources/subscribe",
+    "params": {"uri": URI},
+}
 subscriptions_log = subscriptions_logger.name
 
 
@@ -179,20 +186,13 @@ def test_sessions_are_bounded_in_number_and_idle_time(
     first = httpx.post(url, json=INITIALIZE, headers=auth)
     refused = httpx.post(url, json=INITIALIZE, headers=auth)
     held = auth | {"mcp-session-id": first.headers["mcp-session-id"]}
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    subscribe = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "resources/subscribe",
-        "params": {"uri": URI},
-    }
-    httpx.post(url, json=initialized, headers=held)
+    httpx.post(url, json=INITIALIZED, headers=held)
     with caplog.at_level(logging.INFO, logger=subscriptions_log):
-        subscribed = httpx.post(url, json=subscribe, headers=held)
+        subscribed = httpx.post(url, json=SUBSCRIBE, headers=held)
         time.sleep(2.5)
     # Before any request names the session again: the idle sweep ended it.
     ended = [r.getMessage() for r in caplog.records if r.name == subscriptions_log]
-    expired = httpx.post(url, json=subscribe, headers=held)
+    expired = httpx.post(url, json=SUBSCRIBE, headers=held)
     again = httpx.post(url, json=INITIALIZE, headers=auth)
     assert (first.status_code, refused.status_code) == (200, 503)
     assert subscribed.status_code == 200, subscribed.text
@@ -225,19 +225,12 @@ def test_a_server_that_stops_ends_each_session_s_subscriptions(
     token, _ = create_token(tokens, parse_grants(["user=alice:owner"]))
     settings = Settings(storage="memory://", tokens_file=str(tokens))
     auth = {"authorization": f"Bearer {token}"} | ACCEPT
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    subscribe = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "resources/subscribe",
-        "params": {"uri": URI},
-    }
     with caplog.at_level(logging.INFO, logger=subscriptions_log):
         with serve(build_app(settings)) as url:
             opened = httpx.post(f"{url}/mcp/session", json=INITIALIZE, headers=auth)
             held = auth | {"mcp-session-id": opened.headers["mcp-session-id"]}
-            httpx.post(f"{url}/mcp/session", json=initialized, headers=held)
-            subscribed = httpx.post(f"{url}/mcp/session", json=subscribe, headers=held)
+            httpx.post(f"{url}/mcp/session", json=INITIALIZED, headers=held)
+            subscribed = httpx.post(f"{url}/mcp/session", json=SUBSCRIBE, headers=held)
             assert subscribed.status_code == 200, subscribed.text
         ended = [r.getMessage() for r in caplog.records if r.name == subscriptions_log]
 
