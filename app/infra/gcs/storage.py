@@ -142,11 +142,16 @@ class GcsStorage:
             await self._history.prune(write.key, without_data(newest), change.at)
         return version
 
-    async def put(self, write: ports.Write) -> str:
-        key, data = write.key, write.data
-        self._history.require_room(key)
+    def _values(self, write: ports.Write) -> dict[str, str]:
+        """The custom metadata of ``write``, refused if GCS could not hold it."""
+        self._history.require_room(write.key)
         values = change_map(write.metadata, write.change)
         require_metadata_room(values)
+        return values
+
+    async def put(self, write: ports.Write) -> str:
+        key, data = write.key, write.data
+        values = self._values(write)
         logged = LoggedWrite(self._log, key, write.change)
         for _ in range(WRITE_ATTEMPTS):
             current = await self._renames.current(key, wait=True)
@@ -163,9 +168,7 @@ class GcsStorage:
         self, write: ports.Write, expected: str | None
     ) -> str | None:
         key, data = write.key, write.data
-        self._history.require_room(key)
-        values = change_map(write.metadata, write.change)
-        require_metadata_room(values)
+        values = self._values(write)
         logged = LoggedWrite(self._log, key, write.change)
         if expected is None:
             version = await self._create(key, data, values, logged)
