@@ -45,6 +45,23 @@ async def seeded(root: Path) -> tuple[FilesystemStorage, list[str]]:
     return storage, [first, second]
 
 
+async def crashed_after_the_journal(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename of ``OLD`` to ``NEW`` whose process dies once its journal is written."""
+    storage, versions = await seeded(root)
+
+    def crash(*arguments: object) -> None:
+        raise Crash
+
+    monkeypatch.setattr(renames, "sync_directory", crash)  # after the journal
+    with contextlib.suppress(Crash):
+        await storage.rename_if_version(
+            OLD, NEW, versions[1], replacing=None, change=Change("rename_file", "t", AT)
+        )
+    monkeypatch.undo()
+
+
 @pytest.mark.parametrize("survived", range(12))
 async def test_a_rename_crashed_after_any_step_lands_whole_or_not_at_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, survived: int
@@ -102,17 +119,7 @@ async def test_a_reader_that_meets_the_journal_waits_to_finish_it_alone(
     """A read of a crashed rename's journal takes the exclusive lock to finish
     it, so it waits for another process's reading; a read without a journal
     shares the lock with it."""
-    storage, versions = await seeded(tmp_path)
-
-    def crash(*arguments: object) -> None:
-        raise Crash
-
-    monkeypatch.setattr(renames, "sync_directory", crash)  # after the journal
-    with contextlib.suppress(Crash):
-        await storage.rename_if_version(
-            OLD, NEW, versions[1], replacing=None, change=Change("rename_file", "t", AT)
-        )
-    monkeypatch.undo()
+    await crashed_after_the_journal(tmp_path, monkeypatch)
     assert (tmp_path / renames.JOURNAL).exists()
     after = FilesystemStorage(tmp_path, lock_timeout=60)  # the next process
 
@@ -132,17 +139,7 @@ async def test_a_writer_that_meets_the_journal_finishes_it_first(
 ) -> None:
     """The next process's first call is a create at the destination: it meets
     the finished rename (a conflict), never a half-moved file."""
-    storage, versions = await seeded(tmp_path)
-
-    def crash(*arguments: object) -> None:
-        raise Crash
-
-    monkeypatch.setattr(renames, "sync_directory", crash)  # after the journal
-    with contextlib.suppress(Crash):
-        await storage.rename_if_version(
-            OLD, NEW, versions[1], replacing=None, change=Change("rename_file", "t", AT)
-        )
-    monkeypatch.undo()
+    await crashed_after_the_journal(tmp_path, monkeypatch)
     after = FilesystemStorage(tmp_path)  # the next process
 
     assert await after.put_if_version(Write(NEW, b"mine\n", META), None) is None
