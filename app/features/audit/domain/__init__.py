@@ -112,12 +112,15 @@ def _scopes(
 ) -> list[tuple[str | None, str | None]]:
     """(scope, entity) pairs the call touched; the entity is None if ungranted."""
     if scope is not None:
-        grant = call.grants.get(scope)
-        entity = named_entity or (grant.entity_id if grant else None)
-        return [(scope, entity)]
+        return [(scope, _entity(call, scope, named_entity))]
     if not call.grants:
         return [(None, None)]
     return [(name, grant.entity_id) for name, grant in sorted(call.grants.items())]
+
+
+def _entity(call: Call, scope: str, named_entity: str | None) -> str | None:
+    grant = call.grants.get(scope)
+    return named_entity or (grant.entity_id if grant else None)
 
 
 def event_count(call: Call, scope: str | None) -> int:
@@ -225,10 +228,26 @@ def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
     scope, or None for a call naming none: a mutation's event before its write
     (no result yet, so no version and no files; the write stamps the version).
 
-    Without the result-reading steps: every write builds one as its statement
-    is prepared.
+    Without the result-reading steps, nor a list for its one scope: every
+    write builds one as its statement is prepared.
     """
     fields = read_fields(request)
-    if fields["scope"] is None:
+    scope = fields["scope"]
+    if scope is None:
         return None
-    return events_of(call, fields, "ok", None, {}, at=at, made_ns=None)[0]
+    entity = _entity(call, scope, fields["entity_id"])
+    return AuditEvent(
+        new_event_id(),
+        at,
+        call.request_id,
+        call.surface,
+        call.actor,
+        call.token_id,
+        call.operation,
+        scope,
+        entity,
+        fields["area"],
+        fields["name"],
+        "ok",
+        None,
+    )

@@ -159,7 +159,9 @@ def test_a_mutations_event_before_its_write_is_its_ok_event_without_a_version() 
         "content": "never recorded",
     }
     named = {**fields, "scope": "project", "entity_id": "p-9"}
-    for request in (fields, named, ReadFile(scope="user", area="notes", name="tea")):
+    ungranted = {**fields, "scope": "elsewhere"}
+    model = ReadFile(scope="user", area="notes", name="tea")
+    for request in (fields, named, ungranted, model):
         (expected,) = call_events(call("write_file"), request, Outcome("ok"), at=AT)
         built = ok_event(call("write_file"), request, at=AT)
         assert built is not None
