@@ -69,11 +69,20 @@ def require_within_limit(address: Address, data: bytes, limit: int) -> bytes:
 
 
 def require_edit_fits(
-    address: Address, content: str, meta: FileMetadata, limit: int
+    address: Address,
+    content: str,
+    meta: FileMetadata,
+    limit: int,
+    changes: MetadataChanges,
 ) -> bytes:
-    """An edited body within the size limit, then its metadata within budget."""
+    """An edited body within the size limit, then its metadata within budget.
+
+    Metadata the edit leaves as stored (no description, no aliases given) is
+    not measured again: every write that set it was held to the budget.
+    """
     data = require_within_limit(address, content.encode(), limit)
-    require_metadata_budget(meta.description, meta.aliases)
+    if changes.description is not None or changes.aliases is not None:
+        require_metadata_budget(meta.description, meta.aliases)
     return data
 
 

@@ -2,19 +2,24 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pytest
 from tenchi.errors import AppError
 
+from app.features.memory.domain import address_of
 from app.features.memory.policy.content import (
     METADATA_BUDGET_BYTES,
     require_aliases,
     require_description,
+    require_edit_fits,
     require_fact_line,
     require_metadata_budget,
     require_metadata_changes,
     require_old_string,
 )
+from app.features.memory.ports import FileMetadata
+from app.shared.locations import Location
 
 
 def raised(run: object, *arguments: object) -> tuple[str, str]:
@@ -88,3 +93,28 @@ def test_the_metadata_budget_is_inclusive_and_blames_the_larger_part() -> None:
     whole = "d" * METADATA_BUDGET_BYTES
     assert raised(require_metadata_budget, whole, [])[0] == "aliases"
     assert raised(require_metadata_budget, whole + "d", [])[0] == "description"
+
+
+def test_an_edit_measures_its_metadata_when_it_changes_some() -> None:
+    """A given description or alias holds the edit's whole metadata to the
+    budget, exactly at its edge; metadata left as stored was held to it when
+    it was written, and is not measured again."""
+    address = address_of(Location("user", "notes", "tea"), "alice")
+    at = datetime(2026, 12, 7, tzinfo=UTC)
+    exact = "d" * (METADATA_BUDGET_BYTES - len('["a"]'))
+    fits = FileMetadata(exact, ("a",), (), at)
+    over = FileMetadata(exact + "d", ("a",), (), at)
+    for changes in (Changes("x", None), Changes(None, ["a"]), Changes("", [])):
+        assert require_edit_fits(address, "- x\n", fits, 4, changes) == b"- x\n"
+        assert raised(require_edit_fits, address, "- x\n", over, 4, changes) == (
+            "aliases",
+            "Argument aliases is invalid: description and aliases together take "
+            f"{METADATA_BUDGET_BYTES + 1} bytes of metadata, over the "
+            f"{METADATA_BUDGET_BYTES}-byte limit; shorten the description or drop "
+            "aliases.",
+        )
+    unchanged = Changes(None, None)
+    assert require_edit_fits(address, "- x\n", over, 4, unchanged) == b"- x\n"
+    with pytest.raises(AppError) as caught:
+        require_edit_fits(address, "- xy\n", fits, 4, unchanged)
+    assert caught.value.code == "OVERSIZE_WRITE"

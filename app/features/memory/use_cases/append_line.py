@@ -37,7 +37,7 @@ async def append_line(request: AppendLine, context: AppContext) -> MemoryFile:
         require_version(address, stored, expected)
         content = appended(stored.data.decode(), line)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
-        data = require_edit_fits(address, content, meta, limit)
+        data = require_edit_fits(address, content, meta, limit, request)
         change = Change("append_line", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 

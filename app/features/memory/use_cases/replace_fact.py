@@ -54,7 +54,7 @@ async def replace_fact(request: ReplaceFact, context: AppContext) -> MemoryFile:
         content = require_single_match(location, stored, old_string, expected)
         edited = content.replace(old_string, new_string, 1)
         meta = edited_metadata(stored.metadata, request, source, context.clock())
-        data = require_edit_fits(address, edited, meta, limit)
+        data = require_edit_fits(address, edited, meta, limit, request)
         change = Change("replace_fact", source, meta.last_updated, call, event)
         return Write(address.key, data, meta, change=change)
 
