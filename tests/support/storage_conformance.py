@@ -85,6 +85,9 @@ class StorageConformance(
         stored = await adapter.storage.get(KEY)
         assert stored is not None
         assert (stored.data, stored.metadata, stored.version) == (body, META, version)
+        # A read shows this text as the file's last_updated, unformatted again.
+        shown = format_timestamp(META.last_updated)
+        assert stored.updated_text in (None, shown)
 
     async def test_expiry_round_trips_through_every_write_and_listing(
         self, adapter: AdapterUnderTest

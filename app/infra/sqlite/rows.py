@@ -74,9 +74,9 @@ def record_from(row: sqlite3.Row, data: bytes | None) -> VersionRecord:
 
 
 def stored_from(row: sqlite3.Row) -> StoredObject:
-    """A ``SELECT data, {COLUMNS}`` row."""
+    """A ``SELECT data, {COLUMNS}`` row; ``last_updated`` is stored as shown."""
     meta = meta_from(row, 1, row[5])
-    return StoredObject(bytes(row[0]), meta, row[6])
+    return StoredObject(bytes(row[0]), meta, row[6], row[4])
 
 
 def listed_from(row: sqlite3.Row) -> ListedObject:

@@ -13,8 +13,13 @@ from .timestamps import format_timestamp
 
 
 def render_file(
-    location: Location, data: bytes, meta: FileMetadata, version: str
+    location: Location,
+    data: bytes,
+    meta: FileMetadata,
+    version: str,
+    updated_text: str | None = None,
 ) -> MemoryFile:
+    """The file as shown; ``updated_text`` is ``meta.last_updated`` already shown."""
     # Built from one dict: a keyword call through ``BaseModel.__init__`` costs
     # about twice as much, once per file or entry.
     values = {
@@ -26,7 +31,7 @@ def render_file(
         "description": meta.description,
         "aliases": meta.aliases,
         "sources": meta.sources,
-        "last_updated": format_timestamp(meta.last_updated),
+        "last_updated": updated_text or format_timestamp(meta.last_updated),
     }
     if meta.expires_at is not None:
         values["expires_at"] = format_timestamp(meta.expires_at)
@@ -34,7 +39,9 @@ def render_file(
 
 
 def render_stored(location: Location, stored: StoredObject) -> MemoryFile:
-    return render_file(location, stored.data, stored.metadata, stored.version)
+    return render_file(
+        location, stored.data, stored.metadata, stored.version, stored.updated_text
+    )
 
 
 def render_record(location: Location, record: VersionRecord) -> MemoryFile:

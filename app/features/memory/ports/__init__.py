@@ -31,6 +31,9 @@ class StoredObject:
     data: bytes
     metadata: FileMetadata
     version: str
+    updated_text: str | None = None
+    """``metadata.last_updated`` as a file shows it (``format_timestamp``'s text),
+    when storage holds exactly that text; None: formatted when shown."""
 
 
 @dataclass(frozen=True, slots=True)
