@@ -25,7 +25,7 @@ def version_headers(file: MemoryFile) -> VersionHeaders:
 
 def tag_headers(tag: str) -> VersionHeaders:
     """The ETag header of an answer whose entity tag is ``tag`` (quoted)."""
-    return VersionHeaders.model_validate({"ETag": tag})
+    return VersionHeaders(ETag=tag)
 
 
 def present_write(
