@@ -40,3 +40,23 @@ async def test_an_append_prunes_the_entries_past_the_retention(tmp_path: Path) -
 
     assert before == ["user/alice/notes/a.md", "user/alice/notes/b.md"]
     assert logged(database) == ["user/alice/notes/b.md", "user/alice/notes/c.md"]
+
+
+async def test_a_log_written_for_many_retentions_keeps_only_the_retained_entries(
+    tmp_path: Path,
+) -> None:
+    """Each write whose entity's oldest entry is past the retention prunes: a
+    log written twice a day for three weeks holds the last day's entries only."""
+    database = tmp_path / "wenchang.db"
+    retention = HistoryRetention(changes_seconds=86_400)
+    async with open_sqlite_storage(str(database), retention=retention) as storage:
+        for index in range(42):
+            at = AT + timedelta(hours=12 * index)
+            change = Change("write_file", "http", at)
+            key = f"user/alice/notes/n{index}.md"
+            assert await storage.put_if_version(
+                Write(key, b"x\n", META, change=change), None
+            )
+
+    # n39 is exactly one retention older than n41: at the edge, kept
+    assert logged(database) == [f"user/alice/notes/n{i}.md" for i in (39, 40, 41)]

@@ -8,7 +8,8 @@ reuses no number a cursor may hold), and SQLite lets one writer at a time into
 the file, across processes, so an entity's entries are numbered in commit order
 without a gap, and a reader never sees a later number before an earlier one.
 The same step prunes a few entries older than the retention, never the newest
-(it carries the count on).
+(it carries the count on), when the entity's oldest entry is past the retention:
+entries are appended in time order, so until then none is.
 """
 
 import sqlite3
@@ -35,6 +36,13 @@ CREATE TABLE IF NOT EXISTS memory_changes (
 ) WITHOUT ROWID
 """
 _NEWEST = "SELECT max(seq) FROM memory_changes WHERE prefix = ?"
+_NEWEST_AND_DUE = """
+SELECT max(seq), (SELECT julianday(at) < julianday(?) - ? FROM memory_changes
+    WHERE prefix = ? ORDER BY seq LIMIT 1)
+FROM memory_changes WHERE prefix = ?
+"""
+"""The entity's newest seq, and whether its oldest entry is past the retention
+as of ``at`` (parameters: at, days, prefix, prefix)."""
 _INSERT = "INSERT INTO memory_changes VALUES (?, ?, ?, ?, ?, ?, ?)"
 # Only the entity's 8 oldest entries are looked at: entries are appended in time
 # order, so when the oldest is still retained none after it is due. (Filtering by
@@ -69,12 +77,14 @@ class ChangeLog:
         """The entry of ``change``; ``at`` is ``change.at`` formatted, which the
         write's history record stores too (made once per write)."""
         prefix = entity_prefix_of_key(key)
-        newest = db.execute(_NEWEST, (prefix,)).fetchone()[0]
+        newest, due = db.execute(
+            _NEWEST_AND_DUE, (at, self._days, prefix, prefix)
+        ).fetchone()
         seq = first_seq() if newest is None else int(newest) + 1
         db.execute(
             _INSERT, (prefix, seq, key, change.operation, change.actor, at, version)
         )
-        if newest is not None:
+        if due:  # else the oldest entry is still kept, and so is every later one
             db.execute(
                 _PRUNE, {"prefix": prefix, "seq": seq, "at": at, "days": self._days}
             )
