@@ -18,7 +18,6 @@ from datetime import datetime, timedelta
 import aiosqlite
 
 from app.features.memory.domain import format_timestamp, parse_timestamp
-from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, ChangeLogPage, LoggedChange
 from app.infra.change_numbers import first_seq
 from app.infra.sqlite.connection import fetch_rows, translate_sqlite_error
@@ -72,11 +71,17 @@ class ChangeLog:
         self._days = retention / timedelta(days=1)
 
     def append(
-        self, db: sqlite3.Connection, key: str, version: str, change: Change, at: str
+        self,
+        db: sqlite3.Connection,
+        prefix: str,
+        key: str,
+        version: str,
+        change: Change,
+        at: str,
     ) -> None:
-        """The entry of ``change``; ``at`` is ``change.at`` formatted, which the
-        write's history record stores too (made once per write)."""
-        prefix = entity_prefix_of_key(key)
+        """The entry of ``change`` to ``key`` of the entity ``prefix``; ``at`` is
+        ``change.at`` formatted, which the write's history record stores too
+        (both made once per write)."""
         newest, due = db.execute(
             _NEWEST_AND_DUE, (at, self._days, prefix, prefix)
         ).fetchone()

@@ -22,6 +22,10 @@ from app.infra.sqlite.history_pack import unpack
 from app.infra.sqlite.history_table import prepare_history_table
 from app.infra.sqlite.rows import record_from
 
+type Entry = tuple[str, str, str, int, int, str, str, str, str, bytes]
+"""A record's columns: version, operation, actor, deleted, size, description,
+aliases, sources, last_updated, data."""
+
 OBJECTS_TABLE = """
 CREATE TABLE IF NOT EXISTS memory_objects (
     key TEXT PRIMARY KEY,
@@ -47,24 +51,27 @@ RECORD_COLUMNS = (
     "version, operation, actor, deleted, size, description, aliases, sources, "
     "last_updated"
 )
-_AGE = "julianday(:last_updated)"
-_FLOOR = f"min(coalesce(floor, {_AGE}), coalesce({_AGE}, floor))"
-_NEWEST = (
-    f"SELECT seq, n, {_FLOOR}, {_FLOOR} < julianday(:changed_at) - :max_days "
-    "FROM memory_history WHERE key = :key ORDER BY seq DESC LIMIT 1"
-)
-"""The key's newest record: its seq and count, the floor the new record gets,
-and whether that floor is past the age limit (one seek from the end of the run)."""
-_BY_COUNT = """
-DELETE FROM memory_history WHERE key = :key AND seq <= (SELECT max(seq) FROM
-    (SELECT seq FROM memory_history WHERE key = :key ORDER BY seq LIMIT :doomed))
+_NEWEST = """
+SELECT seq, n, floor, floor < julianday(?) - ? FROM (
+    SELECT seq, n, min(coalesce(floor, julianday(?)), coalesce(julianday(?), floor))
+        AS floor
+    FROM memory_history WHERE key = ? ORDER BY seq DESC LIMIT 1)
 """
-_INSERT = f"""
+"""The key's newest record: its seq and count, the floor the new record gets,
+and whether that floor is past the age limit (one seek from the end of the run).
+Parameters: changed_at, max_days, last_updated, last_updated, key."""
+_BY_COUNT = """
+DELETE FROM memory_history WHERE key = ? AND seq <= (SELECT max(seq) FROM
+    (SELECT seq FROM memory_history WHERE key = ? ORDER BY seq LIMIT ?))
+"""
+"""Parameters: key, key, how many of its oldest records go."""
+_INSERT = """
 INSERT INTO memory_history (key, seq, n, floor, version, operation, actor,
     deleted, size, description, aliases, sources, last_updated, data)
-VALUES (:key, :seq, :n, coalesce(:floor, {_AGE}), :version, :operation, :actor,
-    :deleted, :size, :description, :aliases, :sources, :last_updated, :data)
+VALUES (?, ?, ?, coalesce(?, julianday(?)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
+"""Parameters: key, seq, n, floor (None: the record's date, last_updated), then
+the ``Entry``."""
 _OLD = "julianday(last_updated) < julianday(:changed_at) - :max_days"
 _BY_AGE = f"""
 DELETE FROM memory_history WHERE key = :key AND seq <= (SELECT max(seq) FROM
@@ -96,26 +103,33 @@ class HistoryRecorder:
     def __init__(self, retention: HistoryRetention) -> None:
         self._keep, self._max_days = retention.max_versions, retention.max_days
 
-    def record(self, db: sqlite3.Connection, fields: dict[str, object]) -> None:
-        """Add the record ``fields`` describe (``_INSERT``'s names, without seq,
-        n and floor) inside the change's transaction, then prune."""
-        fields["max_days"] = self._max_days
-        newest = db.execute(_NEWEST, fields).fetchone()
-        old = False
-        if newest is None:
-            fields["seq"], fields["n"], fields["floor"] = 1, 1, None
-        else:
+    def record(
+        self, db: sqlite3.Connection, key: str, entry: Entry, changed_at: str
+    ) -> None:
+        """Add the record ``entry`` of ``key`` made at ``changed_at`` inside the
+        change's transaction, then prune."""
+        last_updated = entry[8]
+        newest = db.execute(
+            _NEWEST, (changed_at, self._max_days, last_updated, last_updated, key)
+        ).fetchone()
+        seq, n, floor, old = 1, 1, None, False
+        if newest is not None:
             seq, n, floor, past = newest
             doomed = max(0, min(PRUNE_PER_WRITE, n - (self._keep - 1)))
             if doomed:
-                fields["doomed"] = doomed
-                db.execute(_BY_COUNT, fields)
-            fields["seq"], fields["n"], fields["floor"] = seq + 1, n - doomed + 1, floor
+                db.execute(_BY_COUNT, (key, key, doomed))
+            seq, n = seq + 1, n - doomed + 1
             old = bool(self._max_days and past)
-        db.execute(_INSERT, fields)
+        db.execute(_INSERT, (key, seq, n, floor, last_updated, *entry))
         if old:
-            db.execute(_BY_AGE, fields)
-            db.execute(_RECOUNT, fields)
+            prune = {
+                "key": key,
+                "seq": seq,
+                "changed_at": changed_at,
+                "max_days": self._max_days,
+            }
+            db.execute(_BY_AGE, prune)
+            db.execute(_RECOUNT, prune)
 
 
 async def prepare_history(connection: aiosqlite.Connection) -> None:

@@ -13,6 +13,7 @@ import sqlite3
 
 from app.features.audit.ports import PendingEvent
 from app.features.memory.domain import format_timestamp
+from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, Write
 from app.infra.sqlite.edits import GET
 from app.infra.sqlite.rows import stored_from, written_values
@@ -78,6 +79,13 @@ class RenameJob:
         db.execute(_MOVE_HISTORY, (self.destination, last, self.source))
         db.execute(_RECOUNT, {"key": self.destination})
         at = format_timestamp(self.change.at)
-        self.landing.log.append(db, self.source, self.version, self.change, at)
+        self.landing.log.append(
+            db,
+            entity_prefix_of_key(self.source),
+            self.source,
+            self.version,
+            self.change,
+            at,
+        )
         self.claimed = self.landing.written(db, write, self.version, meta)
         return 1

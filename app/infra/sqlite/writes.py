@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 from app.features.audit.ports import PendingEvent
 from app.features.memory.domain import format_timestamp
+from app.features.memory.domain.keys import entity_prefix_of_key
 from app.features.memory.ports import Change, Write
-from app.infra.change_markers import BUMP, marker_of_key, new_marker
+from app.infra.change_markers import BUMP, marker_id, new_marker
 from app.infra.sqlite.audit_events import STAGE, staged_record
 from app.infra.sqlite.change_log import ChangeLog
 from app.infra.sqlite.history import HistoryRecorder
@@ -76,17 +77,17 @@ class Landing:
         """``write`` landed as ``version`` with the metadata columns ``meta``
         (``meta_values``): its record, search mark, marker and event (returned
         if this write claimed it)."""
-        change = write.change
+        change, prefix = write.change, entity_prefix_of_key(write.key)
         if change is not None:
             # An edit's change is stamped with the moment it gives the file.
             same = change.at is write.metadata.last_updated
             at = meta[3] if same else format_timestamp(change.at)
-            record = _fields(write.key, version, change, meta, at)
-            record.update(deleted=0, size=len(write.data), data=pack(write.data))
-            self.history.record(db, record)
-            self.log.append(db, write.key, version, change, at)
+            operation, actor, data = change.operation, change.actor, write.data
+            entry = (version, operation, actor, 0, len(data), *meta, pack(data))
+            self.history.record(db, write.key, entry, at)
+            self.log.append(db, prefix, write.key, version, change, at)
         db.execute(MARK_PENDING, (write.key,))
-        return self._marked(db, write.key, version, change)
+        return self._marked(db, prefix, version, change)
 
     def deleted(
         self,
@@ -97,22 +98,22 @@ class Landing:
     ) -> PendingEvent | None:
         """``key`` at version ``removed[3]`` is gone: a tombstone, no postings."""
         description, aliases, sources, version = removed
+        prefix = entity_prefix_of_key(key)
         if change is not None:
             stamp = format_timestamp(change.at)
             meta = (description, aliases, sources, stamp)
             tombstone = new_version()
-            record = _fields(key, tombstone, change, meta, stamp)
-            record.update(deleted=1, size=0, data=b"")
-            self.history.record(db, record)
-            self.log.append(db, key, tombstone, change, stamp)
+            entry = (tombstone, change.operation, change.actor, 1, 0, *meta, b"")
+            self.history.record(db, key, entry, stamp)
+            self.log.append(db, prefix, key, tombstone, change, stamp)
         for statement in FORGET:
             db.execute(statement, (key,))
-        return self._marked(db, key, version, change)
+        return self._marked(db, prefix, version, change)
 
     def _marked(
-        self, db: sqlite3.Connection, key: str, version: str, change: Change | None
+        self, db: sqlite3.Connection, prefix: str, version: str, change: Change | None
     ) -> PendingEvent | None:
-        db.execute(BUMP, (marker_of_key(key), new_marker()))
+        db.execute(BUMP, (marker_id(prefix), new_marker()))
         pending = change.event if change is not None and self.stages_events else None
         if pending is None:
             return None
@@ -125,27 +126,6 @@ class Landing:
             pending.settle(landed=False)  # the write fails with it
             raise
         return pending
-
-
-def _fields(
-    key: str,
-    version: str,
-    change: Change,
-    meta: tuple[str, str, str, str],
-    changed_at: str,
-) -> dict[str, object]:
-    description, aliases, sources, last_updated = meta
-    return {
-        "key": key,
-        "version": version,
-        "operation": change.operation,
-        "actor": change.actor,
-        "description": description,
-        "aliases": aliases,
-        "sources": sources,
-        "last_updated": last_updated,
-        "changed_at": changed_at,
-    }
 
 
 class StatementJob:
