@@ -186,7 +186,7 @@ async def test_a_lone_job_that_raises_after_writing_leaves_nothing(
 
     landing = Landing(HistoryRecorder(HistoryRetention()), ChangeLog(timedelta(days=7)))
 
-    def job(db: sqlite3.Connection) -> int:
+    def job(db: sqlite3.Cursor) -> int:
         # A recorded change with all that lands with it: history, the marker.
         db.execute(
             "UPDATE memory_objects SET data = X'00', version = 'v' WHERE key = ?",

@@ -349,7 +349,7 @@ class Unexpected(BaseException):
 async def test_an_unexpected_failure_answers_every_write_of_its_batch(
     opened: Opened,
 ) -> None:
-    def fail(db: sqlite3.Connection) -> int:
+    def fail(db: sqlite3.Cursor) -> int:
         raise Unexpected
 
     key = key_of("alice")

@@ -81,8 +81,8 @@ class Unexpected(BaseException):
 async def test_an_unexpected_failure_whose_rollback_fails_is_answered_as_itself(
     tmp_path: Path,
 ) -> None:
-    def fail(db: sqlite3.Connection) -> int:
-        db.close()  # the rollback after the failure cannot run either
+    def fail(db: sqlite3.Cursor) -> int:
+        db.connection.close()  # the rollback after the failure cannot run either
         raise Unexpected
 
     async with open_group_commit(str(tmp_path / "w.db"), "normal") as group:

@@ -72,7 +72,7 @@ class ChangeLog:
 
     def append(
         self,
-        db: sqlite3.Connection,
+        db: sqlite3.Cursor,
         prefix: str,
         key: str,
         version: str,

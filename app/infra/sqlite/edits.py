@@ -35,7 +35,7 @@ class EditJob:
         """The version the write lands as."""
         self.write: Write | None = None
 
-    def __call__(self, db: sqlite3.Connection) -> int:
+    def __call__(self, db: sqlite3.Cursor) -> int:
         row = db.execute(GET, (self.key,)).fetchone()
         stored = stored_from(row) if row is not None else None
         write = self.write = self._edit(stored)

@@ -27,7 +27,7 @@ class EraseJob:
     def __init__(self, key: str, expected: str) -> None:
         self.key, self.expected = key, expected
 
-    def __call__(self, db: sqlite3.Connection) -> int:
+    def __call__(self, db: sqlite3.Cursor) -> int:
         if db.execute(_ERASE, (self.key, self.expected)).rowcount != 1:
             return 0
         db.execute(_ERASE_HISTORY, (self.key,))

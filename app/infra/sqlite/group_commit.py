@@ -5,7 +5,7 @@ worker thread of its own (``open_group_commit``); nothing else uses it. A
 write joins the queue; the first write of an empty queue schedules a batch on
 that thread, and every write that arrives before that batch starts joins it.
 No timer: a batch grows only while the thread is busy (committing the previous
-batch). Every write is a job: a plain function of the connection that runs its
+batch). Every write is a job: a plain function of the batch's cursor that runs its
 statements (``sqlite_writes``) and returns its row count. A batch is ONE
 ``BEGIN IMMEDIATE`` … ``COMMIT`` on the thread, each write of a larger batch
 inside its own savepoint: a write whose job fails is rolled back alone and
@@ -29,8 +29,11 @@ from app.infra.sqlite.write_thread import WriteThread
 
 type Outcome = int | BaseException
 """A write's row count (did its compare-and-swap land), or what refused it."""
-type Job = Callable[[sqlite3.Connection], int]
-"""Reads and writes on the connection inside a write's transaction; its row count."""
+type Job = Callable[[sqlite3.Cursor], int]
+"""Reads and writes on the connection inside a write's transaction; its row count.
+
+A job runs every statement on the one cursor it is given (the batch's): none
+is made and dropped per statement."""
 
 
 class _Write:
@@ -138,17 +141,18 @@ def _deliver(joined: Sequence[_Write], outcomes: Sequence[Outcome]) -> None:
 def _lone_job(db: sqlite3.Connection, job: Job) -> list[Outcome]:
     # A job alone is its whole transaction: a ROLLBACK undoes exactly what a
     # savepoint's would, so it runs without one (two statements fewer a write).
+    cursor = db.cursor()
     try:
-        db.execute("BEGIN IMMEDIATE")  # waits for other processes (busy_timeout)
+        cursor.execute("BEGIN IMMEDIATE")  # waits for other processes (busy_timeout)
     except sqlite3.Error as exc:
         return [exc]
     try:
-        rowcount = job(db)
+        rowcount = job(cursor)
     except Exception as exc:  # rolled back; the job's caller gets the error
         _roll_back(db)
         return [exc]
     try:
-        db.execute("COMMIT")
+        cursor.execute("COMMIT")
     except sqlite3.Error as exc:
         _roll_back(db)
         return [exc]
@@ -156,36 +160,37 @@ def _lone_job(db: sqlite3.Connection, job: Job) -> list[Outcome]:
 
 
 def _together(db: sqlite3.Connection, batch: Sequence[_Write]) -> list[Outcome]:
+    cursor = db.cursor()
     try:
-        db.execute("BEGIN IMMEDIATE")  # waits for other processes (busy_timeout)
+        cursor.execute("BEGIN IMMEDIATE")  # waits for other processes (busy_timeout)
     except sqlite3.Error as exc:
         return [exc] * len(batch)
     outcomes: list[Outcome] = []
     for write in batch:
-        outcome = _in_savepoint(db, write)
+        outcome = _in_savepoint(cursor, write)
         if not db.in_transaction:
             # The error ended the whole transaction (SQLITE_FULL, IOERR,
             # RAISE(ROLLBACK)): the writes before it are gone too.
             return [outcome] * len(batch)
         outcomes.append(outcome)
     try:
-        db.execute("COMMIT")
+        cursor.execute("COMMIT")
     except sqlite3.Error as exc:
         _roll_back(db)
         return [exc] * len(batch)
     return outcomes
 
 
-def _in_savepoint(db: sqlite3.Connection, write: _Write) -> Outcome:
-    db.execute("SAVEPOINT write")
+def _in_savepoint(cursor: sqlite3.Cursor, write: _Write) -> Outcome:
+    cursor.execute("SAVEPOINT write")
     try:
-        rowcount = write.job(db)
+        rowcount = write.job(cursor)
     except Exception as exc:  # undone to its savepoint; its caller gets the error
-        if db.in_transaction:
-            db.execute("ROLLBACK TO write")
-            db.execute("RELEASE write")
+        if cursor.connection.in_transaction:
+            cursor.execute("ROLLBACK TO write")
+            cursor.execute("RELEASE write")
         return exc
-    db.execute("RELEASE write")
+    cursor.execute("RELEASE write")
     return rowcount
 
 

@@ -104,7 +104,7 @@ class HistoryRecorder:
         self._keep, self._max_days = retention.max_versions, retention.max_days
 
     def record(
-        self, db: sqlite3.Connection, key: str, entry: Entry, changed_at: str
+        self, db: sqlite3.Cursor, key: str, entry: Entry, changed_at: str
     ) -> None:
         """Add the record ``entry`` of ``key`` made at ``changed_at`` inside the
         change's transaction, then prune."""

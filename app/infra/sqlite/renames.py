@@ -60,7 +60,7 @@ class RenameJob:
         self.expected, self.replacing, self.version = versions
         self.claimed: PendingEvent | None = None
 
-    def __call__(self, db: sqlite3.Connection) -> int:
+    def __call__(self, db: sqlite3.Cursor) -> int:
         row = db.execute(GET, (self.source,)).fetchone()
         if row is None or row[6] != self.expected:
             return 0

@@ -69,7 +69,7 @@ class Landing:
 
     def written(
         self,
-        db: sqlite3.Connection,
+        db: sqlite3.Cursor,
         write: Write,
         version: str,
         meta: tuple[str, str, str, str],
@@ -91,7 +91,7 @@ class Landing:
 
     def deleted(
         self,
-        db: sqlite3.Connection,
+        db: sqlite3.Cursor,
         key: str,
         removed: tuple[str, str, str, str],
         change: Change | None,
@@ -111,7 +111,7 @@ class Landing:
         return self._marked(db, prefix, version, change)
 
     def _marked(
-        self, db: sqlite3.Connection, prefix: str, version: str, change: Change | None
+        self, db: sqlite3.Cursor, prefix: str, version: str, change: Change | None
     ) -> PendingEvent | None:
         db.execute(BUMP, (marker_id(prefix), new_marker()))
         pending = change.event if change is not None and self.stages_events else None
@@ -146,7 +146,7 @@ class StatementJob:
         self.write, self.version, self.meta = write, version, meta
         self.claimed: PendingEvent | None = None
 
-    def __call__(self, db: sqlite3.Connection) -> int:
+    def __call__(self, db: sqlite3.Cursor) -> int:
         if db.execute(self.sql, self.parameters).rowcount != 1:
             return 0  # the precondition failed: nothing else runs
         self.claimed = self.landing.written(db, self.write, self.version, self.meta)
@@ -165,7 +165,7 @@ class DeleteJob:
         self.change = change
         self.claimed: PendingEvent | None = None
 
-    def __call__(self, db: sqlite3.Connection) -> int:
+    def __call__(self, db: sqlite3.Cursor) -> int:
         rows = db.execute(DELETE_AT, (self.key, self.expected)).fetchall()
         if not rows:
             return 0
