@@ -3,7 +3,7 @@
 from dataclasses import fields, replace
 from typing import Any
 
-from app.server.context import AppContext
+from app.server.context import AppContext, Services
 from app.shared.identity import Grant, Identity
 
 NAMES = [f.name for f in fields(AppContext)]
@@ -56,3 +56,11 @@ def test_a_copy_for_the_calls_writes_changes_only_its_audit_event() -> None:
         getattr(expected, n) for n in NAMES
     ]
     assert base.with_audit_event(None).audit_event is None
+
+
+def test_every_shared_port_and_rule_reads_as_the_contexts_own() -> None:
+    values: dict[str, Any] = {f.name: object() for f in fields(Services)}
+
+    context = AppContext(Services(**values))
+
+    assert {name: getattr(context, name) for name in values} == values

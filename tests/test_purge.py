@@ -53,6 +53,7 @@ from app.server.runtime import create_lifespan
 from app.server.settings import Settings
 from app.shared.errors import purge_incomplete
 from app.shared.identity import Grant, Identity
+from tests.support.contexts import with_services
 from tests.support.gcs_emulator import TEST_BUCKET, GcsEmulator
 from tests.support.loopback import LOOPBACK
 from tests.support.redis_server import RedisServer
@@ -306,7 +307,9 @@ async def racing_context(
         file_key("user", "alice", "notes", "b"), rewrites=rewrites
     )
     async with task_context(settings_for("memory://", tmp_path)) as context:
-        racing = replace(context, storage=storage, index_cache=MemoryIndexCache(ttl=60))
+        racing = with_services(
+            context, storage=storage, index_cache=MemoryIndexCache(ttl=60)
+        )
         for name in ("a", "b", "c"):
             await create(caller(racing, "alice"), name)
         yield racing

@@ -23,7 +23,7 @@ from app.infra.sqlite.storage import SqliteStorage
 from app.server.context import AppContext
 from app.shared.errors import invalid_argument
 from app.shared.identity import Grant, Identity
-from tests.support.contexts import context_over
+from tests.support.contexts import context_over, with_services
 
 EXAMPLES = int(os.environ.get("WENCHANG_FUZZ_EXAMPLES", "150"))
 WORDS = ["oolong", "Café", "冻顶乌龙", "ชาไทย", "a:b", "NEAR(x)", "'; DROP", "-- *"]
@@ -60,7 +60,7 @@ def contexts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[AppConte
                 expected_version=None,
             )
             loop.run_until_complete(write_file(request, writer))
-    postings = replace(base, search_index=storage.search_index)
+    postings = with_services(base, search_index=storage.search_index)
     yield [alice(postings), alice(base)]
     loop.run_until_complete(opened.__aexit__(None, None, None))
     loop.close()

@@ -21,12 +21,12 @@ from app.shared.clock import utc_now
 from app.shared.identity import Identity
 from app.shared.progress import Progress
 
-__all__ = ["AppContext", "mark_audited"]
+__all__ = ["AppContext", "Services", "mark_audited"]
 
 
 @dataclass(frozen=True, slots=True)
-class AppContext:
-    """The ports and rules a use case runs on, and who makes the call.
+class Services:
+    """The ports and rules every call of a process shares, built once at start-up.
 
     The ports come from the composition root (``app/server/runtime.py``; tests
     build their own): the context chooses no adapter itself.
@@ -52,6 +52,19 @@ class AppContext:
     audit_policy: AuditPolicy = field(default_factory=AuditPolicy)
     webhook_policy: WebhookPolicy = field(default_factory=WebhookPolicy)
     clock: Callable[[], datetime] = utc_now
+
+
+@dataclass(frozen=True, slots=True)
+class AppContext:
+    """The shared ports and rules a use case runs on, and who makes the call.
+
+    Every request and write copies a context for itself, so what never changes
+    after start-up sits in one ``Services`` the copies share: a copy sets the
+    seven fields below, not twenty-one. Each shared port and rule reads as
+    the context's own (``context.storage``).
+    """
+
+    services: Services
     identity: Identity | None = None
     surface: str = "http"
     caller: str = ""
@@ -91,7 +104,8 @@ class AppContext:
         call_key: str = "",
     ) -> "AppContext":
         """This context for one authenticated call: who makes it, which request."""
-        return self._copy(
+        return AppContext(
+            self.services,
             identity,
             self.surface if surface is None else surface,
             self.caller if caller is None else caller,
@@ -102,7 +116,8 @@ class AppContext:
 
     def with_audit_event(self, event: PendingEvent | None) -> "AppContext":
         """This context for a call's own writes: they carry ``event`` (or none)."""
-        return self._copy(
+        return AppContext(
+            self.services,
             self.identity,
             self.surface,
             self.caller,
@@ -111,50 +126,69 @@ class AppContext:
             event,
         )
 
-    def _copy(
-        self,
-        identity: Identity | None,
-        surface: str,
-        caller: str,
-        request_id: str,
-        call_key: str,
-        audit_event: PendingEvent | None,
-    ) -> "AppContext":
-        """This context with the per-call fields given.
-
-        Every field is named here: ``dataclasses.replace`` does the same at
-        twice the cost (~6 us more on every request, tool call and write), as
-        it collects the fields as keywords first. ``tests/test_context.py``
-        holds both copies equal to ``replace`` for every field, a new one
-        included.
-        """
-        return AppContext(
-            storage=self.storage,
-            index_cache=self.index_cache,
-            search_index=self.search_index,
-            audit=self.audit,
-            cursor_key=self.cursor_key,
-            idempotency=self.idempotency,
-            rate_limits=self.rate_limits,
-            markdown_trees=self.markdown_trees,
-            webhooks=self.webhooks,
-            progress=self.progress,
-            limits=self.limits,
-            policy=self.policy,
-            audit_policy=self.audit_policy,
-            webhook_policy=self.webhook_policy,
-            clock=self.clock,
-            identity=identity,
-            surface=surface,
-            caller=caller,
-            request_id=request_id,
-            call_key=call_key,
-            audit_event=audit_event,
-        )
-
     @property
     def source(self) -> str:
         """Who a write is recorded as: the token's label, else the surface."""
         if self.identity is not None and self.identity.label:
             return self.identity.label
         return self.surface
+
+    @property
+    def storage(self) -> Storage:
+        return self.services.storage
+
+    @property
+    def index_cache(self) -> IndexCache:
+        return self.services.index_cache
+
+    @property
+    def search_index(self) -> SearchIndex:
+        return self.services.search_index
+
+    @property
+    def audit(self) -> AuditLog:
+        return self.services.audit
+
+    @property
+    def cursor_key(self) -> bytes:
+        return self.services.cursor_key
+
+    @property
+    def idempotency(self) -> RequestRecords:
+        return self.services.idempotency
+
+    @property
+    def rate_limits(self) -> RateLimitStore:
+        return self.services.rate_limits
+
+    @property
+    def markdown_trees(self) -> MarkdownTrees:
+        return self.services.markdown_trees
+
+    @property
+    def webhooks(self) -> WebhookStore:
+        return self.services.webhooks
+
+    @property
+    def progress(self) -> Progress:
+        return self.services.progress
+
+    @property
+    def limits(self) -> MemoryLimits:
+        return self.services.limits
+
+    @property
+    def policy(self) -> ScopePolicy:
+        return self.services.policy
+
+    @property
+    def audit_policy(self) -> AuditPolicy:
+        return self.services.audit_policy
+
+    @property
+    def webhook_policy(self) -> WebhookPolicy:
+        return self.services.webhook_policy
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        return self.services.clock

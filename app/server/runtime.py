@@ -27,7 +27,7 @@ from app.infra.port_wiring import (
     search_index_of,
 )
 from app.infra.tokens.token_file import ensure_cursor_secret
-from app.server.context import AppContext
+from app.server.context import AppContext, Services
 from app.server.settings import Settings
 from app.server.terminal_progress import progress_for
 from app.server.webhook_worker import delivering
@@ -72,7 +72,7 @@ class Ports:
 
 
 def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContext:
-    return AppContext(
+    services = Services(
         storage=ports.storage,
         index_cache=ports.index_cache,
         search_index=search_index_of(ports.storage, ports.index_cache),
@@ -87,8 +87,8 @@ def base_context(settings: Settings, ports: Ports, *, surface: str) -> AppContex
         policy=ScopePolicy(write_roles=settings.write_policy),
         audit_policy=AuditPolicy(roles=frozenset(settings.audit_roles)),
         webhook_policy=settings.webhook_policy,
-        surface=surface,
     )
+    return AppContext(services, surface=surface)
 
 
 def audit_stream(surface: str) -> TextIO:

@@ -1,6 +1,7 @@
 """An ``AppContext`` over given storage and cache, its other ports in process."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from app.features.memory.domain import MemoryLimits
@@ -13,7 +14,7 @@ from app.infra.memory.process_rate_limit_store import ProcessRateLimitStore
 from app.infra.memory.webhook_store import MemoryWebhookStore
 from app.infra.port_wiring import search_index_of
 from app.infra.stream_audit_log import NoAuditLog
-from app.server.context import AppContext
+from app.server.context import AppContext, Services
 from app.shared.clock import utc_now
 from app.shared.identity import Identity
 from app.shared.progress import NoProgress
@@ -33,7 +34,7 @@ def context_over(
 ) -> AppContext:
     """What the runtime builds for ``storage`` (its search index unless one is
     given), with no audit log and in-process request guards."""
-    return AppContext(
+    services = Services(
         storage=storage,
         index_cache=index_cache,
         search_index=search_index or search_index_of(storage, index_cache),
@@ -47,6 +48,11 @@ def context_over(
         limits=limits or MemoryLimits(),
         policy=policy or ScopePolicy(),
         clock=clock,
-        identity=identity,
-        surface=surface,
     )
+    return AppContext(services, identity=identity, surface=surface)
+
+
+def with_services(context: AppContext, **changes: object) -> AppContext:
+    """``context`` with some of its shared ports or rules replaced (a spy, a
+    smaller limit): ``dataclasses.replace`` of its ``services``."""
+    return replace(context, services=replace(context.services, **changes))

@@ -2,7 +2,6 @@
 apart (as SQLite does) and on storage that lists them."""
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -19,6 +18,7 @@ from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory.index_cache import MemoryIndexCache
 from app.infra.memory.storage import MemoryStorage
 from app.shared.identity import require_identity
+from tests.support.contexts import with_services
 
 from .conftest import START
 from .test_expiry import SetClock, context_at, write
@@ -58,7 +58,7 @@ async def test_another_byte_budget_moves_the_tag() -> None:
     context = context_at(clock, storage)
     await write_file(write(), context)
     before = await get_memory_index_if_changed(NOTHING, INDEX, context)
-    smaller = replace(context, limits=MemoryLimits(index_max_bytes=4096))
+    smaller = with_services(context, limits=MemoryLimits(index_max_bytes=4096))
 
     after = await get_memory_index_if_changed({before.tag}, INDEX, smaller)
 
@@ -84,7 +84,9 @@ async def test_storage_reading_expiries_apart_moves_the_tag_at_an_expiry() -> No
 async def test_listings_at_hand_spare_storage_the_expiry_read() -> None:
     """Every listing cached: the moments come from them, storage is not asked."""
     clock, storage = SetClock(), ExpiryReadingStorage()
-    context = replace(context_at(clock, storage), index_cache=MemoryIndexCache(ttl=600))
+    context = with_services(
+        context_at(clock, storage), index_cache=MemoryIndexCache(ttl=600)
+    )
     await write_file(write(ttl_seconds=60), context)
     first = await get_memory_index_if_changed(NOTHING, INDEX, context)
     storage.asked.clear()

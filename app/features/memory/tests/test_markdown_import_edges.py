@@ -1,7 +1,6 @@
 """memory.import_markdown at its edges: hand-written files, odd versions and
 fields, progress, what a dry run of an overwrite reports, what history records."""
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from app.features.memory.schemas import ImportMarkdown, ReadFile
 from app.features.memory.use_cases.import_markdown import import_markdown
 from app.features.memory.use_cases.read_file import read_file
 from app.server.context import AppContext
+from tests.support.contexts import with_services
 
 from .conftest import START, make_context
 from .test_operator_progress import Bar, Terminal
@@ -119,7 +119,7 @@ async def test_an_import_shows_its_check_then_its_writes(tmp_path: Path) -> None
         ("milk.md", "---\nversion: b\n---\ny\n"),
     )
     terminal = Terminal()
-    context = replace(make_context(surface="task"), progress=terminal)
+    context = with_services(make_context(surface="task"), progress=terminal)
 
     await import_markdown(request(root), context)
 

@@ -3,7 +3,7 @@ and the importers from other tools, seen by a terminal."""
 
 from collections.abc import Generator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from app.infra.memory.storage import MemoryStorage
 from app.infra.memory.webhook_store import MemoryWebhookStore
 from app.server.context import AppContext
 from app.shared.progress import ProgressBar
+from tests.support.contexts import with_services
 
 from .conftest import START, create, make_context
 from .foreign_samples import basic, mcp
@@ -60,7 +61,7 @@ class SpyWebhooks(MemoryWebhookStore):
 
 def watched(context: AppContext) -> tuple[AppContext, Terminal]:
     terminal = Terminal()
-    return replace(context, progress=terminal), terminal
+    return with_services(context, progress=terminal), terminal
 
 
 async def three_files(context: AppContext) -> None:
@@ -82,7 +83,7 @@ async def test_a_purge_shows_its_files_against_their_count() -> None:
 
 async def test_a_purge_erases_the_entity_s_webhooks() -> None:
     webhooks = SpyWebhooks()
-    context = replace(make_context(), webhooks=webhooks)
+    context = with_services(make_context(), webhooks=webhooks)
     await create(context)
 
     await purge_memory(

@@ -1,6 +1,5 @@
 """purge_memory over the in-memory adapter: passes, dry runs and what it erases."""
 
-from dataclasses import replace
 from datetime import datetime
 
 import pytest
@@ -21,6 +20,7 @@ from app.infra.memory.storage import MemoryStorage
 from app.infra.stream_audit_log import NoAuditLog
 from app.server.context import AppContext
 from app.shared.errors import invalid_argument, purge_incomplete
+from tests.support.contexts import with_services
 
 from .conftest import START, TickingClock, create, make_context, snapshot
 from .scripted_storage import ScriptedStorage, recreate
@@ -74,7 +74,9 @@ def spied(recorded: Recorded, clock: TickingClock | None = None) -> AppContext:
     context = make_context(
         storage=SpyStorage(recorded), index_cache=SpyCache(recorded), clock=clock
     )
-    return replace(context, idempotency=SpyRecords(recorded), audit=SpyAudit(recorded))
+    return with_services(
+        context, idempotency=SpyRecords(recorded), audit=SpyAudit(recorded)
+    )
 
 
 ALICE = PurgeMemory(scope="user", entity_id="alice", dry_run=False)
@@ -179,7 +181,7 @@ async def test_purge_gives_up_after_five_passes_and_still_invalidates() -> None:
     recorded = Recorded()
     storage = ScriptedStorage()
     context = make_context(storage=storage, index_cache=SpyCache(recorded))
-    context = replace(
+    context = with_services(
         context, idempotency=SpyRecords(recorded), audit=SpyAudit(recorded)
     )
     await create(context, name="tea")

@@ -18,6 +18,7 @@ from app.features.memory.use_cases.write_file import write_file
 from app.infra.memory.idempotency_store import MemoryIdempotencyStore
 from app.infra.memory.storage import MemoryStorage
 from app.server.context import AppContext
+from tests.support.contexts import with_services
 
 from .conftest import START
 from .test_expiry import SetClock, context_at, write
@@ -155,7 +156,7 @@ async def test_a_sweep_erases_the_request_records_of_the_files_it_erased() -> No
         context_at(clock, storage, ("team=t-1:owner",)),
     )
     store = MemoryIdempotencyStore()
-    context = replace(context, idempotency=store)
+    context = with_services(context, idempotency=store)
     team_tea = "team/t-1/notes/tea.md"
     held: dict[str, tuple[str, list[str]]] = {
         "swept": (ALICE, [KEY]),

@@ -1,8 +1,6 @@
 """The webhook use cases over the in-memory adapters: owners only, safe URLs,
 one entity's endpoints, and a purge that removes them."""
 
-from dataclasses import replace
-
 import pytest
 from tenchi.errors import AppError
 
@@ -16,6 +14,7 @@ from app.features.webhooks.use_cases.enable_webhook import enable_webhook
 from app.features.webhooks.use_cases.list_webhooks import list_webhooks
 from app.features.webhooks.use_cases.remove_webhook import remove_webhook
 from app.shared.errors import invalid_argument, memory_not_found, restricted_scope
+from tests.support.contexts import with_services
 
 HOOK = "https://hooks.example.com/wenchang"
 
@@ -84,7 +83,7 @@ async def test_unsafe_destinations_are_refused(url: str) -> None:
 
 async def test_a_trusted_host_may_be_plain_http_on_loopback() -> None:
     context = make_context()
-    trusting = replace(
+    trusting = with_services(
         context, webhook_policy=WebhookPolicy(trusted_hosts=frozenset({"127.0.0.1"}))
     )
     created = await add_webhook(adding("http://127.0.0.1:9/hook"), trusting)
