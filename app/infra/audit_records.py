@@ -7,11 +7,10 @@ carries six fractional digits, so records sort by time as plain strings.
 from; ``event_to_json`` writes the same record as text.
 """
 
-from datetime import UTC, datetime
 from json.encoder import encode_basestring
 from typing import NotRequired, TypedDict
 
-from app.features.audit.domain.marks import erasure_key, parse_stamp, stamp
+from app.features.audit.domain.marks import parse_stamp, stamp
 from app.features.audit.ports import AuditEvent
 
 
@@ -39,7 +38,7 @@ class AuditRecord(TypedDict):
 def event_to_record(event: AuditEvent) -> AuditRecord:
     return {
         "id": event.id,
-        "at": event_stamp(event.at),
+        "at": stamp(event.at),
         "request_id": event.request_id,
         "surface": event.surface,
         "actor": event.actor,
@@ -54,39 +53,6 @@ def event_to_record(event: AuditEvent) -> AuditRecord:
         "files": list(event.files),
         "files_omitted": event.files_omitted,
     }
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_SECONDS: dict[tuple[int, int], str] = {}
-"""``YYYY-MM-DDTHH:MM:SS`` by (days, seconds) since 1970: events come many to a
-second, and the isoformat of a moment costs twice what the rest of its stamp does."""
-MAX_SECONDS = 64
-
-
-def event_stamp(moment: datetime) -> str:
-    """``stamp(moment)``, the text of each second made once."""
-    since = moment.astimezone(UTC) - _EPOCH
-    second = _SECONDS.get((since.days, since.seconds))
-    if second is None:
-        if len(_SECONDS) >= MAX_SECONDS:
-            _SECONDS.clear()
-        second = stamp(moment)[:-8]  # without ".ffffffZ"
-        _SECONDS[since.days, since.seconds] = second
-    return f"{second}.{since.microseconds:06d}Z"
-
-
-_SUBJECTS: dict[tuple[str | None, str | None], str] = {}
-"""Erasure keys by (scope, entity): a digest each, and an entity's events repeat it."""
-
-
-def erasure_subject(scope: str | None, entity_id: str | None) -> str:
-    """``erasure_key(scope, entity_id)``, each entity's digest made once."""
-    subject = _SUBJECTS.get((scope, entity_id))
-    if subject is None:
-        if len(_SUBJECTS) >= MAX_QUOTED:
-            _SUBJECTS.clear()
-        subject = _SUBJECTS[scope, entity_id] = erasure_key(scope, entity_id)
-    return subject
 
 
 _quote = encode_basestring
@@ -140,7 +106,7 @@ def event_to_json(
     The text is what ``json.dumps(record, ensure_ascii=False, separators=(",",
     ":"))`` writes (``tests/test_audit_records.py`` holds them equal for any
     text): one f-string of quoted fields, the repeating ones quoted once.
-    ``at`` is ``event_stamp(event.at)`` when the caller has it already.
+    ``at`` is ``stamp(event.at)`` when the caller has it already.
     """
     e = event
     who = (e.surface, e.actor, e.token_id, e.operation, e.scope, e.entity_id)
@@ -149,7 +115,7 @@ def event_to_json(
     tail = "" if subject is None else f',"subject":{_quote(subject)}'
     # area, name and version quoted in line: a call each costs as much again.
     return (
-        f'{{"id":{_quote(e.id)},"at":"{at or event_stamp(e.at)}",'
+        f'{{"id":{_quote(e.id)},"at":"{at or stamp(e.at)}",'
         f'"request_id":{_quote(e.request_id)},{_who(who)},'
         f'"area":{"null" if area is None else _quote(area)},'
         f'"name":{"null" if name is None else _quote(name)},'

@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 import aiosqlite
 
+from app.features.audit.domain.marks import erasure_key
 from app.features.audit.ports import AuditEvent
-from app.infra.audit_records import erasure_subject, event_to_json
+from app.infra.audit_records import event_to_json
 from app.infra.sqlite.audit_log import AUDIT_SCHEMA
 from app.infra.sqlite.connection import translate_sqlite_error
 
@@ -45,4 +46,4 @@ async def shares_database(connection: aiosqlite.Connection, path: str) -> bool:
 
 def staged_record(event: AuditEvent) -> str:
     """The JSON a write stages: the record plus its erasure subject."""
-    return event_to_json(event, subject=erasure_subject(event.scope, event.entity_id))
+    return event_to_json(event, subject=erasure_key(event.scope, event.entity_id))

@@ -34,12 +34,7 @@ from app.features.audit.ports import (
     Subject,
 )
 from app.infra.audit_buffer import BufferedLog
-from app.infra.audit_records import (
-    erasure_subject,
-    event_from_record,
-    event_stamp,
-    event_to_json,
-)
+from app.infra.audit_records import event_from_record, event_to_json
 from app.infra.sqlite.connection import (
     DEFAULT_SYNCHRONOUS,
     Synchronous,
@@ -138,7 +133,7 @@ def _insert_of(rows: int) -> str:
 
 
 def _row(event: AuditEvent) -> tuple[str | None, ...]:
-    at = event_stamp(event.at)
+    at = stamp(event.at)
     return (
         event.id,
         at,
@@ -148,7 +143,7 @@ def _row(event: AuditEvent) -> tuple[str | None, ...]:
         event.area,
         event.name,
         event_to_json(event, at=at),
-        erasure_subject(event.scope, event.entity_id),
+        erasure_key(event.scope, event.entity_id),
     )
 
 
