@@ -9,18 +9,17 @@ call through the SDK's kernel: ``python -m bench.fast_paths`` measures
 """
 
 import sqlite3
-from typing import Any
 
 from starlette.applications import Starlette
 
-from app.infra.sqlite.history import HistoryRecorder
+from app.infra.sqlite.history import Entry, HistoryRecorder
 from app.server.asgi import build_app
 from app.server.fast.mcp_direct import DirectCalls
 from app.server.settings import load_settings
 
 
 def _record_nothing(
-    self: HistoryRecorder, db: sqlite3.Connection, fields: dict[str, Any]
+    self: HistoryRecorder, db: sqlite3.Cursor, key: str, entry: Entry, at: str
 ) -> None:
     return None
 
