@@ -9,7 +9,7 @@ exactly its part. Events never hold content, only ``area/name`` of what an
 index, listing or search returned, at most ``MAX_FILES`` of them.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
@@ -195,32 +195,21 @@ def events_of(
     made_ns: int | None,
 ) -> list[AuditEvent]:
     area, name = fields["area"], fields["name"]
-    events: list[AuditEvent] = []
-    # Positional, in AuditEvent's field order: a read's flush builds 256 of these.
-    for scope, entity in _scopes(call, fields["scope"], fields["entity_id"]):
-        files = served.get(scope or "")
-        listed = () if not files else tuple(files[:MAX_FILES])
-        omitted = 0 if not files else max(0, len(files) - MAX_FILES)
-        events.append(
-            AuditEvent(
-                new_event_id(made_ns),
-                at,
-                call.request_id,
-                call.surface,
-                call.actor,
-                call.token_id,
-                call.operation,
-                scope,
-                entity,
-                area,
-                name,
-                code,
-                version,
-                listed,
-                omitted,
-            )
+    return [
+        _event(
+            call,
+            at,
+            scope,
+            entity,
+            area,
+            name,
+            code,
+            version,
+            made_ns,
+            served.get(scope or "") or (),
         )
-    return events
+        for scope, entity in _scopes(call, fields["scope"], fields["entity_id"])
+    ]
 
 
 def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
@@ -236,8 +225,25 @@ def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
     if scope is None:
         return None
     entity = _entity(call, scope, fields["entity_id"])
+    return _event(call, at, scope, entity, fields["area"], fields["name"], "ok", None)
+
+
+def _event(
+    call: Call,
+    at: datetime,
+    scope: str | None,
+    entity: str | None,
+    area: str | None,
+    name: str | None,
+    code: str,
+    version: str | None,
+    made_ns: int | None = None,
+    files: Sequence[str] = (),
+) -> AuditEvent:
+    """One event of ``call``, listing at most ``MAX_FILES`` of ``files``."""
+    # Positional, in AuditEvent's field order: an index's flush builds one per scope.
     return AuditEvent(
-        new_event_id(),
+        new_event_id(made_ns),
         at,
         call.request_id,
         call.surface,
@@ -246,8 +252,10 @@ def ok_event(call: Call, request: object, *, at: datetime) -> AuditEvent | None:
         call.operation,
         scope,
         entity,
-        fields["area"],
-        fields["name"],
-        "ok",
-        None,
+        area,
+        name,
+        code,
+        version,
+        tuple(files[:MAX_FILES]),
+        max(0, len(files) - MAX_FILES),
     )
