@@ -11,11 +11,12 @@ e.g. ``git worktree add ../old c36c26e``) both trees run with one driver and
 this tree's Python environment.
 
 Reads pick one of the reader's 500 files at random (seeded); appends go
-round-robin to a0..a63 with the current version as ``If-Match``. Two timers are
+round-robin to a0..a63 with the current version as ``If-Match``. The timers are
 taken out, because under valgrind (~50x slower) they fire per wall-clock second
 and so spread their work over ever fewer requests: the audit buffer writes by
-count only (256 events, as under load) and the search drain does not run (a
-search indexes what is pending itself). The driver's own work is in every
+count only (256 events, as under load), the search drain does not run (a
+search indexes what is pending itself), and the webhook worker's round and the
+token file's re-read run once, at start-up. The driver's own work is in every
 figure: the counts compare trees with each other, not with other benchmarks.
 ``--sql`` also counts the SQL statements per request (``sqlite3`` trace
 callbacks, a separate run without valgrind); ``--sql-only`` counts nothing else.

@@ -79,6 +79,13 @@ for module in ("app.infra.sqlite.search_drain", "app.infra.sqlite_search_drain")
         await stop.wait()
 
     drain_module._drain = no_drain  # both trees' drain loop, by its one name
+for module in ("app.infra.tokens.token_file_resolver", "app.infra.token_file_resolver"):
+    try:
+        resolver_module = importlib.import_module(module)
+    except ImportError:
+        continue
+    # The token file is read again once a second: read once, at start-up.
+    resolver_module.RELOAD_INTERVAL_SECONDS = 1e6
 try:
     from app.server import webhook_worker
 except ImportError:  # a tree from before webhooks
