@@ -60,3 +60,46 @@ async def test_a_log_written_for_many_retentions_keeps_only_the_retained_entries
 
     # n39 is exactly one retention older than n41: at the edge, kept
     assert logged(database) == [f"user/alice/notes/n{i}.md" for i in (39, 40, 41)]
+
+
+async def test_one_append_after_a_quiet_spell_prunes_a_whole_burst(
+    tmp_path: Path,
+) -> None:
+    """Five entries written within an hour, then nothing for two days: the next
+    write prunes all five at once (a few at a time, not one per write, so a burst
+    never outlives its retention by the writes that follow it)."""
+    database = tmp_path / "wenchang.db"
+    retention = HistoryRetention(changes_seconds=86_400)
+    async with open_sqlite_storage(str(database), retention=retention) as storage:
+        burst = [AT + timedelta(minutes=10 * index) for index in range(5)]
+        for index, at in enumerate([*burst, AT + timedelta(days=2)]):
+            change = Change("write_file", "http", at)
+            key = f"user/alice/notes/n{index}.md"
+            assert await storage.put_if_version(
+                Write(key, b"x\n", META, change=change), None
+            )
+
+    assert logged(database) == ["user/alice/notes/n5.md"]
+
+
+async def test_an_entitys_prune_leaves_other_entities_logs_alone(
+    tmp_path: Path,
+) -> None:
+    """Retention is pruned per entity: alice's write past the retention drops her
+    old entry, never bob's, whose one entry is his log's newest (it carries his
+    count on) however old it is."""
+    database = tmp_path / "wenchang.db"
+    retention = HistoryRetention(changes_seconds=86_400)
+    async with open_sqlite_storage(str(database), retention=retention) as storage:
+        for entity, at in (
+            ("bob", AT),
+            ("alice", AT),
+            ("alice", AT + timedelta(days=2)),
+        ):
+            change = Change("write_file", "http", at)
+            key = f"user/{entity}/notes/{at.day}.md"
+            assert await storage.put_if_version(
+                Write(key, b"x\n", META, change=change), None
+            )
+
+    assert sorted(logged(database)) == ["user/alice/notes/3.md", "user/bob/notes/1.md"]
