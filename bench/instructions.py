@@ -55,7 +55,9 @@ def _driver(tree: Path, op: str, warmup: int, count: int, *extra: str) -> list[s
 
 def _environment(tree: Path) -> dict[str, str]:
     kept = {k: v for k, v in os.environ.items() if not k.startswith("WENCHANG_")}
-    return {**kept, "PYTHONPATH": str(tree)}
+    # One hash seed for every run: str hashes decide dict and set layouts, and
+    # so how many probes a lookup takes (a few % of a request, run to run).
+    return {**kept, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
 
 
 def _label(tree: Path) -> str:
