@@ -16,7 +16,13 @@ listed while it was still marked are all of them.
 
 import contextlib
 
-from app.infra.gcs.history import LIST_BATCH, LIST_FIELDS, GcsHistory, record_of
+from app.infra.gcs.history import (
+    LIST_BATCH,
+    LIST_FIELDS,
+    GcsHistory,
+    is_tracked,
+    record_of,
+)
 from app.infra.gcs.objects import GcsObjects
 from app.infra.gcs.resources import ObjectResource
 
@@ -43,7 +49,7 @@ class MovedHistory:
         found: list[ObjectResource] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
-                if record_of(item, None).version.isdigit():
+                if is_tracked(item) and record_of(item, None).version.isdigit():
                     found.append(item)
         return found
 
