@@ -170,6 +170,22 @@ def test_a_label_utf8_cannot_carry_exits_2(capsys: pytest.CaptureFixture[str]) -
     assert not TOKENS.exists()
 
 
+@pytest.mark.parametrize(("label", "code"), [("é" * 200, 0), ("é" * 200 + "x", 2)])
+def test_a_label_has_at_most_200_characters(
+    capsys: pytest.CaptureFixture[str], label: str, code: int
+) -> None:
+    """Every write records its token's label in `sources`, whose room in a GCS
+    object's metadata is shared with description and aliases (an OAuth client's
+    name has the same limit)."""
+    grant = ["--grant", "user=alice:owner"]
+    exit_code, _, err = wenchang(capsys, "token", "create", *grant, "--label", label)
+
+    assert exit_code == code, err
+    assert TOKENS.exists() == (code == 0)
+    if code:
+        assert "201 characters, over the 200-character limit" in err
+
+
 @pytest.mark.parametrize("days", ["0", "-1", "soon", "inf"])
 def test_expires_must_be_a_positive_number_of_days(
     capsys: pytest.CaptureFixture[str], days: str

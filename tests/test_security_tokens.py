@@ -212,6 +212,27 @@ def test_a_hand_edited_label_that_is_not_text_stops_the_server_at_start(
     assert not (tmp_path / "memory.db").exists()
 
 
+def test_a_hand_edited_label_over_200_characters_stops_the_server_at_start(
+    tmp_path: Path,
+) -> None:
+    """The limit `token create` keeps holds for a hand-edited file too."""
+    path = tmp_path / "tokens.json"
+    create_token(path, ALICE, label="bot")
+    document = json.loads(path.read_text())
+    document["tokens"][0]["label"] = "b" * 201
+    path.write_text(json.dumps(document))
+    settings = {
+        "WENCHANG_TOKENS_FILE": str(path),
+        "WENCHANG_STORAGE": f"sqlite:///{tmp_path / 'memory.db'}",
+    }
+
+    served = run_wenchang("serve", "--port", "0", cwd=tmp_path, settings=settings)
+
+    assert served.returncode == 2, served.stderr
+    assert "201 characters, over the 200-character limit" in served.stderr
+    assert not (tmp_path / "memory.db").exists()
+
+
 @pytest.mark.parametrize("edit", ["{not json", '{"tokens": [{"label": "\\ud800"}]}'])
 def test_a_bad_edit_of_a_running_servers_token_file_is_a_transient_refusal(
     tmp_path: Path, edit: str

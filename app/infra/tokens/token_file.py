@@ -24,6 +24,11 @@ from app.shared.identity import Grant, require_grant_segments
 
 TOKEN_PREFIX = "wct_"
 RELOAD_INTERVAL_SECONDS = 1.0
+MAX_LABEL_CHARACTERS = 200
+"""As an OAuth client's name: a label is a source of every file its token
+writes, and on GCS a write's custom metadata may take 6,656 bytes, description
+and aliases up to 6,144 of them; a label of a few KiB would get every write of
+its token refused there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +180,16 @@ def _text_label(label: object) -> str | None:
     if isinstance(label, str):
         try:
             label.encode()
-            return label
         except UnicodeEncodeError:
             pass
+        else:
+            if len(label) > MAX_LABEL_CHARACTERS:
+                raise ValueError(
+                    f"the label {label[:40]!r}... has {len(label)} characters, "
+                    f"over the {MAX_LABEL_CHARACTERS}-character limit: use a "
+                    "shorter one"
+                )
+            return label
     raise ValueError(f"the label {label!r} is not text UTF-8 can carry: use another")
 
 
