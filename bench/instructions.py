@@ -20,9 +20,15 @@ token file's re-read run once, at start-up. The driver's own work is in every
 figure: the counts compare trees with each other, not with other benchmarks.
 ``--sql`` also counts the SQL statements per request (``sqlite3`` trace
 callbacks, a separate run without valgrind); ``--sql-only`` counts nothing else.
+``--bytecodes`` counts, instead, the Python bytecode instructions run per
+request in each function (``sys.monitoring``, no valgrind: seconds, not
+minutes), and with another tree lists the functions whose counts moved most;
+it sees no C work (SQLite, pydantic's core), so it says where a tree's extra
+Python steps are, and callgrind how much they cost.
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -44,6 +50,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sql", action="store_true", help="count SQL per request")
     parser.add_argument(
         "--sql-only", action="store_true", help="count SQL only (no valgrind)"
+    )
+    parser.add_argument(
+        "--bytecodes",
+        action="store_true",
+        help="count Python bytecodes per request by function (no valgrind)",
     )
     return parser.parse_args(argv)
 
@@ -111,12 +122,66 @@ def statements(tree: Path, op: str, warmup: int, count: int) -> str:
         return done.stdout
 
 
+def bytecodes(tree: Path, op: str, warmup: int, count: int) -> dict[str, float]:
+    """Bytecode instructions per request of ``op`` in ``tree``, by function."""
+    with tempfile.TemporaryDirectory(prefix="instructions-") as work:
+        out = Path(work) / "bytecodes.json"
+        subprocess.run(
+            _driver(tree, op, warmup, count, "--bytecodes", str(out)),
+            check=True,
+            cwd=work,
+            env=_environment(tree),
+            stdout=subprocess.DEVNULL,
+        )
+        counted: dict[str, float] = json.loads(out.read_text())
+        return counted
+
+
+def _print_bytecodes(
+    arguments: argparse.Namespace, trees: list[tuple[str, Path]], ops: list[str]
+) -> None:
+    for op in ops:
+        counted = {
+            name: bytecodes(tree, op, arguments.warmup, arguments.count)
+            for name, tree in trees
+        }
+        totals = ", ".join(f"{n} {sum(c.values()):,.0f}" for n, c in counted.items())
+        print(f"\nPython bytecodes per {op}: {totals}")
+        if len(trees) < 2:
+            continue
+        this, other = _by_file_name(counted["this"]), _by_file_name(counted["other"])
+        moved = {f: this.get(f, 0) - other.get(f, 0) for f in {*this, *other}}
+        print("| function | this | other | this - other |\n|---|--:|--:|--:|")
+        for function in sorted(moved, key=lambda f: -abs(moved[f]))[:BYTECODE_ROWS]:
+            print(
+                f"| `{function}` | {this.get(function, 0):.0f} "
+                f"| {other.get(function, 0):.0f} | {moved[function]:+.0f} |"
+            )
+
+
+def _by_file_name(counted: dict[str, float]) -> dict[str, float]:
+    """Counts keyed ``file.py:qualname``: a module moved to a folder still matches."""
+    named: dict[str, float] = {}
+    for function, times in counted.items():
+        path, _, qualname = function.partition(":")
+        key = f"{Path(path).name}:{qualname}"
+        named[key] = named.get(key, 0) + times
+    return named
+
+
+BYTECODE_ROWS = 30
+"""Functions listed by ``--bytecodes``: those whose counts moved most."""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     arguments = _arguments(argv)
     trees = [("this", ROOT)]
     if arguments.other is not None:
         trees.append(("other", arguments.other.resolve()))
     ops = arguments.ops.split(",")
+    if arguments.bytecodes:
+        _print_bytecodes(arguments, trees, ops)
+        return
     if not arguments.sql_only:
         _print_instructions(arguments, trees, ops)
     if arguments.sql or arguments.sql_only:

@@ -2,13 +2,14 @@
 
 Run as a script by ``bench.instructions`` (never imported), from a scratch
 directory: ``python instructions_driver.py TREE OP WARMUP COUNT
-[--callgrind | --sql]``. It imports ``bench`` and ``app`` of ``TREE``, so one
-driver measures any checkout whose ``bench.seed`` and ``app.server.asgi`` have
-the shapes used here (c36c26e onwards).
+[--callgrind | --sql | --bytecodes FILE]``. It imports ``bench`` and ``app`` of
+``TREE``, so one driver measures any checkout whose ``bench.seed`` and
+``app.server.asgi`` have the shapes used here (c36c26e onwards).
 """
 
 import asyncio
 import importlib
+import json
 import os
 import random
 import re
@@ -18,6 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import CodeType
 from typing import Any
 from urllib.parse import quote
 
@@ -25,6 +27,9 @@ sys.path[0] = sys.argv[1]  # the measured tree, not this file's folder
 OP, WARMUP, COUNT = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 CALLGRIND = "--callgrind" in sys.argv
 SQL = "--sql" in sys.argv
+BYTECODES = (
+    sys.argv[sys.argv.index("--bytecodes") + 1] if "--bytecodes" in sys.argv else ""
+)
 
 Message = dict[str, Any]
 statements: Counter[str] = Counter()
@@ -170,10 +175,48 @@ async def lifespan(ready: asyncio.Event, stop: asyncio.Event) -> None:
     await task
 
 
+executed: Counter[CodeType] = Counter()
+
+
+def _executed(code: CodeType, offset: int) -> None:
+    executed[code] += 1
+
+
+def _function(code: CodeType) -> str:
+    """A code object as ``path:qualname``, the path from its tree or package."""
+    path = code.co_filename
+    tree, driver = sys.argv[1].rstrip("/") + "/", f"{Path(__file__).parent.parent}/"
+    for root in ("site-packages/", tree, driver, "/lib/python"):
+        if root in path:
+            path = path.split(root, 1)[1]
+            break
+    return f"{path}:{code.co_qualname}"
+
+
+def _count_bytecodes(start: bool) -> None:
+    """Bytecode instructions run per code object while counting (sys.monitoring)."""
+    monitoring = sys.monitoring
+    tool = monitoring.PROFILER_ID
+    if start:
+        monitoring.use_tool_id(tool, "bench.instructions")
+        monitoring.register_callback(tool, monitoring.events.INSTRUCTION, _executed)
+        monitoring.set_events(tool, monitoring.events.INSTRUCTION)
+        return
+    monitoring.set_events(tool, monitoring.events.NO_EVENTS)
+    monitoring.free_tool_id(tool)
+    per_request: dict[str, float] = {}
+    for code, times in executed.items():
+        function = _function(code)
+        per_request[function] = per_request.get(function, 0) + times / COUNT
+    Path(BYTECODES).write_text(json.dumps(per_request))
+
+
 def control(flag: str) -> None:
     if CALLGRIND:
         command = ["callgrind_control", flag, str(os.getpid())]
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    if BYTECODES:
+        _count_bytecodes(start=flag == "-z")
 
 
 async def requests() -> Callable[[int], Awaitable[None]]:

@@ -95,3 +95,20 @@ def test_bench_instructions_drives_reads_and_appends_and_lists_their_sql() -> No
     assert "COMMIT" not in read
     assert "1.00 COMMIT" in append
     assert "1.00 INSERT INTO memory_changes" in append
+
+
+def test_bench_instructions_counts_python_bytecodes_by_function() -> None:
+    """`python -m bench.instructions --bytecodes`: the same driver counts the
+    Python steps of each request by function (sys.monitoring, no valgrind)."""
+    command = [sys.executable, "-m", "bench.instructions", "--bytecodes"]
+    command += ["--ops", "read", "--warmup", "3", "--count", "20"]
+
+    finished = run_module(command)
+
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    line = next(
+        text
+        for text in finished.stdout.splitlines()
+        if text.startswith("Python bytecodes per read: this ")
+    )
+    assert int(line.rsplit(" ", 1)[1].replace(",", "")) > 1000, line
