@@ -119,8 +119,9 @@ def is_tracked(resource: ObjectResource) -> bool:
     return OPERATION in _metadata(resource) and ACTOR in _metadata(resource)
 
 
-def _is_record_of(resource: ObjectResource, generation: str) -> bool:
-    return is_tracked(resource) and record_of(resource, None).version == generation
+def _version(resource: ObjectResource) -> str | None:
+    """The version an archived object records (None: an old untracked copy)."""
+    return record_of(resource, None).version if is_tracked(resource) else None
 
 
 def record_of(resource: ObjectResource, data: bytes | None) -> VersionRecord:
@@ -163,12 +164,12 @@ class GcsHistory:
         """The archived object of ``key``'s version ``generation``: named by it,
         else (moved here by a rename, renumbered) found by listing."""
         described = await self._objects.describe(self._name(key, generation))
-        if described is not None and _is_record_of(described, generation):
+        if described is not None and _version(described) == generation:
             return described
         params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
-                if _is_record_of(item, generation):
+                if _version(item) == generation:
                     return item
         return None
 
@@ -256,12 +257,10 @@ class GcsHistory:
         found: list[VersionRecord] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
-                if not is_tracked(item):
-                    continue  # an untracked archive an older release left: no record
-                record = record_of(item, None)
-                if item["name"] == start or record.version == skip:
+                version = _version(item)
+                if version is None or item["name"] == start or version == skip:
                     continue
-                found.append(record)
+                found.append(record_of(item, None))
                 if len(found) == limit:
                     break
         return found
@@ -284,11 +283,7 @@ class GcsHistory:
             "items", []
         )
         skip = newest.version if newest else None
-        items = [
-            item
-            for item in items
-            if is_tracked(item) and record_of(item, None).version != skip
-        ]
+        items = [item for item in items if _version(item) not in (None, skip)]
         records: Sequence[VersionRecord] = [record_of(item, None) for item in items]
         offset = 1 if newest is not None else 0
         newest_first = ([newest] if newest else []) + list(records)
