@@ -119,7 +119,7 @@ def is_tracked(resource: ObjectResource) -> bool:
     return OPERATION in _metadata(resource) and ACTOR in _metadata(resource)
 
 
-def _version(resource: ObjectResource) -> str | None:
+def archived_version(resource: ObjectResource) -> str | None:
     """The version an archived object records (None: an old untracked copy)."""
     return record_of(resource, None).version if is_tracked(resource) else None
 
@@ -164,12 +164,12 @@ class GcsHistory:
         """The archived object of ``key``'s version ``generation``: named by it,
         else (moved here by a rename, renumbered) found by listing."""
         described = await self._objects.describe(self._name(key, generation))
-        if described is not None and _version(described) == generation:
+        if described is not None and archived_version(described) == generation:
             return described
         params = {"prefix": self.key_prefix(key), "fields": LIST_FIELDS}
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
-                if _version(item) == generation:
+                if archived_version(item) == generation:
                     return item
         return None
 
@@ -257,7 +257,7 @@ class GcsHistory:
         found: list[VersionRecord] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
-                version = _version(item)
+                version = archived_version(item)
                 if version is None or item["name"] == start or version == skip:
                     continue
                 found.append(record_of(item, None))
@@ -283,7 +283,7 @@ class GcsHistory:
             "items", []
         )
         skip = newest.version if newest else None
-        items = [item for item in items if _version(item) not in (None, skip)]
+        items = [item for item in items if archived_version(item) not in (None, skip)]
         records: Sequence[VersionRecord] = [record_of(item, None) for item in items]
         offset = 1 if newest is not None else 0
         newest_first = ([newest] if newest else []) + list(records)

@@ -20,7 +20,7 @@ from app.infra.gcs.history import (
     LIST_BATCH,
     LIST_FIELDS,
     GcsHistory,
-    is_tracked,
+    archived_version,
     record_of,
 )
 from app.infra.gcs.objects import GcsObjects
@@ -49,7 +49,8 @@ class MovedHistory:
         found: list[ObjectResource] = []
         async with contextlib.aclosing(self._objects.items(params)) as items:
             async for item in items:
-                if is_tracked(item) and record_of(item, None).version.isdigit():
+                version = archived_version(item)
+                if version is not None and version.isdigit():
                     found.append(item)
         return found
 
